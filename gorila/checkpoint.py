@@ -1,0 +1,59 @@
+"""Checkpoints: tensors and plain data only, written atomically, loaded without executing code.
+
+A checkpoint holds the resolved config, the environment's shape, every parameter shard's state
+(theta+ slice, theta- slice, optimizer state, version) and the flat theta+ for evaluation.
+"""
+from __future__ import annotations
+
+import os
+import pickle
+import zipfile
+from pathlib import Path
+
+import torch
+
+FORMAT = "gorila-checkpoint-1"
+LATEST = "latest.pt"
+
+
+class CheckpointError(ValueError):
+    """A checkpoint is missing, unreadable or not a gorila checkpoint."""
+
+
+def save_checkpoint(run_dir: str | Path, payload: dict, env_frames: int) -> Path:
+    """Write checkpoints/ckpt-<frames>.pt and checkpoints/latest.pt, each via a temporary file and rename."""
+    folder = Path(run_dir) / "checkpoints"
+    folder.mkdir(parents=True, exist_ok=True)
+    payload = {"format": FORMAT, "env_frames": int(env_frames), **payload}
+    path = folder / f"ckpt-{env_frames:012d}.pt"
+    for target in (path, folder / LATEST):
+        temporary = target.with_suffix(".pt.tmp")
+        torch.save(payload, temporary)
+        os.replace(temporary, target)   # atomic: a crash leaves the old file or the new one, never half
+    return path
+
+
+def find_checkpoint(path: str | Path) -> Path:
+    """A checkpoint file, given one or a run directory (its latest checkpoint)."""
+    path = Path(path)
+    if path.is_dir():
+        for candidate in (path / "checkpoints" / LATEST, path / LATEST):
+            if candidate.is_file():
+                return candidate
+        raise CheckpointError(f"no checkpoint in {path} (expected {path / 'checkpoints' / LATEST})")
+    if not path.is_file():
+        raise CheckpointError(f"checkpoint not found: {path}")
+    return path
+
+
+def load_checkpoint(path: str | Path) -> dict:
+    """Load a checkpoint with `weights_only=True`: unpickling can build tensors and plain data, nothing else."""
+    path = find_checkpoint(path)
+    try:
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+    except (pickle.UnpicklingError, RuntimeError, EOFError, zipfile.BadZipFile, OSError, ValueError) as error:
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise CheckpointError(f"cannot read checkpoint {path}: {reason[:200]}") from None
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+        raise CheckpointError(f"{path} is not a gorila checkpoint")
+    return payload

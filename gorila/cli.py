@@ -1,0 +1,152 @@
+"""`gorila train | evaluate | report`: the command line, generated from `Config`.
+
+Every config field is a flag (`--total-frames`, `--bundled/--no-bundled`, ...) whose help is the
+field's docstring; `--preset`, `--config FILE` and `--set KEY=VALUE` layer on top in that order.
+Errors a user can cause end with one line and exit code 2, never a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+import typing
+from pathlib import Path
+
+from gorila.config import PRESETS, Config, ConfigError, build_config, field_docs, field_types
+
+USAGE_ERROR = 2
+
+
+class UserError(Exception):
+    """Something the user can fix; printed as one line."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An argparse parser whose errors are one line (the full usage is a screen long)."""
+
+    def error(self, message):
+        raise UserError(f"{message} (see `{self.prog} --help`)")
+
+
+def add_config_flags(parser: argparse.ArgumentParser) -> None:
+    docs, types = field_docs(), field_types()
+    group = parser.add_argument_group("config fields (override the preset and the config file)")
+    for name, kind in types.items():
+        flag = "--" + name.replace("_", "-")
+        help_text = docs.get(name, "") + f" [default: {getattr(Config(), name)!r}]"
+        if kind is bool:
+            group.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction, default=None, help=help_text)
+        elif typing.get_origin(kind) is typing.Literal:
+            group.add_argument(flag, dest=name, choices=typing.get_args(kind), default=None, help=help_text)
+        else:
+            group.add_argument(flag, dest=name, default=None, metavar=name.upper(), help=help_text)
+
+
+def build_parser() -> Parser:
+    parser = Parser(prog="gorila", description="Gorila: massively parallel DQN (Nair et al., 2015).")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    train = commands.add_parser("train", help="train an agent", description="Train a Gorila DQN agent.")
+    train.add_argument("--preset", choices=sorted(PRESETS), help="start from a preset (cartpole, atari)")
+    train.add_argument("--config", metavar="FILE", help="YAML file of config fields")
+    train.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
+                       help="override any config field (repeatable)")
+    add_config_flags(train)
+    evaluate = commands.add_parser("evaluate", help="evaluate a checkpoint with null-op starts")
+    evaluate.add_argument("path", help="run directory (its latest checkpoint) or checkpoint file")
+    evaluate.add_argument("--episodes", type=int, default=None, help="episodes (default: the run's eval_episodes)")
+    evaluate.add_argument("--epsilon", type=float, default=None, help="exploration rate (default: the run's eval_epsilon)")
+    evaluate.add_argument("--seed", type=int, default=None, help="evaluation seed")
+    evaluate.add_argument("--json", metavar="FILE", help="also write the result as JSON")
+    report = commands.add_parser("report", help="summarise a run and plot its learning curve")
+    report.add_argument("run_dir")
+    return parser
+
+
+def config_from_args(args) -> Config:
+    overrides = {name: getattr(args, name) for name in field_types() if getattr(args, name) is not None}
+    for item in args.set:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ConfigError(f"--set expects KEY=VALUE, got {item!r}")
+        overrides[key.strip()] = value.strip()
+    return build_config(args.preset, args.config, overrides)
+
+
+def choose_run_dir(config: Config) -> Path:
+    if config.run_dir:
+        path = Path(config.run_dir)
+        if path.exists() and (not path.is_dir() or any(path.iterdir())):
+            raise UserError(f"run directory {path} already exists and is not empty; choose another --run-dir")
+        return path
+    slug = config.env.replace("/", "_")
+    return Path("runs") / f"{slug}-{time.strftime('%Y%m%d-%H%M%S')}"
+
+
+def command_train(args) -> int:
+    from gorila.envs import resolve_env
+    from gorila.trainer import Trainer
+    config = config_from_args(args)
+    resolve_env(config.env)        # an unknown env fails here, before anything is written
+    run_dir = choose_run_dir(config)
+    result = Trainer(config, run_dir).run()
+    print(f"done: {result['env_frames']:,} frames, {result['updates']:,} updates in {result['wall_time']:.1f} s; "
+          f"best eval mean {result['best_eval_return_mean']:.1f}")
+    if config.stop_at_return:
+        if "solved_at_seconds" in result:
+            print(f"solved: eval mean >= {config.stop_at_return:g} reached after {result['solved_at_frames']:,} "
+                  f"frames, {result['solved_at_seconds']:.1f} s")
+        else:
+            print(f"not solved: eval mean stayed below {config.stop_at_return:g}")
+    print(f"checkpoint: {result['checkpoint']}")
+    return 130 if result["interrupted"] else 0
+
+
+def command_evaluate(args) -> int:
+    from gorila.evaluate import evaluate_checkpoint
+    result = evaluate_checkpoint(args.path, episodes=args.episodes, epsilon=args.epsilon, seed=args.seed)
+    print(f"{result['env']}: mean {result['eval_return_mean']:.2f} +/- {result['eval_return_std']:.2f} over "
+          f"{result['eval_episodes']} episodes (null-op starts, epsilon {result['epsilon']:g}, "
+          f"{result['env_frames']:,} training frames)")
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+    return 0
+
+
+def command_report(args) -> int:
+    from gorila.report import report_run
+    print(report_run(args.run_dir))
+    return 0
+
+
+COMMANDS = {"train": command_train, "evaluate": command_evaluate, "report": command_report}
+
+
+def main(argv: list[str] | None = None) -> int:
+    from gorila.checkpoint import CheckpointError
+    from gorila.envs import EnvError
+    user_errors = (UserError, ConfigError, EnvError, CheckpointError)
+    try:
+        args = build_parser().parse_args(argv)
+        return COMMANDS[args.command](args)
+    except user_errors as error:
+        print(f"gorila: error: {error}", file=sys.stderr)
+        return USAGE_ERROR
+    except KeyboardInterrupt:
+        print("gorila: interrupted", file=sys.stderr)
+        return 130
+    except Exception as error:  # failures we did not foresee still end in one line (GORILA_DEBUG=1 for more)
+        if os.environ.get("GORILA_DEBUG"):
+            raise
+        name = type(error).__name__
+        if name in ("ClusterError", "WorkerError"):
+            print(f"gorila: error: {error}", file=sys.stderr)
+        else:
+            print(f"gorila: error: {name}: {str(error).strip().splitlines()[0] if str(error).strip() else ''}"
+                  " (set GORILA_DEBUG=1 for the traceback)", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

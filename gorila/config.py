@@ -1,0 +1,344 @@
+"""The one source of truth for an experiment: a typed dataclass with a docstring per field.
+
+The CLI flags, their help text, the saved `config.yaml` of a run and the TensorBoard hparams are all
+derived from `Config`. Presets are plain dictionaries of overrides; a YAML file and command-line flags
+are applied on top, then `validate` checks every value and names the key that is wrong.
+"""
+from __future__ import annotations
+
+import ast
+import dataclasses
+import inspect
+import typing
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Literal
+
+import yaml
+
+
+class ConfigError(ValueError):
+    """A user-supplied configuration value is unknown or out of range; the message names the key."""
+
+
+@dataclass
+class Config:
+    # --- experiment ---------------------------------------------------------------------------
+    env: str = "CartPole-v1"
+    """Environment: a Gymnasium id with discrete actions (CartPole-v1) or an Atari game (Pong, ALE/Pong-v5)."""
+    seed: int = 0
+    """Random seed of networks, replay sampling and environments."""
+    total_frames: int = 200_000
+    """Training budget in environment frames, summed over all actors (Atari: 4 frames per agent step)."""
+    run_dir: str = ""
+    """Run directory (config, metrics, checkpoints); default runs/<env>-<date>-<time>."""
+    stop_at_return: float = 0.0
+    """Stop as soon as a greedy evaluation mean reaches this return (0 = train for the whole budget)."""
+
+    # --- runtime and topology -------------------------------------------------------------------
+    runtime: Literal["ray", "local"] = "ray"
+    """Where components live: `ray` (one process per component, asynchronous) or `local` (one process, deterministic order)."""
+    address: str = ""
+    """Ray cluster to join (HOST:PORT or `auto`); empty starts an embedded single-machine Ray."""
+    actors: int = 1
+    """N_act: number of actors, each stepping its own environment copies."""
+    learners: int = 1
+    """N_learn: number of learners computing gradients."""
+    param_shards: int = 1
+    """N_param: parameter-server shards, each owning one contiguous slice of theta+."""
+    replay: Literal["local", "global"] = "local"
+    """Replay memory: `local` (one per actor) or `global` (N_replay shards shared by all actors)."""
+    replay_shards: int = 1
+    """N_replay: shards of the global replay (ignored for local replay)."""
+    bundled: bool = True
+    """Bundled mode (the paper's experiments): each bundle is one actor, its local replay and one learner; needs actors == learners and local replay."""
+    envs_per_actor: int = 1
+    """Environment copies each actor steps at once with one batched forward pass."""
+
+    # --- network --------------------------------------------------------------------------------
+    network: Literal["auto", "mlp", "nature_cnn"] = "auto"
+    """Q-network: `auto` picks the Nature CNN for Atari and an MLP otherwise."""
+    hidden_sizes: tuple[int, ...] = (128, 128)
+    """Hidden layer widths of the MLP."""
+    dueling: bool = False
+    """Dueling head (Wang et al. 2016): separate value and advantage streams."""
+
+    # --- DQN ------------------------------------------------------------------------------------
+    gamma: float = 0.99
+    """Discount factor."""
+    n_step: int = 1
+    """Length of the multi-step return (1 = DQN's one-step target)."""
+    double_dqn: bool = False
+    """Pick the bootstrap action with the online network (double DQN)."""
+    batch_size: int = 32
+    """Minibatch size of each learner update."""
+    replay_capacity: int = 100_000
+    """Transitions held by one local replay (M per actor) or by the whole global replay."""
+    learning_starts: int = 1_000
+    """Frames an actor (or the global replay) must have collected before its learner samples; short runs use at most a quarter of total_frames."""
+    update_every: int = 4
+    """Agent steps per learner update in a bundle (DQN: one update per 4 steps); non-bundled learners keep the same ratio to frames collected."""
+    huber_delta: float = 1.0
+    """Huber loss threshold (DQN's error clipping)."""
+    clip_rewards: bool = False
+    """Clip rewards to [-1, 1] for learning (Atari); logged returns stay raw."""
+    max_grad_norm: float = 10.0
+    """Clip each gradient to this global norm before it is sent (0 = no clipping)."""
+
+    # --- exploration ----------------------------------------------------------------------------
+    epsilon_start: float = 1.0
+    """Initial exploration rate of every actor."""
+    epsilon_end: float = 0.05
+    """Final exploration rate (the top of the ladder when epsilon_ladder is on)."""
+    epsilon_decay_frames: int = 10_000
+    """Frames (per actor) over which epsilon anneals linearly to its final value."""
+    epsilon_ladder: bool = True
+    """Give each actor its own final epsilon, base ** (1 + alpha * i / (N - 1)) as in Ape-X, so actors behave differently."""
+    ladder_base: float = 0.4
+    """Base of the epsilon ladder (Ape-X: 0.4)."""
+    ladder_alpha: float = 7.0
+    """Exponent spread of the epsilon ladder (Ape-X: 7)."""
+
+    # --- parameter server -----------------------------------------------------------------------
+    optimizer: Literal["adagrad", "rmsprop", "adam", "sgd"] = "adam"
+    """Optimizer each parameter shard applies to its slice (Gorila: AdaGrad; DQN: RMSProp)."""
+    learning_rate: float = 5e-4
+    """Learning rate of the shard optimizers."""
+    optimizer_eps: float = 1e-8
+    """Epsilon of the shard optimizer's denominator."""
+    rmsprop_alpha: float = 0.95
+    """Smoothing constant of RMSProp's squared-gradient average."""
+    target_update_every: int = 200
+    """theta- <- theta+ every this many parameter-server updates (DQN: 10,000; Gorila: 60,000)."""
+    max_staleness: int = 100
+    """A shard discards a gradient computed on parameters more than this many of its versions old (0 = keep all)."""
+    outlier_k: float = 5.0
+    """A learner drops a gradient whose loss is more than k running standard deviations above its running mean (0 = off)."""
+    outlier_warmup: int = 100
+    """Updates a learner makes before the outlier test applies."""
+    actor_sync_every: int = 100
+    """Agent steps between an actor's parameter refreshes from the parameter server."""
+    learner_sync_every: int = 1
+    """Learner updates between a learner's parameter refreshes from the parameter server."""
+    max_inflight_pushes: int = 4
+    """Gradients a learner may have in flight to the shards before it waits (keeps the server off the critical path)."""
+
+    # --- evaluation, logging, checkpoints -------------------------------------------------------
+    eval_every_frames: int = 10_000
+    """Frames between greedy evaluations (0 = only at the end)."""
+    eval_episodes: int = 20
+    """Episodes per evaluation."""
+    eval_epsilon: float = 0.0
+    """Exploration rate during evaluation (Atari protocol: 0.05)."""
+    eval_max_frames: int = 18_000
+    """Frame cap of an Atari evaluation episode (5 minutes)."""
+    checkpoint_every_frames: int = 50_000
+    """Frames between checkpoints (a final one is always written)."""
+    log_every_seconds: float = 2.0
+    """Seconds between progress lines and metrics records."""
+
+    # --- resources ------------------------------------------------------------------------------
+    worker_cpus: float = 1.0
+    """CPUs Ray reserves for each actor, learner or bundle."""
+    server_cpus: float = 0.0
+    """CPUs Ray reserves for each parameter or replay shard."""
+    learner_gpus: float = 0.0
+    """GPUs Ray reserves for each learner or bundle (its learner then runs on CUDA)."""
+    torch_threads: int = 1
+    """PyTorch threads in each component."""
+
+    def to_dict(self) -> dict:
+        data = dataclasses.asdict(self)
+        data["hidden_sizes"] = list(self.hidden_sizes)
+        return data
+
+
+PRESETS: dict[str, dict] = {
+    # Tuned on 2 CPU cores: solves CartPole-v1 (greedy mean >= 475 over 20 episodes) in about a minute.
+    "cartpole": dict(
+        env="CartPole-v1", total_frames=150_000, stop_at_return=475.0,
+        hidden_sizes=(128, 128), gamma=0.99, n_step=3, double_dqn=True, batch_size=64,
+        replay_capacity=50_000, learning_starts=1_000, update_every=2,
+        epsilon_start=1.0, epsilon_end=0.05, epsilon_decay_frames=10_000, ladder_base=0.05, ladder_alpha=1.0,
+        optimizer="adam", learning_rate=5e-4, target_update_every=200,
+        eval_every_frames=5_000, eval_episodes=20, eval_epsilon=0.0,
+    ),
+    # DQN (Mnih et al. 2015) per learner, Gorila's parameter server around it (DESIGN.md section 6).
+    "atari": dict(
+        env="Pong", total_frames=50_000_000, network="nature_cnn", gamma=0.99, n_step=1,
+        batch_size=32, replay_capacity=1_000_000, learning_starts=50_000, update_every=4,
+        clip_rewards=True, max_grad_norm=0.0,
+        epsilon_start=1.0, epsilon_end=0.1, epsilon_decay_frames=1_000_000, epsilon_ladder=False,
+        optimizer="rmsprop", learning_rate=2.5e-4, rmsprop_alpha=0.95, optimizer_eps=0.01,
+        target_update_every=10_000, actor_sync_every=400, learner_sync_every=1,
+        eval_every_frames=1_000_000, eval_episodes=30, eval_epsilon=0.05, eval_max_frames=18_000,
+        checkpoint_every_frames=1_000_000, outlier_k=5.0,
+    ),
+}
+
+# (check, message) per key; the message completes "KEY must ...".
+_RULES: dict[str, tuple[typing.Callable, str]] = {
+    "total_frames": (lambda v: v > 0, "be > 0"),
+    "actors": (lambda v: v >= 1, "be >= 1 (at least one actor)"),
+    "learners": (lambda v: v >= 1, "be >= 1 (at least one learner)"),
+    "param_shards": (lambda v: v >= 1, "be >= 1"),
+    "replay_shards": (lambda v: v >= 1, "be >= 1 (a global replay needs at least one shard)"),
+    "envs_per_actor": (lambda v: v >= 1, "be >= 1"),
+    "hidden_sizes": (lambda v: len(v) >= 1 and all(h > 0 for h in v), "be positive widths"),
+    "gamma": (lambda v: 0.0 <= v <= 1.0, "lie in [0, 1]"),
+    "n_step": (lambda v: v >= 1, "be >= 1"),
+    "batch_size": (lambda v: v >= 1, "be >= 1"),
+    "replay_capacity": (lambda v: v >= 100, "be >= 100"),
+    "learning_starts": (lambda v: v >= 0, "be >= 0"),
+    "update_every": (lambda v: v >= 1, "be >= 1"),
+    "huber_delta": (lambda v: v > 0, "be > 0"),
+    "max_grad_norm": (lambda v: v >= 0, "be >= 0"),
+    "epsilon_start": (lambda v: 0.0 <= v <= 1.0, "lie in [0, 1]"),
+    "epsilon_end": (lambda v: 0.0 <= v <= 1.0, "lie in [0, 1]"),
+    "epsilon_decay_frames": (lambda v: v >= 0, "be >= 0"),
+    "ladder_base": (lambda v: 0.0 < v <= 1.0, "lie in (0, 1]"),
+    "ladder_alpha": (lambda v: v >= 0, "be >= 0"),
+    "learning_rate": (lambda v: v > 0, "be > 0"),
+    "optimizer_eps": (lambda v: v > 0, "be > 0"),
+    "rmsprop_alpha": (lambda v: 0.0 < v < 1.0, "lie in (0, 1)"),
+    "target_update_every": (lambda v: v >= 1, "be >= 1"),
+    "max_staleness": (lambda v: v >= 0, "be >= 0"),
+    "outlier_k": (lambda v: v >= 0, "be >= 0"),
+    "outlier_warmup": (lambda v: v >= 2, "be >= 2"),
+    "actor_sync_every": (lambda v: v >= 1, "be >= 1"),
+    "learner_sync_every": (lambda v: v >= 1, "be >= 1"),
+    "max_inflight_pushes": (lambda v: v >= 1, "be >= 1"),
+    "eval_every_frames": (lambda v: v >= 0, "be >= 0"),
+    "eval_episodes": (lambda v: v >= 1, "be >= 1"),
+    "eval_epsilon": (lambda v: 0.0 <= v <= 1.0, "lie in [0, 1]"),
+    "eval_max_frames": (lambda v: v >= 1, "be >= 1"),
+    "checkpoint_every_frames": (lambda v: v >= 0, "be >= 0"),
+    "log_every_seconds": (lambda v: v > 0, "be > 0"),
+    "worker_cpus": (lambda v: v >= 0, "be >= 0"),
+    "server_cpus": (lambda v: v >= 0, "be >= 0"),
+    "learner_gpus": (lambda v: v >= 0, "be >= 0"),
+    "torch_threads": (lambda v: v >= 1, "be >= 1"),
+}
+
+
+def field_docs() -> dict[str, str]:
+    """The docstring written under each field of `Config` (used for the CLI help)."""
+    tree = ast.parse(inspect.getsource(Config))
+    body = tree.body[0].body
+    docs = {}
+    for node, following in zip(body, body[1:]):
+        if isinstance(node, ast.AnnAssign) and isinstance(following, ast.Expr) \
+                and isinstance(following.value, ast.Constant) and isinstance(following.value.value, str):
+            docs[node.target.id] = following.value.value.strip()
+    return docs
+
+
+def field_types() -> dict[str, typing.Any]:
+    hints = typing.get_type_hints(Config)
+    return {f.name: hints[f.name] for f in fields(Config)}
+
+
+def coerce(key: str, value, kind):
+    """Turn a YAML or command-line value into the field's type, or raise ConfigError naming the key."""
+    origin = typing.get_origin(kind)
+    try:
+        if origin is Literal:
+            if value not in typing.get_args(kind):
+                raise ConfigError(f"{key} must be one of {', '.join(map(str, typing.get_args(kind)))}, got {value!r}")
+            return value
+        if origin is tuple:
+            items = value.split(",") if isinstance(value, str) else list(value)
+            return tuple(int(item) for item in items)
+        if kind is bool:
+            if isinstance(value, str):
+                lowered = value.lower()
+                if lowered not in ("true", "false", "1", "0", "yes", "no"):
+                    raise ValueError
+                return lowered in ("true", "1", "yes")
+            if not isinstance(value, bool):
+                raise ValueError
+            return value
+        if kind is int:
+            if isinstance(value, float) and not value.is_integer():
+                raise ValueError
+            if isinstance(value, str):
+                value = float(value.replace("_", "")) if any(c in value for c in ".eE") else int(value.replace("_", ""))
+            return int(value)
+        if kind is float:
+            return float(value)
+        return str(value)
+    except ConfigError:
+        raise
+    except (TypeError, ValueError):
+        name = getattr(kind, "__name__", str(kind))
+        raise ConfigError(f"{key} must be of type {name}, got {value!r}") from None
+
+
+def apply_overrides(config: Config, overrides: dict, source: str = "") -> Config:
+    """A copy of `config` with `overrides` applied; unknown keys raise ConfigError naming them."""
+    types = field_types()
+    where = f" in {source}" if source else ""
+    values = {}
+    for key, value in overrides.items():
+        name = str(key).replace("-", "_")
+        if name not in types:
+            raise ConfigError(f"{key}: unknown config key{where}")
+        values[name] = coerce(name, value, types[name])
+    return dataclasses.replace(config, **values)
+
+
+def load_yaml(path: str | Path) -> dict:
+    """Read a YAML config file into a dict; a missing or malformed file is a ConfigError."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"config file not found: {path}")
+    try:
+        data = yaml.safe_load(path.read_text())
+    except (yaml.YAMLError, UnicodeDecodeError) as error:
+        raise ConfigError(f"config file {path} is not valid YAML: {str(error).splitlines()[0]}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"config file {path} must hold a mapping of config keys to values")
+    return data
+
+
+def validate(config: Config) -> Config:
+    """Check every range and the topology; raise ConfigError naming the first bad key."""
+    for key, (check, must) in _RULES.items():
+        value = getattr(config, key)
+        if not check(value):
+            raise ConfigError(f"{key} must {must}, got {value!r}")
+    if config.bundled:
+        if config.actors != config.learners:
+            raise ConfigError(f"bundled mode needs actors == learners (got actors={config.actors}, "
+                              f"learners={config.learners}); pass --no-bundled for other topologies")
+        if config.replay != "local":
+            raise ConfigError("bundled mode uses local replay; pass --no-bundled to use --replay global")
+    if config.replay == "global" and config.replay_shards > config.actors * config.envs_per_actor:
+        raise ConfigError(f"replay_shards must be <= actors * envs_per_actor "
+                          f"({config.actors * config.envs_per_actor}): each shard holds whole environment streams")
+    return config
+
+
+def build_config(preset: str | None = None, file: str | None = None, overrides: dict | None = None) -> Config:
+    """Preset, then YAML file, then explicit overrides; validated."""
+    config = Config()
+    if preset:
+        if preset not in PRESETS:
+            raise ConfigError(f"preset must be one of {', '.join(PRESETS)}, got {preset!r}")
+        config = apply_overrides(config, PRESETS[preset])
+    if file:
+        config = apply_overrides(config, load_yaml(file), source=str(file))
+    if overrides:
+        config = apply_overrides(config, overrides)
+    return validate(config)
+
+
+def save_yaml(config: Config, path: str | Path) -> None:
+    Path(path).write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
+
+
+def effective_learning_starts(config: Config) -> int:
+    """learning_starts, capped at a quarter of the budget so that short smoke runs still update."""
+    return min(config.learning_starts, config.total_frames // 4)

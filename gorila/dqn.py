@@ -1,0 +1,88 @@
+"""DQN maths as small pure functions: n-step returns, TD targets, loss, exploration schedules.
+
+Nothing here holds state; the learner and the actors call these with tensors or numbers.
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+
+def n_step_return(rewards: np.ndarray, terminals: np.ndarray, lasts: np.ndarray, gamma: float):
+    """Fold up to n rewards that follow a sampled state into one return.
+
+    Args (each [B, n], entry m describes the m-th step after the sampled state s_t):
+      rewards:   r_{t+m}.
+      terminals: the step into s_{t+m+1} ended with no bootstrap (a real terminal, or a life loss).
+      lasts:     s_{t+m+1} is the final observation of its episode (terminal or truncated), so the
+                 window must stop there even when there is something to bootstrap from (truncation).
+    Returns:
+      returns  [B] float32: sum_m gamma^m r_{t+m} up to the first stop,
+      discounts [B] float32: gamma^k for the bootstrap from s_{t+k}, 0 after a terminal,
+      steps    [B] int64: k, the offset of the state to bootstrap from.
+    """
+    batch, n = rewards.shape
+    returns = np.zeros(batch, np.float64)
+    discounts = np.ones(batch, np.float64)
+    steps = np.full(batch, n, np.int64)
+    running = np.ones(batch, bool)
+    for m in range(n):
+        returns += np.where(running, discounts * rewards[:, m], 0.0)
+        discounts = np.where(running, discounts * gamma, discounts)
+        stop = running & (terminals[:, m] | lasts[:, m])
+        steps[stop] = m + 1
+        discounts[running & terminals[:, m]] = 0.0
+        running &= ~stop
+    return returns.astype(np.float32), discounts.astype(np.float32), steps
+
+
+def td_targets(rewards: torch.Tensor, discounts: torch.Tensor, next_q_target: torch.Tensor,
+               next_q_online: torch.Tensor | None = None) -> torch.Tensor:
+    """y = R + discount * Q_target(s', a*): a* = argmax Q_target (DQN) or argmax Q_online (double DQN).
+
+    `rewards` and `discounts` come from `n_step_return` (discount is 0 after a terminal);
+    pass `next_q_online` to get the double-DQN target of van Hasselt et al. (2016).
+    """
+    chooser = next_q_target if next_q_online is None else next_q_online
+    best = chooser.argmax(dim=1, keepdim=True)
+    bootstrap = next_q_target.gather(1, best).squeeze(1)
+    return rewards + discounts * bootstrap
+
+
+def huber_loss(q_taken: torch.Tensor, targets: torch.Tensor, delta: float = 1.0) -> torch.Tensor:
+    """Mean Huber loss: quadratic within `delta` of the target, linear outside (DQN's error clipping)."""
+    return F.huber_loss(q_taken, targets.detach(), delta=delta)
+
+
+def dqn_loss(q_online: torch.Tensor, actions: torch.Tensor, targets: torch.Tensor,
+             huber_delta: float = 1.0) -> torch.Tensor:
+    """Loss of Q(s, a) against fixed targets y for the actions taken."""
+    q_taken = q_online.gather(1, actions.long().unsqueeze(1)).squeeze(1)
+    return huber_loss(q_taken, targets, huber_delta)
+
+
+def linear_epsilon(step: int, start: float, end: float, decay_steps: int) -> float:
+    """Epsilon annealed linearly from `start` to `end` over `decay_steps`, then held at `end`."""
+    if decay_steps <= 0:
+        return end
+    fraction = min(max(step / decay_steps, 0.0), 1.0)
+    return start + fraction * (end - start)
+
+
+def epsilon_ladder(index: int, count: int, base: float = 0.4, alpha: float = 7.0) -> float:
+    """Ape-X's per-actor exploration rate eps_i = base ** (1 + alpha * i / (N - 1)).
+
+    With one actor this is `base`; actors at the top of the ladder explore least.
+    """
+    if count <= 1:
+        return base
+    return base ** (1.0 + alpha * index / (count - 1))
+
+
+def greedy_with_epsilon(q_values: np.ndarray, epsilon: float | np.ndarray, rng: np.random.Generator):
+    """Epsilon-greedy actions for a batch of Q-value rows ([B, A] -> [B])."""
+    batch, num_actions = q_values.shape
+    greedy = q_values.argmax(axis=1)
+    explore = rng.random(batch) < epsilon
+    return np.where(explore, rng.integers(0, num_actions, size=batch), greedy)

@@ -1,0 +1,147 @@
+"""Environment names: what a user may type, and what it resolves to.
+
+Two kinds of environment exist for gorila: Atari games, run through ale-py's
+C++ vector environment with the DQN preprocessing, and any other Gymnasium
+environment with a discrete action space (CartPole and friends, for quick
+checks). `resolve_env` turns a user's spelling into one canonical `EnvSpec`
+so that configs, logs and checkpoints all name an environment the same way.
+
+The paper's 49 games and their reference scores come from `atari_scores.tsv`
+next to this module. Its slugs use hyphens (`space-invaders`); ale-py names
+the same ROMs with underscores (`space_invaders`), and that is the only
+difference for all 49 games, so `ATARI_GAMES` holds the ale-py names.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import re
+from dataclasses import dataclass
+from importlib import resources
+
+_ATARI_ID = re.compile(r"^(?:ALE/)?(?P<game>[A-Za-z0-9_\-]+?)(?:NoFrameskip|Deterministic)?(?:-v(?P<ver>\d+))?$")
+_GYM_EXAMPLE = "e.g. CartPole-v1"
+
+
+class EnvError(ValueError):
+    """A user named an environment gorila cannot run; the message is one line."""
+
+
+@dataclass(frozen=True)
+class EnvSpec:
+    """A resolved environment: `kind` is 'atari' or 'gym'; `game` is the ale-py ROM name or None."""
+
+    kind: str
+    id: str
+    game: str | None = None
+
+
+def _squash(name: str) -> str:
+    """Spelling-insensitive key: 'SpaceInvaders', 'space_invaders', 'space-invaders' all agree."""
+    return name.replace("_", "").replace("-", "").lower()
+
+
+@functools.lru_cache(maxsize=1)
+def _rom_index() -> dict[str, str]:
+    """Map squashed name -> ale-py ROM id; reading ale-py's ROM list is cheap (no emulator)."""
+    from ale_py import roms
+
+    return {_squash(rom): rom for rom in roms.get_all_rom_ids()}
+
+
+@functools.lru_cache(maxsize=1)
+def _score_table() -> dict[str, dict[str, float]]:
+    """Rows of atari_scores.tsv keyed by ale-py game name, in file order."""
+    text = resources.files(__package__).joinpath("atari_scores.tsv").read_text()
+    rows = csv.DictReader(text.splitlines(), delimiter="\t")
+    return {row.pop("game").replace("-", "_"): {k: float(v) for k, v in row.items()} for row in rows}
+
+
+ATARI_GAMES: tuple[str, ...] = tuple(_score_table())
+
+
+def reference_scores(game: str) -> dict[str, float]:
+    """Random, human, DQN and Gorila scores of one of the paper's 49 games (any spelling)."""
+    spec = resolve_env(game)
+    table = _score_table()
+    if spec.kind != "atari" or spec.game not in table:
+        raise EnvError(f"no reference scores for '{game}': it is not one of the paper's 49 Atari games")
+    return dict(table[spec.game])
+
+
+def _atari_name(game: str) -> str:
+    """ale-py's PascalCase name of a ROM, as in 'ALE/SpaceInvaders-v5'."""
+    return game.title().replace("_", "")
+
+
+def _resolve_atari(name: str) -> EnvSpec | None:
+    """Atari spec for 'Pong', 'space_invaders', 'ALE/Pong-v5', 'PongNoFrameskip-v4'...; else None."""
+    match = _ATARI_ID.match(name)
+    if match is None:
+        return None
+    game = _rom_index().get(_squash(match["game"]))
+    if game is None:
+        return None
+    return EnvSpec(kind="atari", id=f"ALE/{_atari_name(game)}-v5", game=game)
+
+
+def _gym_id(name: str) -> str | None:
+    """The registered non-Atari Gymnasium id for `name`, adding the highest version when none is given.
+
+    Atari ids (entry point in ale_py) are left to `_resolve_atari`, so that 'Pong-v4' means the
+    game under gorila's preprocessing, while 'Blackjack-v1' stays Gymnasium's card game.
+    """
+    import gymnasium
+
+    registry = gymnasium.registry
+    if name not in registry:
+        versions = [key for key in registry if re.fullmatch(re.escape(name) + r"-v\d+", key)]
+        name = max(versions, key=lambda key: int(key.rsplit("-v", 1)[1]), default=None)
+    if name is None or str(registry[name].entry_point).startswith("ale_py"):
+        return None
+    return name
+
+
+@functools.lru_cache(maxsize=None)
+def _check_discrete(env_id: str) -> None:
+    """Build the env once to read its action space: there is no cheaper way to learn it."""
+    import gymnasium
+
+    try:
+        env = gymnasium.make(env_id, disable_env_checker=True)
+    except gymnasium.error.Error as exc:  # missing dependency (e.g. Box2D) and the like
+        raise EnvError(f"cannot create '{env_id}': {str(exc).splitlines()[0]}") from exc
+    try:
+        space = env.action_space
+    finally:
+        env.close()
+    if not isinstance(space, gymnasium.spaces.Discrete):
+        raise EnvError(f"'{env_id}' has action space {space}; DQN needs a Discrete action space")
+
+
+def resolve_env(name: str | EnvSpec) -> EnvSpec:
+    """Canonical spec for a user's environment name; raises EnvError when there is none."""
+    if isinstance(name, EnvSpec):
+        return name
+    if not isinstance(name, str) or not name.strip():
+        raise EnvError(f"environment name must be a non-empty string, got {name!r}")
+    name = name.strip()
+    gym_id = None if name.startswith("ALE/") else _gym_id(name)
+    if gym_id is not None and re.search(r"-v\d+$", name):
+        return _gym_spec(gym_id)  # an exact Gymnasium id wins over a ROM of the same name
+    spec = _resolve_atari(name)
+    if spec is not None:
+        return spec
+    if gym_id is not None:
+        return _gym_spec(gym_id)
+    raise EnvError(
+        f"unknown environment '{name}': not an Atari game (e.g. Pong, Breakout) "
+        f"nor a registered Gymnasium id ({_GYM_EXAMPLE})"
+    )
+
+
+def _gym_spec(gym_id: str) -> EnvSpec:
+    """Spec of a Gymnasium env, once its action space is known to be Discrete."""
+    _check_discrete(gym_id)
+    return EnvSpec(kind="gym", id=gym_id, game=None)

@@ -1,0 +1,46 @@
+"""Greedy evaluation of theta+ with null-op starts (up to 30 no-ops, epsilon 0.05 on Atari)."""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from gorila import dqn
+from gorila.config import Config
+from gorila.core import EnvInfo
+from gorila.envs import make_vector_env, play_episodes
+from gorila.networks import build_q_network, load_flat_parameters
+
+MAX_PARALLEL_EPISODES = 32
+
+
+class Evaluator:
+    """Plays `eval_episodes` episodes with an epsilon-greedy copy of the given parameters."""
+
+    def __init__(self, config: Config, info: EnvInfo, episodes: int | None = None, seed_offset: int = 10**6):
+        torch.set_num_threads(config.torch_threads)
+        self.config, self.info = config, info
+        self.episodes = episodes or config.eval_episodes
+        self.seed = config.seed + seed_offset
+        self.rng = np.random.default_rng(self.seed)
+        self.network = build_q_network(config.network, info.obs_shape, info.num_actions,
+                                       config.hidden_sizes, config.dueling).requires_grad_(False)
+        cap = config.eval_max_frames if info.is_atari else None
+        self.env = make_vector_env(config.env, min(self.episodes, MAX_PARALLEL_EPISODES), seed=self.seed,
+                                   evaluation=True, max_episode_frames=cap)
+        self.rounds = 0
+
+    def act(self, obs: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            q_values = self.network(torch.as_tensor(obs)).numpy()
+        return dqn.greedy_with_epsilon(q_values, self.config.eval_epsilon, self.rng)
+
+    def evaluate(self, flat_parameters: np.ndarray) -> dict:
+        """Mean, standard deviation and all returns of one evaluation round."""
+        load_flat_parameters(self.network, flat_parameters)
+        returns = play_episodes(self.env, self.act, self.episodes, seed=self.seed + self.rounds)
+        self.rounds += 1
+        return {"eval_return_mean": float(np.mean(returns)), "eval_return_std": float(np.std(returns)),
+                "eval_episodes": len(returns), "eval_returns": [float(r) for r in returns]}
+
+    def close(self) -> None:
+        self.env.close()

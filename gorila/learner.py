@@ -1,0 +1,125 @@
+"""The Gorila learner: sample a minibatch, compute the DQN gradient against theta-, send it on.
+
+The learner never applies its gradient: the parameter-server shards do (Nair et al. 2015, section 4).
+It refreshes its copy of theta+ every `learner_sync_every` updates and its theta- whenever the server
+reports a new target version, and it drops gradients whose loss is an outlier.
+"""
+from __future__ import annotations
+
+import copy
+import math
+
+import numpy as np
+import torch
+
+from gorila import dqn
+from gorila.config import Config
+from gorila.core import EnvInfo
+from gorila.networks import build_q_network, flat_gradients, load_flat_parameters
+from gorila.parameter_server.client import ParameterClient
+
+
+class LossOutlierFilter:
+    """Running mean and standard deviation of the loss; flags a loss more than k std above the mean.
+
+    An outlier is folded into the statistics clipped to the band's edge: one huge loss cannot widen
+    the band much, yet a loss that keeps growing (Q-values do as they learn) moves the band with it
+    instead of freezing it and dropping every later gradient.
+    """
+
+    def __init__(self, k: float, warmup: int, decay: float = 0.99):
+        self.k, self.warmup, self.decay = k, warmup, decay
+        self.count, self.mean, self.var = 0, 0.0, 0.0
+
+    def is_outlier(self, loss: float) -> bool:
+        if not math.isfinite(loss):
+            return True
+        if self.k and self.count >= self.warmup:
+            edge = self.mean + self.k * math.sqrt(self.var)
+            if loss > edge:
+                self._observe(edge)
+                return True
+        self._observe(loss)
+        return False
+
+    def _observe(self, loss: float) -> None:
+        self.count += 1
+        if self.count <= self.warmup:   # plain average while warming up
+            delta = loss - self.mean
+            self.mean += delta / self.count
+            self.var += (delta * (loss - self.mean) - self.var) / self.count
+        else:
+            delta = loss - self.mean
+            self.mean += (1 - self.decay) * delta
+            self.var = self.decay * (self.var + (1 - self.decay) * delta * delta)
+
+
+class Learner:
+    """Computes DQN gradients from a replay (anything with `sample(batch_size)`) and pushes them."""
+
+    def __init__(self, config: Config, info: EnvInfo, index: int, params: ParameterClient, replay):
+        torch.set_num_threads(config.torch_threads)
+        torch.manual_seed(config.seed + 7919 * index)
+        self.config, self.index, self.params, self.replay = config, index, params, replay
+        use_cuda = config.learner_gpus > 0 and torch.cuda.is_available()
+        self.device = torch.device("cuda" if use_cuda else "cpu")
+        self.online = build_q_network(config.network, info.obs_shape, info.num_actions,
+                                      config.hidden_sizes, config.dueling).to(self.device)
+        self.target = copy.deepcopy(self.online).requires_grad_(False)
+        self.outliers = LossOutlierFilter(config.outlier_k, config.outlier_warmup)
+        self.updates = 0
+        self.dropped = 0
+        self.losses: list[float] = []
+        self.sync()
+
+    def sync(self) -> None:
+        """Copy theta+ from the server, and theta- when the server has refreshed it."""
+        flat, target_changed = self.params.pull()
+        load_flat_parameters(self.online, flat)
+        if target_changed:
+            load_flat_parameters(self.target, self.params.pull_target())
+
+    def gradient(self, batch: dict) -> tuple[float, np.ndarray]:
+        """Loss and flat gradient of the DQN loss on one minibatch, theta- fixed."""
+        as_tensor = lambda key: torch.as_tensor(batch[key], device=self.device)
+        obs, next_obs = as_tensor("obs"), as_tensor("next_obs")
+        with torch.no_grad():
+            next_q_target = self.target(next_obs)
+            next_q_online = self.online(next_obs) if self.config.double_dqn else None
+            targets = dqn.td_targets(as_tensor("returns"), as_tensor("discounts"), next_q_target, next_q_online)
+        loss = dqn.dqn_loss(self.online(obs), as_tensor("actions"), targets, self.config.huber_delta)
+        self.online.zero_grad(set_to_none=False)
+        loss.backward()
+        if self.config.max_grad_norm:
+            torch.nn.utils.clip_grad_norm_(self.online.parameters(), self.config.max_grad_norm)
+        return float(loss.item()), flat_gradients(self.online)
+
+    def update(self) -> bool:
+        """One learner step; False when the replay cannot give a minibatch yet."""
+        batch = self.replay.sample(self.config.batch_size)
+        if batch is None:
+            return False
+        base_versions = self.params.versions.copy()
+        loss, grad = self.gradient(batch)
+        if self.outliers.is_outlier(loss):
+            self.dropped += 1
+        else:
+            self.params.push(grad, base_versions)
+            self.losses.append(loss)
+        self.updates += 1
+        if self.updates % self.config.learner_sync_every == 0:
+            self.sync()
+        return True
+
+    def run(self, budget: int) -> dict:
+        """Up to `budget` updates (fewer while the replay is warming up); a report for the driver."""
+        done = 0
+        while done < budget and self.update():
+            done += 1
+        return self.report(done)
+
+    def report(self, updates: int) -> dict:
+        losses, self.losses = self.losses, []
+        dropped, self.dropped = self.dropped, 0
+        return {"updates": updates, "loss_sum": float(np.sum(losses)), "loss_count": len(losses),
+                "dropped_outliers": dropped}

@@ -1,0 +1,74 @@
+"""The client side of the sharded parameter server: fan a gradient out, gather theta back.
+
+theta+ is one flat float32 vector split into `N_param` contiguous slices of near-equal size, one per
+shard. A learner pushes the slices of its gradient to every shard without waiting for the answers (at
+most `max_inflight` pushes outstanding), so the server stays off its critical path.
+"""
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+
+
+def slice_bounds(size: int, num_shards: int) -> list[tuple[int, int]]:
+    """Contiguous [start, stop) ranges covering `size` entries, sizes differing by at most one."""
+    if num_shards < 1 or num_shards > size:
+        raise ValueError(f"cannot split {size} parameters into {num_shards} shards "
+                         f"(need 1 <= param_shards <= {size})")
+    edges = np.linspace(0, size, num_shards + 1).round().astype(int)
+    return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:])]
+
+
+def split(vector: np.ndarray, bounds) -> list[np.ndarray]:
+    return [vector[start:stop] for start, stop in bounds]
+
+
+class ParameterClient:
+    """Talks to all shards through `calls` (direct or Ray), tracking the versions it last saw."""
+
+    def __init__(self, shards: list, bounds: list[tuple[int, int]], calls, max_inflight: int = 4):
+        self.shards = shards
+        self.bounds = bounds
+        self.calls = calls
+        self.max_inflight = max_inflight
+        self.inflight: deque = deque()
+        self.versions = np.zeros(len(shards), np.int64)
+        self.target_versions = np.full(len(shards), -1, np.int64)
+
+    @property
+    def size(self) -> int:
+        return self.bounds[-1][1]
+
+    def push(self, gradient: np.ndarray, base_versions: np.ndarray) -> None:
+        """Send each shard its slice of the gradient and the version it was computed on; do not wait."""
+        futures = [self.calls.call(shard, "apply", piece, int(version))
+                   for shard, piece, version in zip(self.shards, split(gradient, self.bounds), base_versions)]
+        self.inflight.append(futures)
+        while len(self.inflight) > self.max_inflight:
+            self.calls.get(self.inflight.popleft())
+
+    def drain(self) -> None:
+        """Wait for every outstanding push (before a checkpoint or shutdown)."""
+        while self.inflight:
+            self.calls.get(self.inflight.popleft())
+
+    def pull(self) -> tuple[np.ndarray, bool]:
+        """theta+ gathered from all shards; also says whether theta- changed since the last pull."""
+        replies = self.calls.get([self.calls.call(shard, "pull") for shard in self.shards])
+        flat = np.concatenate([theta for theta, _, _ in replies])
+        self.versions = np.array([version for _, version, _ in replies], np.int64)
+        targets = np.array([target for _, _, target in replies], np.int64)
+        target_changed = bool((targets != self.target_versions).any())
+        self.target_versions = targets
+        return flat, target_changed
+
+    def pull_target(self) -> np.ndarray:
+        """theta- gathered from all shards."""
+        return np.concatenate(self.calls.get([self.calls.call(shard, "pull_target") for shard in self.shards]))
+
+    def stats(self) -> list[dict]:
+        return self.calls.get([self.calls.call(shard, "stats") for shard in self.shards])
+
+    def states(self) -> list[dict]:
+        return self.calls.get([self.calls.call(shard, "state") for shard in self.shards])

@@ -1,0 +1,89 @@
+"""One shard of the parameter server: a contiguous slice of theta+, its optimizer and its version.
+
+Each shard applies asynchronous SGD to its own slice only (Nair et al. 2015, section 4): it never
+sees the other slices. It also keeps its slice of theta-, refreshed every `target_update_every` of its
+own updates, and discards gradients computed on parameters too many of its versions old.
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+
+def make_optimizer(name: str, params, learning_rate: float, eps: float, rmsprop_alpha: float):
+    """The shard's optimizer: AdaGrad (Gorila), RMSProp (DQN), Adam or plain SGD."""
+    if name == "adagrad":
+        return torch.optim.Adagrad(params, lr=learning_rate, eps=eps)
+    if name == "rmsprop":
+        # DQN's RMSProp divides by sqrt(E[g^2] + eps) with no momentum; torch's is close (eps outside).
+        return torch.optim.RMSprop(params, lr=learning_rate, alpha=rmsprop_alpha, eps=eps, centered=True)
+    if name == "adam":
+        return torch.optim.Adam(params, lr=learning_rate, eps=eps)
+    if name == "sgd":
+        return torch.optim.SGD(params, lr=learning_rate)
+    raise ValueError(f"unknown optimizer {name!r}")
+
+
+class ParameterShard:
+    """Owns theta+[start:stop], applies gradient slices to it, and counts what it applied or discarded."""
+
+    def __init__(self, index: int, initial: np.ndarray, optimizer: str = "adam", learning_rate: float = 1e-3,
+                 optimizer_eps: float = 1e-8, rmsprop_alpha: float = 0.95, max_staleness: int = 0,
+                 target_update_every: int = 1000):
+        self.index = index
+        self.theta = torch.nn.Parameter(torch.as_tensor(np.array(initial, dtype=np.float32)))
+        self.target = self.theta.detach().clone()
+        self.optimizer = make_optimizer(optimizer, [self.theta], learning_rate, optimizer_eps, rmsprop_alpha)
+        self.max_staleness = max_staleness
+        self.target_update_every = target_update_every
+        self.version = 0           # updates applied so far
+        self.target_version = 0    # theta- refreshes so far
+        self.discarded = 0
+        self.staleness_sum = 0
+
+    def apply(self, gradient: np.ndarray, base_version: int) -> bool:
+        """Apply one gradient slice computed on this shard's parameters at `base_version`.
+
+        Returns False (and counts it) when the gradient is older than `max_staleness` versions.
+        """
+        staleness = self.version - base_version
+        if self.max_staleness and staleness > self.max_staleness:
+            self.discarded += 1
+            return False
+        self.optimizer.zero_grad(set_to_none=False)
+        self.theta.grad = torch.as_tensor(np.asarray(gradient, dtype=np.float32)).reshape(self.theta.shape)
+        self.optimizer.step()
+        self.version += 1
+        self.staleness_sum += staleness
+        if self.version % self.target_update_every == 0:
+            self.target = self.theta.detach().clone()
+            self.target_version += 1
+        return True
+
+    def pull(self) -> tuple[np.ndarray, int, int]:
+        """(theta+ slice, version, target_version)."""
+        return self.theta.detach().numpy().copy(), self.version, self.target_version
+
+    def pull_target(self) -> np.ndarray:
+        """The theta- slice."""
+        return self.target.numpy().copy()
+
+    def stats(self) -> dict:
+        applied = self.version
+        return {"shard": self.index, "version": self.version, "target_version": self.target_version,
+                "applied": applied, "discarded": self.discarded,
+                "mean_staleness": self.staleness_sum / applied if applied else 0.0}
+
+    def state(self) -> dict:
+        """Everything a checkpoint needs to resume this shard: tensors and plain data only."""
+        return {"theta": self.theta.detach().clone(), "target": self.target.clone(), "version": self.version,
+                "target_version": self.target_version, "discarded": self.discarded,
+                "staleness_sum": self.staleness_sum, "optimizer": self.optimizer.state_dict()}
+
+    def load_state(self, state: dict) -> None:
+        with torch.no_grad():
+            self.theta.copy_(state["theta"])
+        self.target = state["target"].clone()
+        for key in ("version", "target_version", "discarded", "staleness_sum"):
+            setattr(self, key, int(state[key]))
+        self.optimizer.load_state_dict(state["optimizer"])

@@ -1,0 +1,77 @@
+"""Moving transitions between actors, replay memories and learners, in batches.
+
+`ReplayWriter` sends each of an actor's environment streams to the replay memory that holds it (its
+local replay, or one shard of the global replay), buffering remote writes so that at least 64
+transitions cross a process boundary at a time. `ReplaySampler` draws one minibatch across several
+replay memories, asking each for its share.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+MIN_REMOTE_BATCH = 64
+
+
+@dataclass(frozen=True)
+class Route:
+    """Env slots of one actor whose streams live in one replay memory, and their stream ids there."""
+    replay: int
+    slots: tuple[int, ...]
+    streams: tuple[int, ...]
+
+
+class ReplayWriter:
+    """Buffers one entry per env slot and step, and flushes them to their replay memories."""
+
+    def __init__(self, replays: list, routes: list[Route], calls, batch_steps: int = 1):
+        self.targets = [(replays[route.replay], np.array(route.slots), np.array(route.streams)) for route in routes]
+        self.calls = calls
+        self.batch_steps = batch_steps
+        self.buffer: list[tuple] = []
+        self.pending: list = []
+
+    def add(self, frames, actions, rewards, terminals, lasts) -> None:
+        """One entry per env slot: the newest frame of s_t, a_t, r_t, terminal_t, last_t."""
+        self.buffer.append((frames, actions, rewards, terminals, lasts))
+        if len(self.buffer) >= self.batch_steps:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.buffer:
+            return
+        columns = [np.stack(column) for column in zip(*self.buffer)]   # each [T, K, ...]
+        self.buffer = []
+        # Wait for the previous batch first: at most one write in flight per actor bounds memory.
+        self.calls.get(self.pending)
+        self.pending = [self.calls.call(replay, "add_steps", streams, *[column[:, slots] for column in columns])
+                        for replay, slots, streams in self.targets]
+
+
+def remote_batch_steps(num_slots: int) -> int:
+    """Steps to buffer so that one remote write carries at least MIN_REMOTE_BATCH transitions."""
+    return max(1, -(-MIN_REMOTE_BATCH // num_slots))
+
+
+class ReplaySampler:
+    """One minibatch drawn across several replay memories, each contributing a near-equal share."""
+
+    def __init__(self, replays: list, calls):
+        self.replays = replays
+        self.calls = calls
+
+    def sample(self, batch_size: int) -> dict | None:
+        shares = np.full(len(self.replays), batch_size // len(self.replays))
+        shares[: batch_size % len(self.replays)] += 1
+        futures = [self.calls.call(replay, "sample", int(share))
+                   for replay, share in zip(self.replays, shares) if share > 0]
+        parts = self.calls.get(futures)
+        if any(part is None for part in parts):
+            return None
+        if len(parts) == 1:
+            return parts[0]
+        return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
+
+    def stats(self) -> list[dict]:
+        return self.calls.get([self.calls.call(replay, "stats") for replay in self.replays])

@@ -1,0 +1,11 @@
+"""Runtimes place the components: `local` (one process) or `ray` (one Ray actor per component)."""
+from __future__ import annotations
+
+
+def make_runtime(config):
+    """The runtime the config names; Ray is imported only when it is used."""
+    if config.runtime == "local":
+        from gorila.runtime.local import LocalRuntime
+        return LocalRuntime(config)
+    from gorila.runtime.ray import RayRuntime
+    return RayRuntime(config)

@@ -1,0 +1,119 @@
+"""The Ray runtime: each component becomes a Ray actor; calls become `.remote()`.
+
+By default the program starts an embedded single-machine Ray whose servers all stay on loopback and
+which runs no dashboard. `--address HOST:PORT` (or `auto`) joins an existing cluster instead and
+leaves it running afterwards: that is how a run grows beyond one machine.
+"""
+from __future__ import annotations
+
+import os
+import socket
+
+# Keeps every server of an embedded Ray (and of ray.cluster_utils clusters) on 127.0.0.1; must be
+# set before Ray starts its processes (DESIGN.md section 6).
+os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+
+import ray  # noqa: E402
+
+CONNECT_TIMEOUT_S = 15
+
+
+class ClusterError(RuntimeError):
+    """The Ray cluster named by --address cannot be reached or cannot host the components."""
+
+
+class RayCalls:
+    """Calls between components placed as Ray actors (futures are ObjectRefs)."""
+
+    def call(self, target, method: str, *args):
+        return getattr(target, method).remote(*args)
+
+    def get(self, futures):
+        return ray.get(list(futures)) if futures else []
+
+    def wait(self, futures, timeout=None):
+        futures = list(futures)
+        if not futures:
+            return [], []
+        return ray.wait(futures, num_returns=1, timeout=timeout)
+
+
+class Located:
+    """Mixed into every placed class: lets the driver and tests ask where a component runs."""
+
+    def node_id(self) -> str:
+        return ray.get_runtime_context().get_node_id()
+
+
+def _probe(address: str) -> None:
+    """Fail fast (seconds, not minutes) when nothing listens at HOST:PORT."""
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        raise ClusterError(f"--address must be HOST:PORT or auto, got {address!r}")
+    try:
+        socket.create_connection((host, int(port)), timeout=5).close()
+    except OSError as error:
+        raise ClusterError(f"no Ray cluster answers at {address} ({error.strerror or error})") from None
+
+
+class RayRuntime:
+    name = "ray"
+
+    def __init__(self, config):
+        self.config = config
+        self.calls = RayCalls()
+        self.embedded = not config.address
+        self.handles: list = []
+        self._classes: dict = {}
+        if ray.is_initialized():
+            return
+        if self.embedded:
+            ray.init(num_cpus=self._embedded_cpus(config), include_dashboard=False, log_to_driver=False,
+                     configure_logging=False, logging_level="ERROR")
+            return
+        if config.address != "auto":
+            _probe(config.address)
+        try:
+            ray.init(address=config.address, log_to_driver=False, logging_level="ERROR")
+        except (ConnectionError, RuntimeError, ValueError) as error:
+            raise ClusterError(f"cannot join the Ray cluster at {config.address}: {str(error).splitlines()[0]}") \
+                from None
+
+    @staticmethod
+    def _embedded_cpus(config) -> int:
+        """Enough CPU slots for every worker even when they outnumber the cores (they then share)."""
+        workers = config.actors if config.bundled else config.actors + config.learners
+        return max(os.cpu_count() or 1, int(workers * config.worker_cpus + 0.999))
+
+    def _resources(self, kind: str) -> dict:
+        config = self.config
+        if kind in ("server", "evaluator"):
+            return {"num_cpus": config.server_cpus}
+        gpus = config.learner_gpus if kind in ("bundle", "learner") else 0
+        return {"num_cpus": config.worker_cpus, "num_gpus": gpus}
+
+    def place(self, kind: str, cls, *args):
+        if cls not in self._classes:
+            self._classes[cls] = ray.remote(type(cls.__name__, (cls, Located), {}))
+        handle = self._classes[cls].options(**self._resources(kind)).remote(*args)
+        self.handles.append(handle)
+        return handle
+
+    def wait_ready(self, handles, timeout: float) -> int:
+        """How many components are still not running after `timeout` seconds (0 when all are).
+
+        A component that failed in its constructor raises here, with its error.
+        """
+        futures = [handle.node_id.remote() for handle in handles]
+        done, remaining = ray.wait(futures, num_returns=len(futures), timeout=timeout)
+        ray.get(done)
+        return len(remaining)
+
+    def where(self, handle) -> str:
+        return ray.get(handle.node_id.remote())
+
+    def shutdown(self) -> None:
+        for handle in self.handles:
+            ray.kill(handle)
+        self.handles = []
+        ray.shutdown()
