@@ -48,7 +48,7 @@ class Actor:
         self.sync()
 
     def sync(self) -> None:
-        flat, _ = self.params.pull()
+        flat, _ = self.params.pull(prefetch=True)     # never waits: takes the previous request's answer
         load_flat_parameters(self.network, flat)
         self.steps_since_sync = 0
 

@@ -49,9 +49,14 @@ def find_checkpoint(path: str | Path) -> Path:
 def load_checkpoint(path: str | Path) -> dict:
     """Load a checkpoint with `weights_only=True`: unpickling can build tensors and plain data, nothing else."""
     path = find_checkpoint(path)
+    if not zipfile.is_zipfile(path):
+        raise CheckpointError(f"{path} is not a checkpoint file (not a PyTorch archive)")
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except (pickle.UnpicklingError, RuntimeError, EOFError, zipfile.BadZipFile, OSError, ValueError) as error:
+        if "weights_only" in str(error):
+            raise CheckpointError(f"refusing to load {path}: it holds objects other than tensors and plain "
+                                  "data, and loading it could run code") from None
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise CheckpointError(f"cannot read checkpoint {path}: {reason[:200]}") from None
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:

@@ -140,7 +140,11 @@ def main(argv: list[str] | None = None) -> int:
         if os.environ.get("GORILA_DEBUG"):
             raise
         name = type(error).__name__
-        if name in ("ClusterError", "WorkerError"):
+        if name == "ClusterError":
+            print(f"gorila: error: {error}", file=sys.stderr, flush=True)
+            sys.stdout.flush()
+            os._exit(1)   # a half-made Ray connection can block the interpreter's exit handlers
+        if name == "WorkerError":
             print(f"gorila: error: {error}", file=sys.stderr)
         else:
             print(f"gorila: error: {name}: {str(error).strip().splitlines()[0] if str(error).strip() else ''}"

@@ -263,6 +263,8 @@ def coerce(key: str, value, kind):
                 raise ValueError
             if isinstance(value, str):
                 value = float(value.replace("_", "")) if any(c in value for c in ".eE") else int(value.replace("_", ""))
+            if isinstance(value, float) and not value.is_integer():
+                raise ValueError
             return int(value)
         if kind is float:
             return float(value)

@@ -73,8 +73,12 @@ class Learner:
         self.sync()
 
     def sync(self) -> None:
-        """Copy theta+ from the server, and theta- when the server has refreshed it."""
-        flat, target_changed = self.params.pull()
+        """Copy theta+ from the server, and theta- when the server has refreshed it.
+
+        The pull is prefetched: the learner takes the parameters it asked for at its previous refresh
+        and asks for the next ones, so the server is never on its critical path.
+        """
+        flat, target_changed = self.params.pull(prefetch=True)
         load_flat_parameters(self.online, flat)
         if target_changed:
             load_flat_parameters(self.target, self.params.pull_target())

@@ -24,10 +24,9 @@ from gorila.metrics import MetricsWriter
 from gorila.parameter_server import ParameterClient
 from gorila.progress import ProgressDisplay
 from gorila.runtime import make_runtime
-from gorila.runtime.topology import build_system
+from gorila.runtime.topology import build_system, initial_parameters, parameter_bounds
 
 CHUNK_STEPS = 256          # agent steps per actor/bundle work item (a fraction of a second)
-CHUNK_UPDATES = 32         # updates per stand-alone learner work item
 LEARNER_BACKOFF_S = 0.05   # a learner whose replay is still warming up waits this long
 READY_TIMEOUT_S = 120
 
@@ -44,6 +43,7 @@ class Trainer:
         self.frames = 0
         self.updates = 0
         self.returns = collections.deque(maxlen=100)
+        self.dropped_outliers = 0
         self.window = collections.Counter()
         self.last_eval: dict | None = None
         self.best_eval = -np.inf
@@ -55,13 +55,15 @@ class Trainer:
         probe = make_vector_env(self.config.env, 1, seed=self.config.seed)
         self.info = describe_env(probe)
         probe.close()
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        save_yaml(self.config, self.run_dir / "config.yaml")
+        parameter_bounds(self.config, initial_parameters(self.config, self.info).size)  # fail before writing
         self.runtime = make_runtime(self.config)
         self.calls = self.runtime.calls
         self.system = build_system(self.config, self.info, self.runtime.place, self.calls)
         self.params = ParameterClient(self.system.shards, self.system.bounds, self.calls)
         self._wait_ready()
+        # Only now, with every component running, does the run leave anything on disk.
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        save_yaml(self.config, self.run_dir / "config.yaml")
         self.metrics = MetricsWriter(self.run_dir, start_time=self.start)
         self.display = ProgressDisplay(self.config.total_frames, self.live_progress)
 
@@ -95,12 +97,13 @@ class Trainer:
             return 0
         agent_steps = self.frames // self.info.frames_per_step
         allowed = agent_steps // config.update_every // config.learners - state["learner_updates"][index]
-        return int(min(CHUNK_UPDATES, max(allowed, 0)))
+        return int(max(allowed, 0))
 
     def _absorb(self, role: str, report: dict) -> None:
         self.frames += report.get("frames", 0)
         self.updates += report.get("updates", 0)
         self.returns.extend(report.get("episode_returns", []))
+        self.dropped_outliers += report.get("dropped_outliers", 0)
         for key in ("frames", "updates", "loss_sum", "loss_count", "dropped_outliers"):
             self.window[key] += report.get(key, 0)
         if "replay_size" in report:
@@ -212,10 +215,12 @@ class Trainer:
 
     # ---- the whole run -----------------------------------------------------------------------
     def run(self) -> dict:
-        self.setup()
+        """Set up (unless done already), train, evaluate, checkpoint; always release the runtime."""
         previous = signal.signal(signal.SIGTERM, _raise_interrupt)
         interrupted = False
         try:
+            if not hasattr(self, "system"):
+                self.setup()
             self.display.message(f"gorila: {self.config.env} on {self.runtime.name}, "
                                  f"{describe_topology(self.config)}; run dir {self.run_dir}")
             try:
@@ -223,7 +228,7 @@ class Trainer:
             except KeyboardInterrupt:
                 interrupted = True
                 self.display.message("interrupted: writing a final checkpoint")
-            if self.window["frames"]:
+            if self.window["frames"] or self.window["updates"]:
                 self._log()
             if not interrupted and self.solved_at is None and (self.last_eval is None or self.stopping == "budget"):
                 self.stopping = None
@@ -234,13 +239,16 @@ class Trainer:
             return self.summary(path, interrupted)
         finally:
             signal.signal(signal.SIGTERM, previous)
-            self.display.close()
+            if hasattr(self, "display"):
+                self.display.close()
             if hasattr(self, "metrics"):
                 self.metrics.close()
-            self.runtime.shutdown()
+            if hasattr(self, "runtime"):
+                self.runtime.shutdown()
 
     def summary(self, checkpoint: Path, interrupted: bool) -> dict:
-        result = {"env_frames": self.frames, "updates": self.updates, "wall_time": self.metrics.elapsed(),
+        result = {"env_frames": self.frames, "updates": self.updates, "dropped_outliers": self.dropped_outliers,
+                  "wall_time": self.metrics.elapsed(),
                   "best_eval_return_mean": float(self.best_eval), "checkpoint": str(checkpoint),
                   "interrupted": interrupted, **server_summary(self)}
         if self.last_eval:

@@ -100,10 +100,16 @@ class VectorEnv:
         self.close()
 
     def _actions(self, actions) -> np.ndarray:
-        """Check and convert actions: both backends want int64 of shape [K]."""
+        """Check and convert actions to int64 [K].
+
+        The range check matters: ale-py 0.12.1 throws on a bad action inside a
+        C++ worker thread, and the Python call then hangs instead of raising.
+        """
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,):
             raise ValueError(f"expected {self.num_envs} actions, got shape {actions.shape}")
+        if actions.size and (actions.min() < 0 or actions.max() >= self.num_actions):
+            raise ValueError(f"actions must lie in [0, {self.num_actions}), got {actions}")
         return actions.astype(np.int64, copy=False)
 
 

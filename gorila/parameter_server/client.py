@@ -35,6 +35,7 @@ class ParameterClient:
         self.inflight: deque = deque()
         self.versions = np.zeros(len(shards), np.int64)
         self.target_versions = np.full(len(shards), -1, np.int64)
+        self.prefetched: list | None = None
 
     @property
     def size(self) -> int:
@@ -53,15 +54,28 @@ class ParameterClient:
         while self.inflight:
             self.calls.get(self.inflight.popleft())
 
-    def pull(self) -> tuple[np.ndarray, bool]:
-        """theta+ gathered from all shards; also says whether theta- changed since the last pull."""
-        replies = self.calls.get([self.calls.call(shard, "pull") for shard in self.shards])
+    def pull(self, prefetch: bool = False) -> tuple[np.ndarray, bool]:
+        """theta+ gathered from all shards; also says whether theta- changed since the last pull.
+
+        With `prefetch`, return the answer to the request made at the previous call and send the next
+        request at once: the caller never waits for the server, at the cost of parameters one refresh
+        older. Both runtimes do the same, so they compute the same thing.
+        """
+        if prefetch and self.prefetched is not None:
+            replies = self.calls.get(self.prefetched)
+        else:
+            replies = self.calls.get(self._request())
+        if prefetch:
+            self.prefetched = self._request()
         flat = np.concatenate([theta for theta, _, _ in replies])
         self.versions = np.array([version for _, version, _ in replies], np.int64)
         targets = np.array([target for _, _, target in replies], np.int64)
         target_changed = bool((targets != self.target_versions).any())
         self.target_versions = targets
         return flat, target_changed
+
+    def _request(self) -> list:
+        return [self.calls.call(shard, "pull") for shard in self.shards]
 
     def pull_target(self) -> np.ndarray:
         """theta- gathered from all shards."""

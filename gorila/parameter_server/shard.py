@@ -6,6 +6,8 @@ own updates, and discards gradients computed on parameters too many of its versi
 """
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import torch
 
@@ -51,7 +53,8 @@ class ParameterShard:
             self.discarded += 1
             return False
         self.optimizer.zero_grad(set_to_none=False)
-        self.theta.grad = torch.as_tensor(np.asarray(gradient, dtype=np.float32)).reshape(self.theta.shape)
+        # A copy: the caller's array (read-only on Ray) must not become the buffer zero_grad clears.
+        self.theta.grad = torch.tensor(np.asarray(gradient, dtype=np.float32)).reshape(self.theta.shape)
         self.optimizer.step()
         self.version += 1
         self.staleness_sum += staleness
@@ -78,7 +81,8 @@ class ParameterShard:
         """Everything a checkpoint needs to resume this shard: tensors and plain data only."""
         return {"theta": self.theta.detach().clone(), "target": self.target.clone(), "version": self.version,
                 "target_version": self.target_version, "discarded": self.discarded,
-                "staleness_sum": self.staleness_sum, "optimizer": self.optimizer.state_dict()}
+                "staleness_sum": self.staleness_sum,
+                "optimizer": copy.deepcopy(self.optimizer.state_dict())}   # a snapshot, not live moments
 
     def load_state(self, state: dict) -> None:
         with torch.no_grad():

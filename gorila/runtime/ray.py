@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
 
 # Keeps every server of an embedded Ray (and of ray.cluster_utils clusters) on 127.0.0.1; must be
 # set before Ray starts its processes (DESIGN.md section 6).
@@ -15,7 +16,7 @@ os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 
 import ray  # noqa: E402
 
-CONNECT_TIMEOUT_S = 15
+CONNECT_TIMEOUT_S = 20
 
 
 class ClusterError(RuntimeError):
@@ -56,6 +57,27 @@ def _probe(address: str) -> None:
         raise ClusterError(f"no Ray cluster answers at {address} ({error.strerror or error})") from None
 
 
+def _join(address: str) -> None:
+    """ray.init(address) with a deadline: something that listens but is not Ray makes Ray wait forever."""
+    outcome: dict = {}
+
+    def connect():
+        try:
+            ray.init(address=address, log_to_driver=False, logging_level="ERROR")
+            outcome["ok"] = True
+        except Exception as error:  # reported below, in the caller's thread
+            outcome["error"] = error
+
+    thread = threading.Thread(target=connect, daemon=True)
+    thread.start()
+    thread.join(CONNECT_TIMEOUT_S)
+    if "error" in outcome:
+        reason = str(outcome["error"]).strip().splitlines()[0]
+        raise ClusterError(f"cannot join the Ray cluster at {address}: {reason}")
+    if "ok" not in outcome:
+        raise ClusterError(f"no Ray cluster answered at {address} within {CONNECT_TIMEOUT_S} s")
+
+
 class RayRuntime:
     name = "ray"
 
@@ -65,7 +87,8 @@ class RayRuntime:
         self.embedded = not config.address
         self.handles: list = []
         self._classes: dict = {}
-        if ray.is_initialized():
+        self.owns_ray = not ray.is_initialized()    # never shut down a Ray session someone else started
+        if not self.owns_ray:
             return
         if self.embedded:
             ray.init(num_cpus=self._embedded_cpus(config), include_dashboard=False, log_to_driver=False,
@@ -73,11 +96,7 @@ class RayRuntime:
             return
         if config.address != "auto":
             _probe(config.address)
-        try:
-            ray.init(address=config.address, log_to_driver=False, logging_level="ERROR")
-        except (ConnectionError, RuntimeError, ValueError) as error:
-            raise ClusterError(f"cannot join the Ray cluster at {config.address}: {str(error).splitlines()[0]}") \
-                from None
+        _join(config.address)
 
     @staticmethod
     def _embedded_cpus(config) -> int:
@@ -116,4 +135,5 @@ class RayRuntime:
         for handle in self.handles:
             ray.kill(handle)
         self.handles = []
-        ray.shutdown()
+        if self.owns_ray:
+            ray.shutdown()

@@ -76,13 +76,18 @@ def learner_replays(config: Config, index: int) -> list[int]:
     return [index % config.actors]
 
 
+def parameter_bounds(config: Config, size: int) -> list[tuple[int, int]]:
+    """The shards' slices of a theta+ of `size` entries; too many shards is a config error."""
+    try:
+        return slice_bounds(size, config.param_shards)
+    except ValueError as error:
+        raise ConfigError(f"param_shards: {error}") from None
+
+
 def build_system(config: Config, info: EnvInfo, place, calls) -> System:
     """Create and connect every component of the configured topology."""
     theta = initial_parameters(config, info)
-    try:
-        bounds = slice_bounds(theta.size, config.param_shards)
-    except ValueError as error:
-        raise ConfigError(f"param_shards: {error}") from None
+    bounds = parameter_bounds(config, theta.size)
     shards = [place("server", ParameterShard, i, theta[start:stop], config.optimizer, config.learning_rate,
                     config.optimizer_eps, config.rmsprop_alpha, config.max_staleness, config.target_update_every)
               for i, (start, stop) in enumerate(bounds)]

@@ -233,3 +233,11 @@ def test_bad_arguments():
     with pytest.raises(ValueError):
         env.step(np.zeros(3, np.int64))
     env.close()
+
+
+def test_out_of_range_action_raises_instead_of_hanging():
+    env = make_vector_env("Breakout", 2, num_threads=1)
+    env.reset()
+    with pytest.raises(ValueError, match="actions must lie"):
+        env.step(np.array([env.num_actions, 0]))
+    env.close()

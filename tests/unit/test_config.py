@@ -1,0 +1,167 @@
+"""Config: presets, layering, validation that names the key; the CLI's one-line user errors."""
+import dataclasses
+
+import pytest
+import torch
+import yaml
+
+from gorila import cli
+from gorila.config import PRESETS, Config, ConfigError, apply_overrides, build_config, save_yaml, validate
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_presets_build_and_validate(preset):
+    config = build_config(preset)
+    assert isinstance(config, Config)
+    for key, value in PRESETS[preset].items():
+        assert getattr(config, key) == value
+    assert validate(config) is config
+
+
+def test_defaults_validate():
+    assert validate(Config()) == Config()
+
+
+def test_preset_then_file_then_overrides(tmp_path):
+    path = tmp_path / "exp.yaml"
+    path.write_text("batch_size: 16\ntotal-frames: 5_000\nhidden_sizes: [32, 16]\n")
+    config = build_config("cartpole", str(path), {"batch_size": "8"})
+    assert config.batch_size == 8                    # the explicit override wins over the file
+    assert config.total_frames == 5000               # from the file, hyphen spelling accepted
+    assert config.hidden_sizes == (32, 16)
+    assert config.n_step == 3                        # from the preset
+
+
+def test_saved_yaml_round_trips(tmp_path):
+    config = build_config("cartpole", overrides={"hidden_sizes": "8,4", "seed": 7, "dueling": "true"})
+    save_yaml(config, tmp_path / "config.yaml")
+    assert build_config(file=str(tmp_path / "config.yaml")) == config
+
+
+def test_unknown_yaml_key_is_named(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text("batch_size: 16\nlearning_rat: 0.1\n")
+    with pytest.raises(ConfigError, match="learning_rat: unknown config key") as error:
+        build_config(file=str(path))
+    assert str(path) in str(error.value)
+
+
+def test_out_of_range_value_is_named(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text("learning_rate: -1\n")
+    with pytest.raises(ConfigError, match=r"^learning_rate must be > 0, got -1\.0$"):
+        build_config(file=str(path))
+
+
+@pytest.mark.parametrize("key, value", [("actors", "two"), ("total_frames", 1.5), ("bundled", "maybe"),
+                                        ("runtime", "cloud"), ("hidden_sizes", "a,b")])
+def test_wrong_types_are_named(key, value):
+    with pytest.raises(ConfigError, match=f"^{key} must"):
+        build_config(overrides={key: value})
+
+
+def test_a_fractional_int_from_the_command_line_is_rejected():
+    with pytest.raises(ConfigError, match="^total_frames must be of type int"):
+        build_config(overrides={"total_frames": "1.5"})
+
+
+def test_numbers_from_the_command_line():
+    config = apply_overrides(Config(), {"total_frames": "1e3", "replay_capacity": "50_000", "gamma": "0.5"})
+    assert (config.total_frames, config.replay_capacity, config.gamma) == (1000, 50000, 0.5)
+
+
+def test_bundled_needs_as_many_learners_as_actors():
+    with pytest.raises(ConfigError, match="actors == learners"):
+        build_config(overrides={"actors": 2, "learners": 1})
+    assert build_config(overrides={"actors": 2, "learners": 1, "bundled": False}).learners == 1
+
+
+def test_bundled_needs_local_replay():
+    with pytest.raises(ConfigError, match="--no-bundled"):
+        build_config(overrides={"replay": "global"})
+
+
+def test_global_replay_cannot_have_more_shards_than_streams():
+    base = {"bundled": False, "replay": "global", "actors": 2, "envs_per_actor": 2}
+    assert build_config(overrides={**base, "replay_shards": 4}).replay_shards == 4
+    with pytest.raises(ConfigError, match=r"^replay_shards must be <= actors \* envs_per_actor \(4\)"):
+        build_config(overrides={**base, "replay_shards": 5})
+
+
+# ---- the command line: user errors are one line on stderr and exit code 2 ------------------------
+
+def run_cli(capsys, *argv):
+    code = cli.main(list(argv))
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    assert len(lines) == 1, captured.err
+    assert lines[0].startswith("gorila: error: ")
+    return code, lines[0]
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["train", "--no-such-flag"], "--no-such-flag"),
+    (["train", "--set", "no_such_key=1"], "no_such_key: unknown config key"),
+    (["train", "--set", "batch_size"], "--set expects KEY=VALUE"),
+    (["train", "--set", "learning_rate=-1"], "learning_rate must be > 0"),
+    (["train", "--config", "/nonexistent/exp.yaml"], "config file not found"),
+    (["train", "--env", "NoSuchGame-v9"], "unknown environment 'NoSuchGame-v9'"),
+    (["train", "--actors", "2"], "actors == learners"),
+    (["frobnicate"], "frobnicate"),
+])
+def test_cli_user_errors_are_one_line(capsys, argv, words):
+    code, line = run_cli(capsys, *argv)
+    assert code == 2
+    assert words in line
+
+
+def test_cli_refuses_a_non_empty_run_dir_and_leaves_it_alone(capsys, tmp_path):
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "notes.txt").write_text("mine\n")
+    code, line = run_cli(capsys, "train", "--runtime", "local", "--total-frames", "100", "--run-dir", str(run_dir))
+    assert code == 2 and "already exists and is not empty" in line
+    assert [p.name for p in run_dir.iterdir()] == ["notes.txt"]
+    assert (run_dir / "notes.txt").read_text() == "mine\n"
+
+
+def test_cli_evaluate_of_a_missing_path(capsys, tmp_path):
+    code, line = run_cli(capsys, "evaluate", str(tmp_path / "nothing-here"))
+    assert code == 2 and "checkpoint not found" in line
+    code, line = run_cli(capsys, "evaluate", str(tmp_path))          # a directory with no checkpoint
+    assert code == 2 and "no checkpoint in" in line
+
+
+def test_cli_evaluate_of_a_garbage_file(capsys, tmp_path):
+    garbage = tmp_path / "ckpt.pt"
+    garbage.write_bytes(b"\x00not a checkpoint\x80\x81" * 10)
+    code, line = run_cli(capsys, "evaluate", str(garbage))
+    assert code == 2 and str(garbage) in line
+    other = tmp_path / "other.pt"
+    torch.save({"weights": torch.zeros(3)}, other)
+    code, line = run_cli(capsys, "evaluate", str(other))
+    assert code == 2 and "is not a gorila checkpoint" in line
+
+
+# CartPole MLP with hidden_sizes (1,): Linear(4, 1) + Linear(1, 2) = 5 + 4 = 9 parameters
+TOO_MANY_SHARDS = ["train", "--runtime", "local", "--hidden-sizes", "1", "--param-shards", "10",
+                   "--total-frames", "100"]
+
+
+def test_cli_more_param_shards_than_parameters(capsys, tmp_path):
+    code, line = run_cli(capsys, *TOO_MANY_SHARDS, "--run-dir", str(tmp_path / "run"))
+    assert code == 2
+    assert "param_shards: cannot split 9 parameters into 10 shards" in line
+    # nothing was written, so the same --run-dir can be used once the flag is fixed
+    assert not (tmp_path / "run").exists() or not any((tmp_path / "run").iterdir())
+
+
+class NotPlainData:
+    pass
+
+
+def test_cli_evaluate_refuses_a_checkpoint_holding_objects(capsys, tmp_path):
+    path = tmp_path / "objects.pt"
+    torch.save({"format": "gorila-checkpoint-1", "thing": NotPlainData()}, path)
+    code, line = run_cli(capsys, "evaluate", str(path))
+    assert code == 2 and str(path) in line

@@ -1,0 +1,121 @@
+"""The learner's outlier safeguard, alone and inside a Learner wired to real shards and a real replay."""
+import math
+
+import numpy as np
+import pytest
+
+from gorila.config import Config
+from gorila.core import EnvInfo
+from gorila.learner import Learner, LossOutlierFilter
+from gorila.parameter_server import ParameterClient, ParameterShard, slice_bounds
+from gorila.replay import ReplayMemory
+from gorila.runtime.calls import DirectCalls
+from gorila.runtime.topology import initial_parameters
+
+CARTPOLE = EnvInfo(obs_shape=(4,), obs_dtype="float32", num_actions=2, frame_shape=(4,), stack=1,
+                   frames_per_step=1, is_atari=False)
+
+
+def warm(filter_, losses):
+    for loss in losses:
+        assert filter_.is_outlier(loss) is False
+
+
+def test_filter_flags_a_far_loss_after_warmup():
+    f = LossOutlierFilter(k=3.0, warmup=5)
+    warm(f, [1.0, 2.0, 1.0, 2.0, 1.0])
+    assert f.mean == pytest.approx(1.4)
+    assert f.var == pytest.approx(0.24)             # population variance of the five
+    edge = 1.4 + 3 * math.sqrt(0.24)                # 2.8697
+    assert f.is_outlier(edge + 0.01) is True
+    # the outlier is folded in clipped to the edge, with the running (decay 0.99) update
+    assert f.mean == pytest.approx(1.4 + 0.01 * (edge - 1.4))
+    assert f.var == pytest.approx(0.99 * (0.24 + 0.01 * (edge - 1.4) ** 2))
+    assert f.count == 6
+    assert f.is_outlier(2.9) is False               # the new edge is 2.941
+    assert f.is_outlier(1e6) is True
+
+
+def test_filter_does_not_flag_during_warmup():
+    f = LossOutlierFilter(k=3.0, warmup=5)
+    warm(f, [1.0, 2.0, 1.0, 2.0])
+    assert f.is_outlier(1e6) is False               # 5th loss: still warming up
+    assert f.count == 5
+    assert f.mean == pytest.approx((6.0 + 1e6) / 5)
+
+
+@pytest.mark.parametrize("loss", [math.nan, math.inf, -math.inf])
+def test_filter_non_finite_losses_are_outliers_and_not_folded_in(loss):
+    f = LossOutlierFilter(k=3.0, warmup=5)
+    assert f.is_outlier(loss) is True               # even before warmup
+    warm(f, [1.0, 2.0, 1.0, 2.0, 1.0])
+    assert f.is_outlier(loss) is True
+    assert f.count == 5 and f.mean == pytest.approx(1.4)
+
+
+def test_filter_with_k_zero_is_off():
+    f = LossOutlierFilter(k=0.0, warmup=2)
+    warm(f, [1.0, 1.0, 1.0, 1e9])
+    assert f.is_outlier(math.nan) is True
+
+
+def make_replay(reward: float, seed: int = 0) -> ReplayMemory:
+    """A one-stream CartPole-shaped replay of 40 ordinary steps, every reward equal to `reward`."""
+    memory = ReplayMemory(100, 1, (4,), np.float32, stack=1, n_step=1, gamma=0.99, seed=seed, min_size=1)
+    rng = np.random.default_rng(seed)
+    for step in range(40):
+        memory.add([0], rng.normal(size=(1, 4)).astype(np.float32), [step % 2], [reward], [False], [False])
+    return memory
+
+
+def make_learner(replay, **overrides):
+    config = Config(hidden_sizes=(8,), batch_size=8, optimizer="sgd", learning_rate=0.01, outlier_k=3.0,
+                    outlier_warmup=3, max_staleness=0, learner_sync_every=1, target_update_every=1000,
+                    seed=3, **overrides)
+    theta = initial_parameters(config, CARTPOLE)
+    bounds = slice_bounds(theta.size, 2)
+    shards = [ParameterShard(i, theta[a:b], "sgd", 0.01, max_staleness=0, target_update_every=1000)
+              for i, (a, b) in enumerate(bounds)]
+    learner = Learner(config, CARTPOLE, 0, ParameterClient(shards, bounds, DirectCalls()), replay)
+    return learner, shards
+
+
+def versions(shards):
+    return [shard.stats()["version"] for shard in shards]
+
+
+def test_learner_pushes_ordinary_gradients():
+    learner, shards = make_learner(make_replay(0.0))
+    theta0 = np.concatenate([s.pull()[0] for s in shards])
+    report = learner.run(3)
+    assert report["updates"] == 3 and report["loss_count"] == 3 and report["dropped_outliers"] == 0
+    assert versions(shards) == [3, 3]
+    assert not np.array_equal(np.concatenate([s.pull()[0] for s in shards]), theta0)
+
+
+def test_learner_drops_an_outlier_loss_after_warmup_and_counts_it():
+    learner, shards = make_learner(make_replay(0.0))
+    assert learner.run(3)["dropped_outliers"] == 0   # warmup: three ordinary losses
+    assert versions(shards) == [3, 3]
+    theta = np.concatenate([s.pull()[0] for s in shards])
+    learner.replay = make_replay(1e6)                # every target is now ~1e6 away: loss ~1e6
+    report = learner.run(1)
+    assert report == {"updates": 1, "loss_sum": 0.0, "loss_count": 0, "dropped_outliers": 1}
+    assert versions(shards) == [3, 3]
+    np.testing.assert_array_equal(np.concatenate([s.pull()[0] for s in shards]), theta)
+
+
+def test_learner_never_pushes_a_nan_loss_even_before_warmup():
+    learner, shards = make_learner(make_replay(math.nan))
+    theta = np.concatenate([s.pull()[0] for s in shards])
+    report = learner.run(2)
+    assert report["updates"] == 2 and report["dropped_outliers"] == 2 and report["loss_count"] == 0
+    assert versions(shards) == [0, 0]
+    np.testing.assert_array_equal(np.concatenate([s.pull()[0] for s in shards]), theta)
+
+
+def test_learner_waits_for_a_warm_replay():
+    empty = ReplayMemory(100, 1, (4,), np.float32, min_size=50)
+    learner, shards = make_learner(empty)
+    assert learner.run(5) == {"updates": 0, "loss_sum": 0.0, "loss_count": 0, "dropped_outliers": 0}
+    assert versions(shards) == [0, 0]

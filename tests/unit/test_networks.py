@@ -1,0 +1,74 @@
+"""Q-networks and the flat-vector view of their parameters."""
+import numpy as np
+import pytest
+import torch
+
+from gorila.networks import (MLPQNetwork, NatureCNN, build_q_network, flat_gradients, flat_parameters,
+                             load_flat_parameters, num_parameters)
+
+
+def test_flat_parameters_round_trip():
+    torch.manual_seed(0)
+    source = MLPQNetwork(4, 2, (8, 6), dueling=True)
+    torch.manual_seed(1)
+    copy = MLPQNetwork(4, 2, (8, 6), dueling=True)
+    flat = flat_parameters(source)
+    assert flat.dtype == np.float32
+    # 4*8+8 (torso) + 8*6+6+6*2+2 (advantage) + 8*6+6+6*1+1 (value) = 40 + 68 + 61
+    assert flat.shape == (169,) == (num_parameters(source),)
+    assert not np.array_equal(flat_parameters(copy), flat)
+    load_flat_parameters(copy, flat)
+    np.testing.assert_array_equal(flat_parameters(copy), flat)
+    obs = torch.randn(5, 4)
+    assert torch.equal(copy(obs), source(obs))
+    flat[0] += 1.0                                      # a copy: editing it changes no network
+    assert flat_parameters(source)[0] == flat[0] - 1.0
+
+
+def test_flat_gradients_match_parameter_order_and_count():
+    torch.manual_seed(0)
+    model = MLPQNetwork(4, 3, (8,))
+    assert flat_gradients(model).tolist() == [0.0] * num_parameters(model)   # no backward yet: zeros
+    model(torch.randn(6, 4)).sum().backward()
+    grads = flat_gradients(model)
+    assert grads.shape == (num_parameters(model),) == (4 * 8 + 8 + 8 * 3 + 3,)
+    expected = np.concatenate([p.grad.reshape(-1).numpy() for p in model.parameters()])
+    np.testing.assert_array_equal(grads, expected)
+    # the last layer's bias gradient of sum(Q) is the batch size for every action
+    assert grads[-3:].tolist() == [6.0, 6.0, 6.0]
+
+
+def test_nature_cnn_takes_uint8_frames_and_returns_one_q_value_per_action():
+    torch.manual_seed(0)
+    net = build_q_network("auto", (4, 84, 84), 6)
+    assert isinstance(net, NatureCNN)
+    frames = torch.randint(0, 256, (3, 4, 84, 84), dtype=torch.uint8)
+    q = net(frames)
+    assert q.shape == (3, 6) and q.dtype == torch.float32
+    with torch.no_grad():                      # the scaling to [0, 1] is the network's first operation
+        torch.testing.assert_close(net.head(net.torso(frames.float() / 255.0)), q)
+    # conv 4*32*64+32, 32*64*16+64, 64*64*9+64; fc 3136*512+512; out 512*6+6
+    assert num_parameters(net) == 8_224 + 32_832 + 36_928 + 1_606_144 + 3_078
+
+
+def test_build_q_network_picks_an_mlp_for_vectors_and_rejects_cnn_on_vectors():
+    assert isinstance(build_q_network("auto", (4,), 2, (8,)), MLPQNetwork)
+    with pytest.raises(ValueError, match="image observations"):
+        build_q_network("nature_cnn", (4,), 2)
+
+
+@pytest.mark.parametrize("make", [lambda: MLPQNetwork(4, 3, (16, 8), dueling=True),
+                                  lambda: NatureCNN(4, 5, dueling=True)])
+def test_dueling_head_q_mean_over_actions_is_the_value_stream(make):
+    torch.manual_seed(0)
+    net = make()
+    obs = torch.randn(4, 4) if isinstance(net, MLPQNetwork) else torch.randint(0, 256, (2, 4, 84, 84),
+                                                                              dtype=torch.uint8)
+    with torch.no_grad():
+        features = net.torso(obs.float() / 255.0 if isinstance(net, NatureCNN) else obs)
+        value = net.head.value(features)
+        advantage = net.head.advantage(features)
+        q = net(obs)
+    torch.testing.assert_close(q.mean(dim=1, keepdim=True), value)
+    torch.testing.assert_close(q, value + advantage - advantage.mean(dim=1, keepdim=True))
+    assert not torch.allclose(q, q.mean(dim=1, keepdim=True).expand_as(q))   # actions still differ

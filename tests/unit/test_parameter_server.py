@@ -1,0 +1,157 @@
+"""The sharded parameter server: slicing, fan-out/fan-in, SGD per slice, staleness, theta-, state."""
+import io
+
+import numpy as np
+import pytest
+import torch
+
+from gorila.parameter_server import ParameterClient, ParameterShard, slice_bounds
+from gorila.runtime.calls import DirectCalls
+
+THETA0 = np.arange(10, dtype=np.float32) / 4 - 1.0          # 10 distinct values
+GRAD = np.linspace(-2.0, 3.0, 10).astype(np.float32)
+GRAD.flags.writeable = False     # a shard must never write into a caller's gradient
+
+
+def g() -> np.ndarray:
+    """A fresh writable copy of GRAD (see test_a_pushed_gradient_array_is_not_modified)."""
+    return GRAD.copy()
+
+
+def make_server(theta=THETA0, shards=3, **kwargs):
+    bounds = slice_bounds(theta.size, shards)
+    servers = [ParameterShard(i, theta[a:b], **kwargs) for i, (a, b) in enumerate(bounds)]
+    return servers, ParameterClient(servers, bounds, DirectCalls())
+
+
+@pytest.mark.parametrize("size, shards", [(10, 3), (10, 1), (10, 10), (7, 4), (1_000_003, 31)])
+def test_slice_bounds_cover_exactly_with_near_equal_sizes(size, shards):
+    bounds = slice_bounds(size, shards)
+    assert len(bounds) == shards
+    assert bounds[0][0] == 0 and bounds[-1][1] == size
+    assert all(stop == next_start for (_, stop), (next_start, _) in zip(bounds, bounds[1:]))
+    sizes = [stop - start for start, stop in bounds]
+    assert min(sizes) >= 1 and max(sizes) - min(sizes) <= 1
+
+
+def test_slice_bounds_hand_example():
+    assert slice_bounds(10, 3) == [(0, 3), (3, 7), (7, 10)]
+
+
+@pytest.mark.parametrize("shards", [11, 0])
+def test_slice_bounds_rejects_impossible_splits(shards):
+    with pytest.raises(ValueError, match="param_shards"):
+        slice_bounds(10, shards)
+
+
+def test_client_round_trips_the_initial_vector():
+    servers, client = make_server()
+    flat, target_changed = client.pull()
+    assert flat.dtype == np.float32
+    np.testing.assert_array_equal(flat, THETA0)
+    np.testing.assert_array_equal(client.pull_target(), THETA0)
+    assert client.size == 10
+    assert client.versions.tolist() == [0, 0, 0]
+    assert target_changed                      # first pull: the client had seen no target yet
+    assert client.pull()[1] is False
+
+
+def test_sgd_through_the_client_updates_every_slice():
+    servers, client = make_server(optimizer="sgd", learning_rate=0.5)
+    client.push(g(), np.zeros(3, np.int64))
+    client.drain()
+    flat, _ = client.pull()
+    np.testing.assert_allclose(flat, THETA0 - 0.5 * GRAD, rtol=0, atol=1e-6)
+    for server, (a, b) in zip(servers, client.bounds):
+        np.testing.assert_allclose(server.pull()[0], THETA0[a:b] - 0.5 * GRAD[a:b], rtol=0, atol=1e-6)
+    assert client.versions.tolist() == [1, 1, 1]
+
+
+def test_stale_gradients_are_discarded_and_counted():
+    servers, client = make_server(optimizer="sgd", learning_rate=0.5, max_staleness=2)
+    for _ in range(3):
+        client.push(np.zeros(10, np.float32), client.versions)
+        client.pull()
+    assert client.versions.tolist() == [3, 3, 3]
+    before = client.pull()[0]
+    client.push(g(), np.zeros(3, np.int64))                 # 3 versions behind: discarded
+    np.testing.assert_array_equal(client.pull()[0], before)
+    assert [s["discarded"] for s in client.stats()] == [1, 1, 1]
+    assert [s["version"] for s in client.stats()] == [3, 3, 3]
+    client.push(g(), np.ones(3, np.int64))                  # 2 versions behind: applied
+    np.testing.assert_allclose(client.pull()[0], before - 0.5 * GRAD, atol=1e-6)
+    stats = client.stats()
+    assert [s["discarded"] for s in stats] == [1, 1, 1]
+    assert [s["applied"] for s in stats] == [4, 4, 4]
+    assert stats[0]["mean_staleness"] == pytest.approx(2 / 4)  # staleness 0, 0, 0, 2
+
+
+def test_zero_max_staleness_keeps_every_gradient():
+    server = ParameterShard(0, THETA0, optimizer="sgd", learning_rate=1.0, max_staleness=0)
+    for _ in range(5):
+        server.apply(np.zeros(10, np.float32), 0)
+    assert server.apply(g(), 0) is True
+    assert server.stats()["discarded"] == 0
+
+
+def test_target_network_refreshes_every_target_update_every_updates():
+    servers, client = make_server(optimizer="sgd", learning_rate=0.5, target_update_every=2)
+    client.pull()
+    client.push(g(), client.versions)
+    theta1, changed = client.pull()
+    np.testing.assert_array_equal(client.pull_target(), THETA0)
+    assert changed is False
+    client.push(g(), client.versions)
+    theta2, changed = client.pull()
+    assert changed is True
+    np.testing.assert_allclose(theta2, THETA0 - 1.0 * GRAD, atol=1e-6)
+    np.testing.assert_array_equal(client.pull_target(), theta2)
+    assert [s["target_version"] for s in client.stats()] == [1, 1, 1]
+
+
+def test_shard_state_round_trip_resumes_identically():
+    a = ParameterShard(0, THETA0, optimizer="adam", learning_rate=0.1, max_staleness=5, target_update_every=3)
+    for step in range(4):
+        a.apply(g() * (step + 1), a.version)
+    a.apply(g(), -10)                                          # one discard to carry over
+    buffer = io.BytesIO()                                       # as a checkpoint stores it
+    torch.save(a.state(), buffer)
+    buffer.seek(0)
+    state = torch.load(buffer, weights_only=True)
+    b = ParameterShard(0, np.zeros(10, np.float32), optimizer="adam", learning_rate=0.1, max_staleness=5,
+                       target_update_every=3)
+    b.load_state(state)
+    assert b.stats() == a.stats()
+    np.testing.assert_array_equal(b.pull()[0], a.pull()[0])
+    np.testing.assert_array_equal(b.pull_target(), a.pull_target())
+    # the optimizer state came along: the next Adam step is the same on both
+    a.apply(g(), a.version)
+    b.apply(g(), b.version)
+    np.testing.assert_array_equal(b.pull()[0], a.pull()[0])
+    assert b.stats() == a.stats()
+    assert a.stats()["version"] == 5 and a.stats()["discarded"] == 1
+
+
+def test_shard_state_theta_is_a_snapshot():
+    shard = ParameterShard(0, THETA0, optimizer="sgd", learning_rate=1.0)
+    state = shard.state()
+    shard.apply(g(), 0)
+    np.testing.assert_array_equal(state["theta"].numpy(), THETA0)
+    np.testing.assert_array_equal(state["target"].numpy(), THETA0)
+
+
+def test_shard_state_optimizer_part_is_a_snapshot():
+    shard = ParameterShard(0, THETA0, optimizer="adam", learning_rate=0.1)
+    shard.apply(g(), 0)
+    state = shard.state()
+    moment = state["optimizer"]["state"][0]["exp_avg"].clone()
+    shard.apply(g(), 1)
+    np.testing.assert_array_equal(state["optimizer"]["state"][0]["exp_avg"].numpy(), moment.numpy())
+
+
+def test_a_pushed_gradient_array_is_not_modified():
+    servers, client = make_server(optimizer="sgd", learning_rate=0.5)
+    gradient = g()
+    client.push(gradient, client.versions)
+    client.push(np.zeros(10, np.float32), client.versions)
+    np.testing.assert_array_equal(gradient, GRAD)
