@@ -51,6 +51,7 @@ class Bundle:
             while self.update_credit >= self.update_every:
                 self.update_credit -= self.update_every
                 updates += self.learner.update()
+        self.learner.send(refresh=False)
         self.learner.params.drain()
         report = self.actor.report(steps)
         report.update(self.learner.report(updates))

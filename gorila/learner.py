@@ -69,16 +69,18 @@ class Learner:
         self.outliers = LossOutlierFilter(config.outlier_k, config.outlier_warmup)
         self.updates = 0
         self.dropped = 0
+        self.outbox: list[np.ndarray] = []        # gradients waiting to travel together (push_every)
+        self.outbox_versions = None
         self.losses: list[float] = []
         self.sync()
 
-    def sync(self) -> None:
+    def sync(self, pulled: tuple | None = None) -> None:
         """Copy theta+ from the server, and theta- when the server has refreshed it.
 
         The pull is prefetched: the learner takes the parameters it asked for at its previous refresh
         and asks for the next ones, so the server is never on its critical path.
         """
-        flat, target_changed = self.params.pull(prefetch=True)
+        flat, target_changed = pulled or self.params.pull(prefetch=True)
         load_flat_parameters(self.online, flat)
         if target_changed:
             load_flat_parameters(self.target, self.params.pull_target())
@@ -103,23 +105,38 @@ class Learner:
         batch = self.replay.sample(self.config.batch_size)
         if batch is None:
             return False
-        base_versions = self.params.versions.copy()
         loss, grad = self.gradient(batch)
+        self.updates += 1
         if self.outliers.is_outlier(loss):
             self.dropped += 1
         else:
-            self.params.push(grad, base_versions)
             self.losses.append(loss)
-        self.updates += 1
-        if self.updates % self.config.learner_sync_every == 0:
-            self.sync()
+            if not self.outbox:
+                self.outbox_versions = self.params.versions.copy()   # what these gradients were computed on
+            self.outbox.append(grad)
+        refresh = self.updates % self.config.learner_sync_every == 0
+        if refresh or len(self.outbox) >= self.config.push_every:
+            self.send(refresh)
         return True
+
+    def send(self, refresh: bool) -> None:
+        """Push the waiting gradients (one message per shard); refresh theta+ in the same round trip."""
+        if not self.outbox:
+            if refresh:
+                self.sync()
+            return
+        gradients, self.outbox = np.stack(self.outbox), []
+        if refresh:
+            self.sync(self.params.push_and_pull(gradients, self.outbox_versions))
+        else:
+            self.params.push(gradients, self.outbox_versions)
 
     def run(self, budget: int) -> dict:
         """Up to `budget` updates (fewer while the replay is warming up); a report for the driver."""
         done = 0
         while done < budget and self.update():
             done += 1
+        self.send(refresh=False)
         return self.report(done)
 
     def report(self, updates: int) -> dict:

@@ -20,10 +20,6 @@ def slice_bounds(size: int, num_shards: int) -> list[tuple[int, int]]:
     return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:])]
 
 
-def split(vector: np.ndarray, bounds) -> list[np.ndarray]:
-    return [vector[start:stop] for start, stop in bounds]
-
-
 class ParameterClient:
     """Talks to all shards through `calls` (direct or Ray), tracking the versions it last saw."""
 
@@ -42,12 +38,30 @@ class ParameterClient:
         return self.bounds[-1][1]
 
     def push(self, gradient: np.ndarray, base_versions: np.ndarray) -> None:
-        """Send each shard its slice of the gradient and the version it was computed on; do not wait."""
-        futures = [self.calls.call(shard, "apply", piece, int(version))
-                   for shard, piece, version in zip(self.shards, split(gradient, self.bounds), base_versions)]
+        """Send each shard its slice of the gradient and the version it was computed on; do not wait.
+
+        `gradient` is one flat gradient, or several stacked ([T, size]) to be applied one after another.
+        """
+        self._send("apply_batch", gradient, base_versions)
+
+    def push_and_pull(self, gradient: np.ndarray, base_versions: np.ndarray) -> tuple[np.ndarray, bool]:
+        """Push a gradient and ask for theta+ in the same calls; return the theta+ asked for last time.
+
+        A learner that refreshes after every update thus pays one round trip per update, not two,
+        and never waits for the answer to its own push (it reads it at its next refresh).
+        """
+        futures = self._send("apply_and_pull", gradient, base_versions)
+        previous, self.prefetched = self.prefetched, futures
+        return self._absorb(self.calls.get(previous if previous is not None else self._request()))
+
+    def _send(self, method: str, gradient: np.ndarray, base_versions: np.ndarray) -> list:
+        rows = np.atleast_2d(gradient)
+        futures = [self.calls.call(shard, method, np.ascontiguousarray(rows[:, start:stop]), int(version))
+                   for shard, (start, stop), version in zip(self.shards, self.bounds, base_versions)]
         self.inflight.append(futures)
         while len(self.inflight) > self.max_inflight:
             self.calls.get(self.inflight.popleft())
+        return futures
 
     def drain(self) -> None:
         """Wait for every outstanding push (before a checkpoint or shutdown)."""
@@ -67,6 +81,10 @@ class ParameterClient:
             replies = self.calls.get(self._request())
         if prefetch:
             self.prefetched = self._request()
+        return self._absorb(replies)
+
+    def _absorb(self, replies: list) -> tuple[np.ndarray, bool]:
+        """theta+ from the shards' (slice, version, target_version) replies; records the versions."""
         flat = np.concatenate([theta for theta, _, _ in replies])
         self.versions = np.array([version for _, version, _ in replies], np.int64)
         targets = np.array([target for _, _, target in replies], np.int64)

@@ -63,6 +63,19 @@ class ParameterShard:
             self.target_version += 1
         return True
 
+    def apply_batch(self, gradients: np.ndarray, base_version: int) -> int:
+        """Apply the rows of `gradients` ([T, slice]) one by one, each as its own update.
+
+        A learner sends several gradients in one message to cut per-message cost; each one is still
+        checked for staleness and applied as a separate asynchronous SGD step.
+        """
+        return sum(self.apply(row, base_version) for row in gradients)
+
+    def apply_and_pull(self, gradients: np.ndarray, base_version: int) -> tuple[np.ndarray, int, int]:
+        """`apply_batch`, then `pull` in the same call: one round trip instead of two."""
+        self.apply_batch(gradients, base_version)
+        return self.pull()
+
     def pull(self) -> tuple[np.ndarray, int, int]:
         """(theta+ slice, version, target_version)."""
         return self.theta.detach().numpy().copy(), self.version, self.target_version

@@ -17,6 +17,10 @@ os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 import ray  # noqa: E402
 
 CONNECT_TIMEOUT_S = 20
+# Messages up to this size travel inside the call instead of through the object store: a learner's
+# batch of small-network gradients then costs one message, not a store round trip (embedded Ray only;
+# a cluster keeps its own setting).
+INLINE_MESSAGE_BYTES = 1 << 20
 
 
 class ClusterError(RuntimeError):
@@ -92,7 +96,8 @@ class RayRuntime:
             return
         if self.embedded:
             ray.init(num_cpus=self._embedded_cpus(config), include_dashboard=False, log_to_driver=False,
-                     configure_logging=False, logging_level="ERROR")
+                     configure_logging=False, logging_level="ERROR",
+                     _system_config={"max_direct_call_object_size": INLINE_MESSAGE_BYTES})
             return
         if config.address != "auto":
             _probe(config.address)
