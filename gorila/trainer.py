@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from gorila.checkpoint import save_checkpoint
-from gorila.config import Config, save_yaml
+from gorila.config import Config, effective_learning_starts, save_yaml
 from gorila.core import describe_env
 from gorila.envs import make_vector_env
 from gorila.metrics import MetricsWriter
@@ -89,15 +89,37 @@ class Trainer:
 
     # ---- scheduling --------------------------------------------------------------------------
     def _budget(self, role: str, index: int, state: dict) -> int:
+        """Work for one idle worker: agent steps for actors and bundles, updates for learners.
+
+        Outside bundles both sides keep DQN's ratio of one update per `update_every` agent steps:
+        learners may not run ahead of the frames collected, and once they have started, actors may
+        not run more than a few work items ahead of the learners.
+        """
         config = self.config
+        agent_steps = self.frames // self.info.frames_per_step
         if role in ("bundle", "actor"):
             planned = self.frames + state["inflight_frames"]
-            return CHUNK_STEPS if planned < config.total_frames and not self.stopping else 0
+            if planned >= config.total_frames or self.stopping:
+                return 0
+            if role == "actor" and self._actors_ahead(agent_steps, state):
+                return 0
+            return CHUNK_STEPS
         if self.stopping or time.time() < state["backoff"][index]:
             return 0
-        agent_steps = self.frames // self.info.frames_per_step
         allowed = agent_steps // config.update_every // config.learners - state["learner_updates"][index]
         return int(max(allowed, 0))
+
+    def _actors_ahead(self, agent_steps: int, state: dict) -> bool:
+        """Have the actors collected more than the learners' share plus slack? Then they wait.
+
+        The slack holds a round of work items plus twice the replay warm-up, so that even the replay
+        shard with the fewest streams fills up before anyone waits (no deadlock).
+        """
+        config = self.config
+        warmup_steps = effective_learning_starts(config) // self.info.frames_per_step
+        slack = CHUNK_STEPS * config.actors
+        requested = sum(state["learner_updates"].values())      # done and in flight
+        return agent_steps - requested * config.update_every > slack + 2 * warmup_steps
 
     def _absorb(self, role: str, report: dict) -> None:
         self.frames += report.get("frames", 0)
@@ -139,7 +161,10 @@ class Trainer:
                 theta, _ = self.params.pull()
                 pending[self.calls.call(self.system.evaluator, "evaluate", theta)] = ("eval", self.frames, 0)
             if not pending:
-                break
+                if self.stopping or self.frames >= config.total_frames:
+                    break
+                time.sleep(LEARNER_BACKOFF_S)   # everyone waits on a learner's warm-up back-off
+                continue
             done, _ = self.calls.wait(list(pending), timeout=0.2)
             for future, report in zip(done, self._get(done)):
                 kind, w, budget = pending.pop(future)

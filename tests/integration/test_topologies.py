@@ -97,12 +97,13 @@ def test_local_runs_are_deterministic(tmp_path):
     assert evals[0] == evals[1]
 
 
-@pytest.mark.parametrize("topology", [
-    "1actor-local-2learners-ps3",
-    "3actors-global2-1learner",
+@pytest.mark.parametrize("runtime, topology", [
+    ("local", "1actor-local-2learners-ps3"),
+    ("local", "3actors-global2-1learner"),
+    ("ray", "3actors-global2-1learner"),     # actors are held back when the learner falls behind
 ])
-def test_local_stand_alone_learners_keep_dqns_update_ratio(topology, tmp_path):
-    config = tiny_config("local", **TOPOLOGIES[topology])
+def test_stand_alone_learners_keep_dqns_update_ratio(runtime, topology, tmp_path):
+    config = tiny_config(runtime, **TOPOLOGIES[topology])
     result = Trainer(config, tmp_path / "run", live_progress=False).run()
     # one update per update_every agent steps, less what the replay's warm-up (200 frames) holds back
     assert result["updates"] >= (result["env_frames"] - 200) // config.update_every // 2
