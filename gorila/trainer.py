@@ -78,9 +78,14 @@ class Trainer:
                               f"(worker_cpus={self.config.worker_cpus}, learner_gpus={self.config.learner_gpus})")
 
     def _get(self, futures) -> list:
+        return self._guard(lambda: self.calls.get(futures))
+
+    @staticmethod
+    def _guard(fetch):
+        """Run `fetch`; a failure inside a component (local or remote) becomes one WorkerError line."""
         try:
-            return self.calls.get(futures)
-        except Exception as error:  # a failure inside a component, local or remote
+            return fetch()
+        except Exception as error:
             if isinstance(error, (KeyboardInterrupt, WorkerError)):
                 raise
             first = str(error).strip().splitlines()
@@ -205,7 +210,7 @@ class Trainer:
 
     # ---- reporting ---------------------------------------------------------------------------
     def server_stats(self) -> dict:
-        shards = self._get([self.calls.call(s, "stats") for s in self.system.shards])
+        shards = self._guard(self.params.stats)
         applied = sum(s["applied"] for s in shards)
         return {"ps_version": max(s["version"] for s in shards),
                 "ps_target_version": max(s["target_version"] for s in shards),
@@ -231,7 +236,7 @@ class Trainer:
 
     def checkpoint(self) -> Path:
         self.params.drain()
-        states = self._get([self.calls.call(s, "state") for s in self.system.shards])
+        states = self._guard(self.params.states)
         payload = {"config": self.config.to_dict(), "env_info": asdict(self.info), "updates": self.updates,
                    "wall_time": self.metrics.elapsed(),
                    "theta": torch.cat([s["theta"] for s in states]),
