@@ -11,18 +11,17 @@ from gorila.bundle import Bundle
 from gorila.config import build_config
 from gorila.core import describe_env
 from gorila.envs import make_vector_env
-from gorila.parameter_server import ParameterShard, slice_bounds
+from gorila.factory import initial_parameters, make_bundle, make_shard
 from gorila.runtime.calls import DirectCalls
-from gorila.runtime.topology import initial_parameters
 
 
 def frames_per_second(bundle: Bundle, seconds: float, learn: bool) -> float:
     start, frames = time.time(), 0
     while time.time() - start < seconds:
         if learn:
-            frames += bundle.run(64)["frames"]
+            frames += bundle.run(64).steps * 4
         else:
-            frames += bundle.actor.run(64)["frames"]
+            frames += bundle.actor.run(64).steps * 4
     return frames / (time.time() - start)
 
 
@@ -35,14 +34,10 @@ def main() -> None:
     config = build_config("atari", overrides=dict(env=args.game, runtime="local", replay_capacity=50_000,
                                                   learning_starts=1_000, total_frames=10**9,
                                                   envs_per_actor=args.envs_per_actor))
-    probe = make_vector_env(config.env, 1)
-    info = describe_env(probe)
-    probe.close()
+    with make_vector_env(config.env, 1) as probe:
+        info = describe_env(probe)
     theta = initial_parameters(config, info)
-    bounds = slice_bounds(theta.size, 1)
-    shards = [ParameterShard(0, theta, config.optimizer, config.learning_rate, config.optimizer_eps,
-                             config.rmsprop_alpha, config.max_staleness, config.target_update_every)]
-    bundle = Bundle(config, info, 0, shards, bounds, DirectCalls())
+    bundle = make_bundle(config, info, 0, [make_shard(config, 0, theta)], [(0, theta.size)], DirectCalls())
     acting = frames_per_second(bundle, args.seconds, learn=False)
     bundle.run(4_000)  # fill past learning_starts
     learning = frames_per_second(bundle, args.seconds, learn=True)

@@ -10,10 +10,9 @@ import torch
 
 from gorila import dqn
 from gorila.config import Config
-from gorila.core import EnvInfo
+from gorila.core import EnvInfo, ParameterSource, Report, TransitionSink
 from gorila.envs import make_vector_env
-from gorila.networks import build_q_network, load_flat_parameters
-from gorila.parameter_server.client import ParameterClient
+from gorila.networks import load_flat_parameters, q_network_for
 
 
 def final_epsilon(config: Config, index: int) -> float:
@@ -26,17 +25,17 @@ def final_epsilon(config: Config, index: int) -> float:
 class Actor:
     """Acts in `envs_per_actor` environment copies with one batched forward pass per step."""
 
-    def __init__(self, config: Config, info: EnvInfo, index: int, params: ParameterClient, writer):
+    def __init__(self, config: Config, info: EnvInfo, index: int, params: ParameterSource,
+                 writer: TransitionSink):
         torch.set_num_threads(config.torch_threads)
         self.config, self.info, self.index = config, info, index
         self.params, self.writer = params, writer
         seed = config.seed + 1000 * (index + 1)
         self.rng = np.random.default_rng(seed)
         self.env = make_vector_env(config.env, config.envs_per_actor, seed=seed)
-        self.network = build_q_network(config.network, info.obs_shape, info.num_actions,
-                                       config.hidden_sizes, config.dueling)
-        self.network.requires_grad_(False)
+        self.network = q_network_for(config, info).requires_grad_(False)
         self.epsilon_end = final_epsilon(config, index)
+        self.epsilon_decay_steps = info.steps(config.epsilon_decay_frames)
         self.obs = self.env.reset(seed=seed)
         num_envs = self.env.num_envs
         self.episode_ended = np.zeros(num_envs, bool)   # the current obs is the last of its episode
@@ -54,9 +53,8 @@ class Actor:
 
     @property
     def epsilon(self) -> float:
-        frames = self.steps * self.info.frames_per_step
-        return dqn.linear_epsilon(frames, self.config.epsilon_start, self.epsilon_end,
-                                  self.config.epsilon_decay_frames)
+        return dqn.linear_epsilon(self.steps, self.config.epsilon_start, self.epsilon_end,
+                                  self.epsilon_decay_steps)
 
     def act(self, obs: np.ndarray) -> np.ndarray:
         with torch.no_grad():
@@ -90,7 +88,7 @@ class Actor:
             self.episode_return[slot] = 0.0
             self.episode_length[slot] = 0
 
-    def run(self, budget: int) -> dict:
+    def run(self, budget: int) -> Report:
         """At least `budget` agent steps (a whole number of vector steps); a report for the driver."""
         start = self.steps
         while self.steps - start < budget:
@@ -98,10 +96,9 @@ class Actor:
         self.writer.flush()
         return self.report(self.steps - start)
 
-    def report(self, steps: int) -> dict:
+    def report(self, steps: int) -> Report:
         completed, self.completed = self.completed, []
-        return {"frames": steps * self.info.frames_per_step, "episode_returns": completed,
-                "epsilon": self.epsilon}
+        return Report(steps=steps, episode_returns=tuple(completed))
 
     def close(self) -> None:
         self.env.close()

@@ -1,7 +1,9 @@
 """Checkpoints: tensors and plain data only, written atomically, loaded without executing code.
 
-A checkpoint holds the resolved config, the environment's shape, every parameter shard's state
-(theta+ slice, theta- slice, optimizer state, version) and the flat theta+ for evaluation.
+A checkpoint holds the resolved config, the environment's shape and the flat theta+ (and theta- where
+known). A run directory holds `checkpoints/ckpt-<frames>.pt` and `latest.pt` (the parameters when it
+was written) and `best.pt`: the parameters of the best evaluation, with that evaluation (and its
+independent confirmation) in the payload. `gorila evaluate RUN` loads `best.pt` when there is one.
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import torch
 
 FORMAT = "gorila-checkpoint-1"
 LATEST = "latest.pt"
+BEST = "best.pt"
 
 
 class CheckpointError(ValueError):
@@ -24,20 +27,31 @@ def save_checkpoint(run_dir: str | Path, payload: dict, env_frames: int) -> Path
     """Write checkpoints/ckpt-<frames>.pt and checkpoints/latest.pt, each via a temporary file and rename."""
     folder = Path(run_dir) / "checkpoints"
     folder.mkdir(parents=True, exist_ok=True)
-    payload = {"format": FORMAT, "env_frames": int(env_frames), **payload}
     path = folder / f"ckpt-{env_frames:012d}.pt"
     for target in (path, folder / LATEST):
-        temporary = target.with_suffix(".pt.tmp")
-        torch.save(payload, temporary)
-        os.replace(temporary, target)   # atomic: a crash leaves the old file or the new one, never half
+        _write(target, payload, env_frames)
     return path
 
 
+def save_best(run_dir: str | Path, payload: dict, env_frames: int) -> Path:
+    """Write checkpoints/best.pt: the parameters of the best evaluation so far, with that evaluation."""
+    path = Path(run_dir) / "checkpoints" / BEST
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _write(path, payload, env_frames)
+    return path
+
+
+def _write(path: Path, payload: dict, env_frames: int) -> None:
+    temporary = path.with_suffix(".pt.tmp")
+    torch.save({"format": FORMAT, "env_frames": int(env_frames), **payload}, temporary)
+    os.replace(temporary, path)   # atomic: a crash leaves the old file or the new one, never half
+
+
 def find_checkpoint(path: str | Path) -> Path:
-    """A checkpoint file, given one or a run directory (its latest checkpoint)."""
+    """A checkpoint file, given one or a run directory (its best checkpoint, else its latest)."""
     path = Path(path)
     if path.is_dir():
-        for candidate in (path / "checkpoints" / LATEST, path / LATEST):
+        for candidate in (path / "checkpoints" / BEST, path / "checkpoints" / LATEST, path / BEST, path / LATEST):
             if candidate.is_file():
                 return candidate
         raise CheckpointError(f"no checkpoint in {path} (expected {path / 'checkpoints' / LATEST})")

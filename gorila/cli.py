@@ -54,7 +54,7 @@ def build_parser() -> Parser:
                        help="override any config field (repeatable)")
     add_config_flags(train)
     evaluate = commands.add_parser("evaluate", help="evaluate a checkpoint with null-op starts")
-    evaluate.add_argument("path", help="run directory (its latest checkpoint) or checkpoint file")
+    evaluate.add_argument("path", help="run directory (its best checkpoint, else its latest) or checkpoint file")
     evaluate.add_argument("--episodes", type=int, default=None, help="episodes (default: the run's eval_episodes)")
     evaluate.add_argument("--epsilon", type=float, default=None, help="exploration rate (default: the run's eval_epsilon)")
     evaluate.add_argument("--seed", type=int, default=None, help="evaluation seed")
@@ -91,21 +91,26 @@ def command_train(args) -> int:
     resolve_env(config.env)        # an unknown env fails here, before anything is written
     run_dir = choose_run_dir(config)
     result = Trainer(config, run_dir).run()
+    best = result["best_eval_return_mean"]
     print(f"done: {result['env_frames']:,} frames, {result['updates']:,} updates in {result['wall_time']:.1f} s; "
-          f"best eval mean {result['best_eval_return_mean']:.1f}")
+          + (f"best eval mean {best:.1f}" if best is not None else "no evaluation finished"))
     if config.stop_at_return:
         if "solved_at_seconds" in result:
             print(f"solved: eval mean >= {config.stop_at_return:g} reached after {result['solved_at_frames']:,} "
-                  f"frames, {result['solved_at_seconds']:.1f} s")
+                  f"frames, {result['solved_at_seconds']:.1f} s, and confirmed on fresh episodes")
         else:
             print(f"not solved: eval mean stayed below {config.stop_at_return:g}")
     print(f"checkpoint: {result['checkpoint']}")
+    best_file = Path(result["checkpoint"]).parent / "best.pt"
+    if best_file.is_file():
+        print(f"best parameters: {best_file} (what `gorila evaluate {run_dir}` loads)")
     return 130 if result["interrupted"] else 0
 
 
 def command_evaluate(args) -> int:
     from gorila.evaluate import evaluate_checkpoint
     result = evaluate_checkpoint(args.path, episodes=args.episodes, epsilon=args.epsilon, seed=args.seed)
+    print(f"checkpoint: {result['checkpoint']}")
     print(f"{result['env']}: mean {result['eval_return_mean']:.2f} +/- {result['eval_return_std']:.2f} over "
           f"{result['eval_episodes']} episodes (null-op starts, epsilon {result['epsilon']:g}, "
           f"{result['env_frames']:,} training frames)")
@@ -126,6 +131,7 @@ COMMANDS = {"train": command_train, "evaluate": command_evaluate, "report": comm
 def main(argv: list[str] | None = None) -> int:
     from gorila.checkpoint import CheckpointError
     from gorila.envs import EnvError
+    from gorila.runtime.calls import WorkerError
     user_errors = (UserError, ConfigError, EnvError, CheckpointError)
     try:
         args = build_parser().parse_args(argv)
@@ -144,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"gorila: error: {error}", file=sys.stderr, flush=True)
             sys.stdout.flush()
             os._exit(1)   # a half-made Ray connection can block the interpreter's exit handlers
-        if name == "WorkerError":
+        if isinstance(error, WorkerError):
             print(f"gorila: error: {error}", file=sys.stderr)
         else:
             print(f"gorila: error: {name}: {str(error).strip().splitlines()[0] if str(error).strip() else ''}"

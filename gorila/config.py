@@ -75,7 +75,7 @@ class Config:
     replay_capacity: int = 100_000
     """Transitions held by one local replay (M per actor) or by the whole global replay."""
     learning_starts: int = 1_000
-    """Frames an actor (or the global replay) must have collected before its learner samples; short runs use at most a quarter of total_frames."""
+    """Frames of experience before learning starts: each bundle's replay must hold this many (outside bundles, all replay memories together); capped at a quarter of total_frames so that short runs still learn."""
     update_every: int = 4
     """Agent steps per learner update in a bundle (DQN: one update per 4 steps); non-bundled learners keep the same ratio to frames collected."""
     huber_delta: float = 1.0
@@ -89,7 +89,7 @@ class Config:
     epsilon_start: float = 1.0
     """Initial exploration rate of every actor."""
     epsilon_end: float = 0.05
-    """Final exploration rate (the top of the ladder when epsilon_ladder is on)."""
+    """Final exploration rate of every actor; with epsilon_ladder and several actors the ladder sets each actor's instead."""
     epsilon_decay_frames: int = 10_000
     """Frames (per actor) over which epsilon anneals linearly to its final value."""
     epsilon_ladder: bool = True
@@ -166,7 +166,7 @@ PRESETS: dict[str, dict] = {
         push_every=4, learner_sync_every=4,   # 4x fewer parameter-server messages; each gradient applied alone
         eval_every_frames=5_000, eval_episodes=20, eval_epsilon=0.0,
     ),
-    # DQN (Mnih et al. 2015) per learner, Gorila's parameter server around it (DESIGN.md section 6).
+    # DQN (Mnih et al. 2015) per learner, Gorila's parameter server around it.
     "atari": dict(
         env="Pong", total_frames=50_000_000, network="nature_cnn", gamma=0.99, n_step=1,
         batch_size=32, replay_capacity=1_000_000, learning_starts=50_000, update_every=4,
@@ -344,7 +344,3 @@ def build_config(preset: str | None = None, file: str | None = None, overrides: 
 def save_yaml(config: Config, path: str | Path) -> None:
     Path(path).write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
 
-
-def effective_learning_starts(config: Config) -> int:
-    """learning_starts, capped at a quarter of the budget so that short smoke runs still update."""
-    return min(config.learning_starts, config.total_frames // 4)

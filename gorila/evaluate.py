@@ -6,7 +6,7 @@ import dataclasses
 from gorila.checkpoint import CheckpointError, find_checkpoint, load_checkpoint
 from gorila.config import Config, ConfigError, apply_overrides
 from gorila.core import EnvInfo
-from gorila.evaluator import Evaluator
+from gorila.evaluator import INDEPENDENT_SEED_OFFSET, Evaluator
 
 
 def restore_config(payload: dict) -> Config:
@@ -25,7 +25,8 @@ def restore_info(payload: dict) -> EnvInfo:
 
 def evaluate_checkpoint(path, episodes: int | None = None, epsilon: float | None = None,
                         seed: int | None = None) -> dict:
-    """Evaluate theta+ of a checkpoint; a dict of the result and where it came from."""
+    """Evaluate theta+ of a checkpoint on episodes no training evaluation played; the result and
+    where it came from."""
     file = find_checkpoint(path)
     payload = load_checkpoint(file)
     config = restore_config(payload)
@@ -33,7 +34,9 @@ def evaluate_checkpoint(path, episodes: int | None = None, epsilon: float | None
     config = dataclasses.replace(config, **{k: v for k, v in changes.items() if v is not None})
     if config.eval_episodes < 1:
         raise ConfigError("--episodes must be >= 1")
-    evaluator = Evaluator(config, restore_info(payload))
+    if not 0.0 <= config.eval_epsilon <= 1.0:
+        raise ConfigError(f"--epsilon must lie in [0, 1], got {config.eval_epsilon:g}")
+    evaluator = Evaluator(config, restore_info(payload), seed_offset=INDEPENDENT_SEED_OFFSET)
     try:
         result = evaluator.evaluate(payload["theta"].numpy())
     finally:

@@ -8,22 +8,23 @@ from gorila import dqn
 from gorila.config import Config
 from gorila.core import EnvInfo
 from gorila.envs import make_vector_env, play_episodes
-from gorila.networks import build_q_network, load_flat_parameters
+from gorila.networks import load_flat_parameters, q_network_for
 
 MAX_PARALLEL_EPISODES = 32
+TRAINING_SEED_OFFSET = 10**6       # evaluations during training
+INDEPENDENT_SEED_OFFSET = 10**9    # `gorila evaluate`: episodes that no training evaluation played
 
 
 class Evaluator:
     """Plays `eval_episodes` episodes with an epsilon-greedy copy of the given parameters."""
 
-    def __init__(self, config: Config, info: EnvInfo, episodes: int | None = None, seed_offset: int = 10**6):
+    def __init__(self, config: Config, info: EnvInfo, seed_offset: int = TRAINING_SEED_OFFSET):
         torch.set_num_threads(config.torch_threads)
         self.config, self.info = config, info
-        self.episodes = episodes or config.eval_episodes
+        self.episodes = config.eval_episodes
         self.seed = config.seed + seed_offset
         self.rng = np.random.default_rng(self.seed)
-        self.network = build_q_network(config.network, info.obs_shape, info.num_actions,
-                                       config.hidden_sizes, config.dueling).requires_grad_(False)
+        self.network = q_network_for(config, info).requires_grad_(False)
         cap = config.eval_max_frames if info.is_atari else None
         self.env = make_vector_env(config.env, min(self.episodes, MAX_PARALLEL_EPISODES), seed=self.seed,
                                    evaluation=True, max_episode_frames=cap)
@@ -35,9 +36,13 @@ class Evaluator:
         return dqn.greedy_with_epsilon(q_values, self.config.eval_epsilon, self.rng)
 
     def evaluate(self, flat_parameters: np.ndarray) -> dict:
-        """Mean, standard deviation and all returns of one evaluation round."""
+        """Mean, standard deviation and all returns of one evaluation round.
+
+        Each round starts its environment copies from seeds no earlier round used, so two rounds on
+        the same parameters are independent.
+        """
         load_flat_parameters(self.network, flat_parameters)
-        returns = play_episodes(self.env, self.act, self.episodes, seed=self.seed + self.rounds)
+        returns = play_episodes(self.env, self.act, self.episodes, seed=self.seed + self.rounds * self.env.num_envs)
         self.rounds += 1
         return {"eval_return_mean": float(np.mean(returns)), "eval_return_std": float(np.std(returns)),
                 "eval_episodes": len(returns), "eval_returns": [float(r) for r in returns]}

@@ -14,9 +14,8 @@ import torch
 
 from gorila import dqn
 from gorila.config import Config
-from gorila.core import EnvInfo
-from gorila.networks import build_q_network, flat_gradients, load_flat_parameters
-from gorila.parameter_server.client import ParameterClient
+from gorila.core import EnvInfo, Minibatch, MinibatchSource, ParameterSource, Report
+from gorila.networks import flat_gradients, load_flat_parameters, q_network_for
 
 
 class LossOutlierFilter:
@@ -55,16 +54,16 @@ class LossOutlierFilter:
 
 
 class Learner:
-    """Computes DQN gradients from a replay (anything with `sample(batch_size)`) and pushes them."""
+    """Computes DQN gradients from minibatches of a replay and pushes them to the parameter server."""
 
-    def __init__(self, config: Config, info: EnvInfo, index: int, params: ParameterClient, replay):
+    def __init__(self, config: Config, info: EnvInfo, index: int, params: ParameterSource,
+                 replay: MinibatchSource):
         torch.set_num_threads(config.torch_threads)
         torch.manual_seed(config.seed + 7919 * index)
         self.config, self.index, self.params, self.replay = config, index, params, replay
         use_cuda = config.learner_gpus > 0 and torch.cuda.is_available()
         self.device = torch.device("cuda" if use_cuda else "cpu")
-        self.online = build_q_network(config.network, info.obs_shape, info.num_actions,
-                                      config.hidden_sizes, config.dueling).to(self.device)
+        self.online = q_network_for(config, info).to(self.device)
         self.target = copy.deepcopy(self.online).requires_grad_(False)
         self.outliers = LossOutlierFilter(config.outlier_k, config.outlier_warmup)
         self.updates = 0
@@ -85,15 +84,16 @@ class Learner:
         if target_changed:
             load_flat_parameters(self.target, self.params.pull_target())
 
-    def gradient(self, batch: dict) -> tuple[float, np.ndarray]:
+    def gradient(self, batch: Minibatch) -> tuple[float, np.ndarray]:
         """Loss and flat gradient of the DQN loss on one minibatch, theta- fixed."""
-        as_tensor = lambda key: torch.as_tensor(batch[key], device=self.device)
-        obs, next_obs = as_tensor("obs"), as_tensor("next_obs")
+        as_tensor = lambda array: torch.as_tensor(array, device=self.device)
+        obs, next_obs = as_tensor(batch.obs), as_tensor(batch.next_obs)
         with torch.no_grad():
             next_q_target = self.target(next_obs)
             next_q_online = self.online(next_obs) if self.config.double_dqn else None
-            targets = dqn.td_targets(as_tensor("returns"), as_tensor("discounts"), next_q_target, next_q_online)
-        loss = dqn.dqn_loss(self.online(obs), as_tensor("actions"), targets, self.config.huber_delta)
+            targets = dqn.td_targets(as_tensor(batch.returns), as_tensor(batch.discounts), next_q_target,
+                                     next_q_online)
+        loss = dqn.dqn_loss(self.online(obs), as_tensor(batch.actions), targets, self.config.huber_delta)
         self.online.zero_grad(set_to_none=False)
         loss.backward()
         if self.config.max_grad_norm:
@@ -131,7 +131,7 @@ class Learner:
         else:
             self.params.push(gradients, self.outbox_versions)
 
-    def run(self, budget: int) -> dict:
+    def run(self, budget: int) -> Report:
         """Up to `budget` updates (fewer while the replay is warming up); a report for the driver."""
         done = 0
         while done < budget and self.update():
@@ -139,8 +139,8 @@ class Learner:
         self.send(refresh=False)
         return self.report(done)
 
-    def report(self, updates: int) -> dict:
+    def report(self, updates: int) -> Report:
         losses, self.losses = self.losses, []
         dropped, self.dropped = self.dropped, 0
-        return {"updates": updates, "loss_sum": float(np.sum(losses)), "loss_count": len(losses),
-                "dropped_outliers": dropped}
+        return Report(updates=updates, loss_sum=float(np.sum(losses)), loss_count=len(losses),
+                      dropped_outliers=dropped)

@@ -5,9 +5,14 @@ carry `eval_return_mean` and `eval_return_std`.
 """
 from __future__ import annotations
 
+import collections
 import json
 import time
 from pathlib import Path
+
+import numpy as np
+
+from gorila.core import Report
 
 
 class MetricsWriter:
@@ -44,7 +49,47 @@ class MetricsWriter:
             self.tb.close()
 
 
+class TrainWindow:
+    """Adds up the workers' reports between two train records; keeps the last 100 episode returns."""
+
+    def __init__(self, now: float = 0.0):
+        self.returns: collections.deque = collections.deque(maxlen=100)
+        self.dropped_outliers = 0           # over the whole run
+        self._reset(now)
+
+    def _reset(self, now: float) -> None:
+        self.since, self.steps, self.updates = now, 0, 0
+        self.loss_sum, self.loss_count, self.dropped, self.replay_size = 0.0, 0, 0, None
+
+    def add(self, report: Report) -> None:
+        self.steps += report.steps
+        self.updates += report.updates
+        self.loss_sum += report.loss_sum
+        self.loss_count += report.loss_count
+        self.dropped += report.dropped_outliers
+        self.dropped_outliers += report.dropped_outliers
+        self.returns.extend(report.episode_returns)
+        if report.replay_size is not None:
+            self.replay_size = report.replay_size
+
+    @property
+    def empty(self) -> bool:
+        return not (self.steps or self.updates)
+
+    def close(self, now: float, frames_per_step: int) -> dict:
+        """The window's rates and means (None where there is nothing to average); starts a new window."""
+        elapsed = max(now - self.since, 1e-6)
+        stats = {"fps": self.steps * frames_per_step / elapsed, "ups": self.updates / elapsed,
+                 "episodes_recent": len(self.returns),
+                 "return_mean": float(np.mean(self.returns)) if self.returns else None,
+                 "loss": self.loss_sum / self.loss_count if self.loss_count else None,
+                 "dropped_outliers": self.dropped, "replay_size": self.replay_size}
+        self._reset(now)
+        return stats
+
+
 def read_metrics(run_dir: str | Path) -> list[dict]:
+    """The records of a run's metrics.jsonl (a half-written last line is skipped)."""
     path = Path(run_dir) / "metrics.jsonl"
     records = []
     for line in path.read_text().splitlines():

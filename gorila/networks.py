@@ -1,6 +1,6 @@
 """Q-networks (MLP, Nature CNN, optional dueling head) and the flat-vector view of their parameters.
 
-Parameters and gradients travel between components as one flat float32 vector (DESIGN.md section 3);
+Parameters and gradients travel between components as one flat float32 vector;
 `flat_parameters`, `load_flat_parameters` and `flat_gradients` are the only conversions.
 """
 from __future__ import annotations
@@ -71,6 +71,12 @@ def build_q_network(network: str, obs_shape: tuple, num_actions: int, hidden_siz
             raise ValueError(f"the Nature CNN needs image observations (C, H, W), got shape {obs_shape}")
         return NatureCNN(obs_shape[0], num_actions, dueling)
     return MLPQNetwork(int(np.prod(obs_shape)), num_actions, tuple(hidden_sizes), dueling)
+
+
+def q_network_for(config, info) -> nn.Module:
+    """The Q-network an experiment's config asks for, shaped for its environment (an `EnvInfo`)."""
+    return build_q_network(config.network, info.obs_shape, info.num_actions, config.hidden_sizes,
+                           config.dueling)
 
 
 def flat_parameters(model: nn.Module) -> np.ndarray:

@@ -1,28 +1,22 @@
 """The one wiring function: which Gorila component talks to which, for any topology.
 
-`build_system` is the whole architecture in one page. A runtime passes its `place` (make this object
-here, or as a Ray actor) and its `calls` (how components call each other); the wiring is the same.
+`build_system` is the whole architecture in one page. A runtime passes its `place` (build this object
+here, or in a Ray actor) and its `calls` (how components call each other); the wiring is the same.
 
-    bundled:      bundle_i = actor_i + local replay_i + learner_i          (N_act = N_learn)
+    bundled:      bundle_i = actor_i --> local replay_i --> learner_i        (N_act = N_learn)
     non-bundled:  actor_i --> replay (local: one per actor; global: N_replay shards) --> learner_j
-    always:       learners --gradient slices--> N_param ParameterShards --theta--> actors, learners
+    always:       learners --gradient slices--> N_param ParameterShards --theta+, theta---> actors, learners
+                  driver --theta+--> evaluator
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
-import torch
-
-from gorila.actor import Actor
-from gorila.bundle import Bundle, replay_args
-from gorila.config import Config, ConfigError, effective_learning_starts
-from gorila.core import EnvInfo
+from gorila.config import Config
+from gorila.core import EnvInfo, Worker, WorkerId
 from gorila.evaluator import Evaluator
-from gorila.learner import Learner
-from gorila.networks import build_q_network, flat_parameters
-from gorila.parameter_server import ParameterClient, ParameterShard, slice_bounds
-from gorila.replay import ReplayMemory
+from gorila.factory import (initial_parameters, make_actor, make_bundle, make_learner, make_replay, make_shard,
+                            parameter_bounds, warmup_steps)
 from gorila.replay.routing import ReplaySampler, ReplayWriter, Route, remote_batch_steps
 
 
@@ -31,19 +25,39 @@ class System:
     """Handles of every placed component (objects on the local runtime, Ray actor handles on Ray)."""
     shards: list
     bounds: list
-    workers: list = field(default_factory=list)      # (role, handle): role is bundle, actor or learner
+    workers: dict[WorkerId, Worker] = field(default_factory=dict)   # bundles, or actors and learners
     replays: list = field(default_factory=list)      # stand-alone replay memories (non-bundled)
     evaluator: object = None
 
-    def of_role(self, role: str) -> list:
-        return [handle for kind, handle in self.workers if kind == role]
+    def handles(self) -> list:
+        return [*self.shards, *self.replays, *self.workers.values(), self.evaluator]
 
 
-def initial_parameters(config: Config, info: EnvInfo) -> np.ndarray:
-    """theta_0: the seeded initialisation every shard slices its part from."""
-    torch.manual_seed(config.seed)
-    network = build_q_network(config.network, info.obs_shape, info.num_actions, config.hidden_sizes, config.dueling)
-    return flat_parameters(network)
+def build_system(config: Config, info: EnvInfo, place, calls) -> System:
+    """Create and connect every component of the configured topology."""
+    theta = initial_parameters(config, info)
+    bounds = parameter_bounds(config, theta.size)
+    shards = [place("server", make_shard, config, i, theta[start:stop]) for i, (start, stop) in enumerate(bounds)]
+    system = System(shards, bounds)
+    if config.bundled:
+        for i in range(config.actors):
+            system.workers[WorkerId("bundle", i)] = place("bundle", make_bundle, config, info, i, shards, bounds, calls)
+    else:
+        layout = replay_layout(config)
+        warmup = warmup_steps(config, info) // len(layout)
+        system.replays = [place("server", make_replay, config, info, capacity, streams, config.seed + i, warmup)
+                          for i, (capacity, streams) in enumerate(layout)]
+        for i in range(config.actors):
+            writer = ReplayWriter(system.replays, actor_routes(config, i), calls,
+                                  remote_batch_steps(config.envs_per_actor))
+            system.workers[WorkerId("actor", i)] = place("worker", make_actor, config, info, i, shards, bounds,
+                                                         calls, writer)
+        for j in range(config.learners):
+            sampler = ReplaySampler([system.replays[r] for r in learner_replays(config, j)], calls)
+            system.workers[WorkerId("learner", j)] = place("learner", make_learner, config, info, j, shards,
+                                                           bounds, calls, sampler)
+    system.evaluator = place("evaluator", Evaluator, config, info)
+    return system
 
 
 def actor_routes(config: Config, index: int) -> list[Route]:
@@ -76,39 +90,12 @@ def learner_replays(config: Config, index: int) -> list[int]:
     return [index % config.actors]
 
 
-def parameter_bounds(config: Config, size: int) -> list[tuple[int, int]]:
-    """The shards' slices of a theta+ of `size` entries; too many shards is a config error."""
-    try:
-        return slice_bounds(size, config.param_shards)
-    except ValueError as error:
-        raise ConfigError(f"param_shards: {error}") from None
-
-
-def build_system(config: Config, info: EnvInfo, place, calls) -> System:
-    """Create and connect every component of the configured topology."""
-    theta = initial_parameters(config, info)
-    bounds = parameter_bounds(config, theta.size)
-    shards = [place("server", ParameterShard, i, theta[start:stop], config.optimizer, config.learning_rate,
-                    config.optimizer_eps, config.rmsprop_alpha, config.max_staleness, config.target_update_every)
-              for i, (start, stop) in enumerate(bounds)]
-    system = System(shards, bounds)
-    client = lambda: ParameterClient(shards, bounds, calls, config.max_inflight_pushes)
+def describe_topology(config: Config) -> str:
+    """One line a user reads at launch: the shape of the system."""
+    plural = lambda n, word: f"{n} {word}{'s' if n > 1 else ''}"
     if config.bundled:
-        system.workers = [("bundle", place("bundle", Bundle, config, info, i, shards, bounds, calls))
-                          for i in range(config.actors)]
+        shape = f"{plural(config.actors, 'bundle')} (actor + local replay + learner)"
     else:
-        layout = replay_layout(config)
-        warmup = effective_learning_starts(config) // len(layout)
-        system.replays = [place("server", ReplayMemory, *replay_args(config, info, capacity, streams,
-                                                                   config.seed + i, warmup))
-                          for i, (capacity, streams) in enumerate(layout)]
-        for i in range(config.actors):
-            writer = ReplayWriter(system.replays, actor_routes(config, i), calls,
-                                  remote_batch_steps(config.envs_per_actor))
-            system.workers.append(("actor", place("worker", Actor, config, info, i, client(), writer)))
-        for j in range(config.learners):
-            sampler = ReplaySampler([system.replays[r] for r in learner_replays(config, j)], calls)
-            system.workers.append(("learner", place("learner", Learner, config, info, j, client(), sampler)))
-    system.evaluator = place("evaluator", Evaluator, config, info)
-    return system
-
+        replay = f"global replay ({config.replay_shards} shards)" if config.replay == "global" else "local replays"
+        shape = f"{config.actors} actors -> {replay} -> {config.learners} learners"
+    return f"{shape}, {plural(config.param_shards, 'parameter shard')}"

@@ -1,38 +1,43 @@
-"""The driver: builds the system on a runtime, hands out work, evaluates, logs and checkpoints.
+"""The driver: places the system on a runtime, hands out work, evaluates, logs and checkpoints.
 
-The same loop drives both runtimes. Each worker (bundle, actor or learner) gets a budget, works on it
-and reports back; on Ray all of them work at once and the loop takes reports as they come, on the
-local runtime each call runs to completion in a fixed order. Learners outside bundles are held to
-DQN's ratio of one update per `update_every` agent steps collected.
+`Trainer.loop` is the whole run: dispatch work to idle workers (how much is `Scheduler`'s policy),
+wait for reports, absorb them, then do what is due (evaluate, log, checkpoint). The same loop drives
+both runtimes: on Ray every worker runs at once and reports arrive as they finish; on the local
+runtime each call runs to completion when it is made, in a fixed order.
 """
 from __future__ import annotations
 
-import collections
 import signal
 import time
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from gorila.checkpoint import save_checkpoint
-from gorila.config import Config, effective_learning_starts, save_yaml
-from gorila.core import describe_env
+from gorila.checkpoint import save_best, save_checkpoint
+from gorila.config import Config, save_yaml
+from gorila.core import Report, WorkerId, describe_env
 from gorila.envs import make_vector_env
-from gorila.metrics import MetricsWriter
-from gorila.parameter_server import ParameterClient
+from gorila.evaluation_plan import Candidate, EvaluationPlan, Verdict
+from gorila.factory import initial_parameters, parameter_bounds, parameter_client, warmup_steps
+from gorila.metrics import MetricsWriter, TrainWindow
 from gorila.progress import ProgressDisplay
 from gorila.runtime import make_runtime
-from gorila.runtime.topology import build_system, initial_parameters, parameter_bounds
+from gorila.runtime.calls import WorkerError, failure_reason
+from gorila.scheduler import BACKOFF_S, Scheduler, StopReason
+from gorila.topology import build_system, describe_topology
 
-CHUNK_STEPS = 256          # agent steps per actor/bundle work item (a fraction of a second)
-LEARNER_BACKOFF_S = 0.05   # a learner whose replay is still warming up waits this long
 READY_TIMEOUT_S = 120
+WAIT_S = 0.2                          # longest wait for a report before the periodic jobs run again
+EVALUATOR = WorkerId("evaluator", 0)
 
 
-class WorkerError(RuntimeError):
-    """A component failed while training; the message says which and why."""
+@dataclass(frozen=True)
+class Job:
+    """A call in flight: who runs it and the budget it was given."""
+    worker: WorkerId
+    budget: int = 0
 
 
 class Trainer:
@@ -40,214 +45,157 @@ class Trainer:
         self.config, self.run_dir = config, Path(run_dir)
         self.start = time.time()
         self.live_progress = live_progress
-        self.frames = 0
-        self.updates = 0
-        self.returns = collections.deque(maxlen=100)
-        self.dropped_outliers = 0
-        self.window = collections.Counter()
-        self.last_eval: dict | None = None
-        self.best_eval = -np.inf
+        self.pending: dict = {}          # future -> Job
         self.solved_at: tuple[int, float] | None = None
-        self.stopping = None
 
-    # ---- setup -------------------------------------------------------------------------------
     def setup(self) -> None:
-        probe = make_vector_env(self.config.env, 1, seed=self.config.seed)
-        self.info = describe_env(probe)
-        probe.close()
-        parameter_bounds(self.config, initial_parameters(self.config, self.info).size)  # fail before writing
-        self.runtime = make_runtime(self.config)
+        """Place every component; only then does the run leave anything on disk."""
+        config = self.config
+        with make_vector_env(config.env, 1, seed=config.seed) as probe:
+            self.info = info = describe_env(probe)
+        parameter_bounds(config, initial_parameters(config, info).size)     # fail before placing anything
+        self.runtime = make_runtime(config)
         self.calls = self.runtime.calls
-        self.system = build_system(self.config, self.info, self.runtime.place, self.calls)
-        self.params = ParameterClient(self.system.shards, self.system.bounds, self.calls)
+        self.system = build_system(config, info, self.runtime.place, self.calls)
+        self.params = parameter_client(config, self.system.shards, self.system.bounds, self.calls)
         self._wait_ready()
-        # Only now, with every component running, does the run leave anything on disk.
+        self.scheduler = Scheduler(info.steps(config.total_frames), config.update_every, config.actors,
+                                   config.learners, warmup_steps(config, info))
+        self.evals = EvaluationPlan(info.steps(config.eval_every_frames), config.stop_at_return)
+        self.next_log = time.time() + config.log_every_seconds
+        self.next_checkpoint = info.steps(config.checkpoint_every_frames) or np.inf
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        save_yaml(self.config, self.run_dir / "config.yaml")
+        save_yaml(config, self.run_dir / "config.yaml")
         self.metrics = MetricsWriter(self.run_dir, start_time=self.start)
-        self.display = ProgressDisplay(self.config.total_frames, self.live_progress)
+        self.window = TrainWindow(self.metrics.elapsed())
+        self.display = ProgressDisplay(config.total_frames, self.live_progress)
 
     def _wait_ready(self) -> None:
         """Every component constructed (on Ray: scheduled on some node); else a clear error."""
-        handles = self.system.shards + self.system.replays + [h for _, h in self.system.workers] \
-            + [self.system.evaluator]
+        handles = self.system.handles()
         missing = self.runtime.wait_ready(handles, READY_TIMEOUT_S)
         if missing:
             raise WorkerError(f"{missing} of {len(handles)} components could not be placed within "
                               f"{READY_TIMEOUT_S} s: the Ray cluster lacks the CPUs/GPUs they ask for "
                               f"(worker_cpus={self.config.worker_cpus}, learner_gpus={self.config.learner_gpus})")
 
-    def _get(self, futures) -> list:
-        return self._guard(lambda: self.calls.get(futures))
+    @property
+    def steps(self) -> int:
+        return self.scheduler.counters.steps
 
-    @staticmethod
-    def _guard(fetch):
-        """Run `fetch`; a failure inside a component (local or remote) becomes one WorkerError line."""
-        try:
-            return fetch()
-        except Exception as error:
-            if isinstance(error, (KeyboardInterrupt, WorkerError)):
-                raise
-            first = str(error).strip().splitlines()
-            reason = next((line for line in reversed(first) if line.strip()), type(error).__name__)
-            raise WorkerError(f"a component failed: {reason.strip()[:300]}") from error
-
-    # ---- scheduling --------------------------------------------------------------------------
-    def _budget(self, role: str, index: int, state: dict) -> int:
-        """Work for one idle worker: agent steps for actors and bundles, updates for learners.
-
-        Outside bundles both sides keep DQN's ratio of one update per `update_every` agent steps:
-        learners may not run ahead of the frames collected, and once they have started, actors may
-        not run more than a few work items ahead of the learners.
-        """
-        config = self.config
-        agent_steps = self.frames // self.info.frames_per_step
-        if role in ("bundle", "actor"):
-            planned = self.frames + state["inflight_frames"]
-            if planned >= config.total_frames or self.stopping:
-                return 0
-            if role == "actor" and self._actors_ahead(agent_steps, state):
-                return 0
-            return CHUNK_STEPS
-        if self.stopping or time.time() < state["backoff"][index]:
-            return 0
-        allowed = agent_steps // config.update_every // config.learners - state["learner_updates"][index]
-        return int(max(allowed, 0))
-
-    def _actors_ahead(self, agent_steps: int, state: dict) -> bool:
-        """Have the actors collected more than the learners' share plus slack? Then they wait.
-
-        The slack holds a round of work items plus twice the replay warm-up, so that even the replay
-        shard with the fewest streams fills up before anyone waits (no deadlock).
-        """
-        config = self.config
-        warmup_steps = effective_learning_starts(config) // self.info.frames_per_step
-        slack = CHUNK_STEPS * config.actors
-        requested = sum(state["learner_updates"].values())      # done and in flight
-        return agent_steps - requested * config.update_every > slack + 2 * warmup_steps
-
-    def _absorb(self, role: str, report: dict) -> None:
-        self.frames += report.get("frames", 0)
-        self.updates += report.get("updates", 0)
-        self.returns.extend(report.get("episode_returns", []))
-        self.dropped_outliers += report.get("dropped_outliers", 0)
-        for key in ("frames", "updates", "loss_sum", "loss_count", "dropped_outliers"):
-            self.window[key] += report.get(key, 0)
-        if "replay_size" in report:
-            self.window["replay_size"] = report["replay_size"]
-
+    # ---- the loop ----------------------------------------------------------------------------
     def loop(self) -> None:
-        config, workers = self.config, self.system.workers
-        state = {"inflight_frames": 0, "learner_updates": collections.Counter(),
-                 "backoff": collections.defaultdict(float)}
-        pending: dict = {}           # future -> (kind, worker index, budget)
-        busy: set = set()
-        next_log = time.time() + config.log_every_seconds
-        next_eval = config.eval_every_frames or config.total_frames
-        next_ckpt = config.checkpoint_every_frames or np.inf
-        learner_index = {id(h): i for i, h in enumerate(self.system.of_role("learner"))}
+        """dispatch -> wait -> absorb -> periodic jobs, until the scheduler stops and all calls are in."""
         while True:
-            for w, (role, handle) in enumerate(workers):
-                if w in busy:
-                    continue
-                index = learner_index.get(id(handle), w)
-                budget = self._budget(role, index, state)
-                if budget <= 0:
-                    continue
-                busy.add(w)
-                if role == "learner":
-                    state["learner_updates"][index] += budget
-                else:
-                    state["inflight_frames"] += budget * self.info.frames_per_step
-                pending[self.calls.call(handle, "run", budget)] = ("work", w, budget)
-            if "eval" not in {kind for kind, _, _ in pending.values()} and self.frames >= next_eval \
-                    and not self.stopping:
-                next_eval = self.frames + (config.eval_every_frames or config.total_frames)
-                theta, _ = self.params.pull()
-                pending[self.calls.call(self.system.evaluator, "evaluate", theta)] = ("eval", self.frames, 0)
-            if not pending:
-                if self.stopping or self.frames >= config.total_frames:
-                    break
-                time.sleep(LEARNER_BACKOFF_S)   # everyone waits on a learner's warm-up back-off
+            self.dispatch()
+            if not self.pending:
+                if self.scheduler.stop_reason is not None:
+                    return
+                time.sleep(BACKOFF_S)            # every learner is backing off while its replay warms up
                 continue
-            done, _ = self.calls.wait(list(pending), timeout=0.2)
-            for future, report in zip(done, self._get(done)):
-                kind, w, budget = pending.pop(future)
-                if kind == "eval":
-                    self._evaluated(report, frames=w)
-                    continue
-                busy.discard(w)
-                role = workers[w][0]
-                if role == "learner":
-                    index = learner_index[id(workers[w][1])]
-                    state["learner_updates"][index] -= budget - report["updates"]
-                    if report["updates"] == 0:
-                        state["backoff"][index] = time.time() + LEARNER_BACKOFF_S
-                else:
-                    state["inflight_frames"] -= budget * self.info.frames_per_step
-                self._absorb(role, report)
-            if self.frames >= config.total_frames and not self.stopping:
-                self.stopping = "budget"
-            if time.time() >= next_log:
-                next_log = time.time() + config.log_every_seconds
-                self._log()
-            if self.frames >= next_ckpt and not self.stopping:
-                next_ckpt = self.frames + config.checkpoint_every_frames
-                self.checkpoint()
+            done, _ = self.calls.wait(list(self.pending), timeout=WAIT_S)
+            for future in done:
+                self.absorb(future)
+            self.periodic()
 
-    def _evaluated(self, result: dict, frames: int) -> None:
-        self.last_eval = result
-        self.best_eval = max(self.best_eval, result["eval_return_mean"])
-        values = {k: v for k, v in result.items()}
-        values["updates"] = self.updates
-        self.metrics.write("eval", frames, values)
-        self.display.message(f"eval at {frames:,} frames: mean {result['eval_return_mean']:.1f} "
-                             f"+/- {result['eval_return_std']:.1f} over {result['eval_episodes']} episodes")
-        target = self.config.stop_at_return
-        if target and result["eval_return_mean"] >= target and self.solved_at is None:
+    def dispatch(self) -> None:
+        """Give every idle worker its budget (none while the scheduler says wait)."""
+        busy = {job.worker for job in self.pending.values()}
+        for worker, handle in self.system.workers.items():
+            budget = 0 if worker in busy else self.scheduler.budget(worker)
+            if budget > 0:
+                self.scheduler.started(worker, budget)
+                self.pending[self.calls.call(handle, "run", budget)] = Job(worker, budget)
+
+    def absorb(self, future) -> None:
+        """Take one finished call's result; a component's failure becomes a WorkerError naming it."""
+        job = self.pending.pop(future)
+        try:
+            result = self.calls.get([future])[0]
+        except Exception as error:
+            raise WorkerError(f"{job.worker} failed: {failure_reason(error)}") from error
+        if job.worker == EVALUATOR:
+            self.evaluated(result)
+        else:
+            self.scheduler.finished(job.worker, job.budget, result)
+            self.window.add(result)
+
+    def periodic(self) -> None:
+        if self.evals.due(self.steps) and self.scheduler.stop_reason is None:
+            self.start_evaluation(Candidate(self.params.pull()[0], self.steps))
+        if time.time() >= self.next_log:
+            self.log()
+        if self.steps >= self.next_checkpoint and self.scheduler.stop_reason is None:
+            self.next_checkpoint = self.steps + self.info.steps(self.config.checkpoint_every_frames)
+            self.checkpoint()
+
+    # ---- evaluation --------------------------------------------------------------------------
+    def start_evaluation(self, candidate: Candidate) -> None:
+        self.evals.started(candidate)
+        self.pending[self.calls.call(self.system.evaluator, "evaluate", candidate.theta)] = Job(EVALUATOR)
+
+    def evaluated(self, result: dict) -> None:
+        candidate = self.evals.pending
+        verdict = self.evals.finished(result)
+        frames = self.info.frames(candidate.steps)
+        confirming = len(candidate.results) > 1
+        self.metrics.write("eval", frames, {**result, "updates": self.scheduler.counters.updates,
+                                            "confirmation": confirming})
+        what = f"confirmation of the {frames:,}-frame parameters" if confirming else f"eval at {frames:,} frames"
+        self.display.message(f"{what}: mean {result['eval_return_mean']:.1f} +/- {result['eval_return_std']:.1f} "
+                             f"over {result['eval_episodes']} episodes")
+        if self.evals.improved:
+            save_best(self.run_dir, self.payload(candidate.theta, evaluations=candidate.results), frames)
+        if verdict is Verdict.CONFIRM:
+            self.start_evaluation(candidate)
+        elif verdict is Verdict.SOLVED:
             self.solved_at = (frames, self.metrics.elapsed())
-            self.stopping = self.stopping or "solved"
+            self.scheduler.stop(StopReason.SOLVED)
 
-    # ---- reporting ---------------------------------------------------------------------------
+    def evaluate_now(self) -> None:
+        """Evaluate the current theta+ (and confirm it if it passes), waiting for the results."""
+        self.start_evaluation(Candidate(self.params.pull()[0], self.steps))
+        while self.pending:
+            self.absorb(next(iter(self.pending)))
+
+    # ---- records -----------------------------------------------------------------------------
+    def log(self) -> None:
+        self.next_log = time.time() + self.config.log_every_seconds
+        stats = self.window.close(self.metrics.elapsed(), self.info.frames_per_step)
+        stats.update(updates=self.scheduler.counters.updates, **self.server_stats())
+        if self.system.replays:
+            stats["replay_size"] = sum(r["size"] for r in self.calls.get(
+                [self.calls.call(replay, "stats") for replay in self.system.replays]))
+        stats = {key: value for key, value in stats.items() if value is not None}
+        record = self.metrics.write("train", self.info.frames(self.steps), stats)
+        last = self.evals.last or {}
+        self.display.update(record["env_frames"], {**stats, "wall_time": record["wall_time"],
+                                                   "eval_return_mean": last.get("eval_return_mean")})
+
     def server_stats(self) -> dict:
-        shards = self._guard(self.params.stats)
+        shards = self.params.stats()
         applied = sum(s["applied"] for s in shards)
         return {"ps_version": max(s["version"] for s in shards),
                 "ps_target_version": max(s["target_version"] for s in shards),
                 "ps_applied": applied, "ps_discarded": sum(s["discarded"] for s in shards),
                 "ps_mean_staleness": sum(s["mean_staleness"] * s["applied"] for s in shards) / max(applied, 1)}
 
-    def _log(self) -> None:
-        elapsed = max(self.metrics.elapsed() - self.window.get("since", 0.0), 1e-6)
-        window, self.window = self.window, collections.Counter(since=self.metrics.elapsed())
-        stats = {"fps": window["frames"] / elapsed, "ups": window["updates"] / elapsed,
-                 "updates": self.updates, "episodes_recent": len(self.returns),
-                 "return_mean": float(np.mean(self.returns)) if self.returns else None,
-                 "loss": window["loss_sum"] / window["loss_count"] if window["loss_count"] else None,
-                 "dropped_outliers": window["dropped_outliers"], **self.server_stats()}
-        if self.system.replays:
-            stats["replay_size"] = sum(r["size"] for r in self._get(
-                [self.calls.call(r, "stats") for r in self.system.replays]))
-        elif "replay_size" in window:
-            stats["replay_size"] = window["replay_size"]
-        record = self.metrics.write("train", self.frames, {k: v for k, v in stats.items() if v is not None})
-        self.display.update(self.frames, {**stats, "wall_time": record["wall_time"],
-                                          "eval_return_mean": (self.last_eval or {}).get("eval_return_mean")})
+    def payload(self, theta, **extra) -> dict:
+        """What a checkpoint holds besides its format: enough to evaluate, report and re-run."""
+        return {"config": self.config.to_dict(), "env_info": asdict(self.info),
+                "updates": self.scheduler.counters.updates, "wall_time": self.metrics.elapsed(),
+                "theta": torch.as_tensor(theta), **extra}
 
     def checkpoint(self) -> Path:
-        self.params.drain()
-        states = self._guard(self.params.states)
-        payload = {"config": self.config.to_dict(), "env_info": asdict(self.info), "updates": self.updates,
-                   "wall_time": self.metrics.elapsed(),
-                   "theta": torch.cat([s["theta"] for s in states]),
-                   "target": torch.cat([s["target"] for s in states]), "shards": states}
-        return save_checkpoint(self.run_dir, payload, self.frames)
+        states = self.params.states()
+        target = torch.cat([s["target"] for s in states])
+        return save_checkpoint(self.run_dir, self.payload(torch.cat([s["theta"] for s in states]), target=target),
+                               self.info.frames(self.steps))
 
     # ---- the whole run -----------------------------------------------------------------------
     def run(self) -> dict:
         """Set up (unless done already), train, evaluate, checkpoint; always release the runtime."""
         previous = signal.signal(signal.SIGTERM, _raise_interrupt)
-        interrupted = False
         try:
             if not hasattr(self, "system"):
                 self.setup()
@@ -256,54 +204,40 @@ class Trainer:
             try:
                 self.loop()
             except KeyboardInterrupt:
-                interrupted = True
+                self.scheduler.stop(StopReason.INTERRUPTED)
                 self.display.message("interrupted: writing a final checkpoint")
-            if self.window["frames"] or self.window["updates"]:
-                self._log()
-            if not interrupted and self.solved_at is None and (self.last_eval is None or self.stopping == "budget"):
-                self.stopping = None
-                theta, _ = self.params.pull()
-                self._evaluated(self._get([self.calls.call(self.system.evaluator, "evaluate", theta)])[0],
-                                self.frames)
-            path = self.checkpoint()
-            return self.summary(path, interrupted)
+            if not self.window.empty:
+                self.log()
+            if self.scheduler.stop_reason is StopReason.BUDGET:
+                self.evaluate_now()
+            return self.summary(self.checkpoint())
         finally:
             signal.signal(signal.SIGTERM, previous)
-            if hasattr(self, "display"):
-                self.display.close()
-            if hasattr(self, "metrics"):
-                self.metrics.close()
-            if hasattr(self, "runtime"):
-                self.runtime.shutdown()
+            self.close()
 
-    def summary(self, checkpoint: Path, interrupted: bool) -> dict:
-        result = {"env_frames": self.frames, "updates": self.updates, "dropped_outliers": self.dropped_outliers,
-                  "wall_time": self.metrics.elapsed(),
-                  "best_eval_return_mean": float(self.best_eval), "checkpoint": str(checkpoint),
-                  "interrupted": interrupted, **server_summary(self)}
-        if self.last_eval:
-            result["final_eval_return_mean"] = self.last_eval["eval_return_mean"]
+    def close(self) -> None:
+        """Release whatever setup made, even when it failed halfway."""
+        for part in ("display", "metrics"):
+            if hasattr(self, part):
+                getattr(self, part).close()
+        if hasattr(self, "runtime"):
+            self.runtime.shutdown()
+
+    def summary(self, checkpoint: Path) -> dict:
+        best = self.evals.best
+        result = {"env_frames": self.info.frames(self.steps), "updates": self.scheduler.counters.updates,
+                  "dropped_outliers": self.window.dropped_outliers, "wall_time": self.metrics.elapsed(),
+                  "stop_reason": self.scheduler.stop_reason.value, "checkpoint": str(checkpoint),
+                  "interrupted": self.scheduler.stop_reason is StopReason.INTERRUPTED,
+                  "best_eval_return_mean": best.score if best else None, **self.server_stats()}
+        if self.evals.last:
+            result["final_eval_return_mean"] = self.evals.last["eval_return_mean"]
         if self.solved_at:
             result["solved_at_frames"], result["solved_at_seconds"] = self.solved_at
-        self.metrics.write("summary", self.frames, {k: v for k, v in result.items() if k != "checkpoint"})
-        self.metrics.hparams(self.config.to_dict(), {"best_eval_return_mean": result["best_eval_return_mean"]})
+        self.metrics.write("summary", result["env_frames"], {k: v for k, v in result.items() if k != "checkpoint"})
+        if best:
+            self.metrics.hparams(self.config.to_dict(), {"best_eval_return_mean": best.score})
         return result
-
-
-def server_summary(trainer: Trainer) -> dict:
-    try:
-        return trainer.server_stats()
-    except WorkerError:
-        return {}
-
-
-def describe_topology(config: Config) -> str:
-    if config.bundled:
-        shape = f"{config.actors} bundle{'s' if config.actors > 1 else ''} (actor + local replay + learner)"
-    else:
-        replay = f"global replay ({config.replay_shards} shards)" if config.replay == "global" else "local replays"
-        shape = f"{config.actors} actors -> {replay} -> {config.learners} learners"
-    return f"{shape}, {config.param_shards} parameter shard{'s' if config.param_shards > 1 else ''}"
 
 
 def _raise_interrupt(signum, frame):

@@ -67,6 +67,7 @@ class VectorEnv:
     obs_dtype: np.dtype
     frame_shape: tuple[int, ...]
     stack: int
+    frames_per_step: int  # emulator frames per agent step (the action repeat)
     spec: EnvSpec
     seed: int = 0
 
@@ -137,6 +138,7 @@ class _AtariVector(VectorEnv):
             autoreset_mode="NextStep",
         )
         self.num_actions = int(self._env.single_action_space.n)
+        self.frames_per_step = ATARI_FRAMESKIP
         self._set_shapes(self._env.single_observation_space.shape, np.uint8, ATARI_STACK)
 
     def reset(self, seed: int | None = None) -> np.ndarray:
@@ -196,6 +198,7 @@ class _GymVector(VectorEnv):
             [make] * num_envs, autoreset_mode=gymnasium.vector.AutoresetMode.NEXT_STEP
         )
         self.num_actions = int(self._env.single_action_space.n)
+        self.frames_per_step = 1
         self._set_shapes(self._env.single_observation_space.shape, np.float32, 1)
 
     def reset(self, seed: int | None = None) -> np.ndarray:

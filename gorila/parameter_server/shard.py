@@ -6,8 +6,6 @@ own updates, and discards gradients computed on parameters too many of its versi
 """
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 import torch
 
@@ -17,7 +15,8 @@ def make_optimizer(name: str, params, learning_rate: float, eps: float, rmsprop_
     if name == "adagrad":
         return torch.optim.Adagrad(params, lr=learning_rate, eps=eps)
     if name == "rmsprop":
-        # DQN's RMSProp divides by sqrt(E[g^2] + eps) with no momentum; torch's is close (eps outside).
+        # Centred, as DQN's RMSProp (Graves 2013): it divides by sqrt(E[g^2] - E[g]^2 + eps), torch by
+        # sqrt(E[g^2] - E[g]^2) + eps, a different floor for the same eps.
         return torch.optim.RMSprop(params, lr=learning_rate, alpha=rmsprop_alpha, eps=eps, centered=True)
     if name == "adam":
         return torch.optim.Adam(params, lr=learning_rate, eps=eps)
@@ -29,7 +28,7 @@ def make_optimizer(name: str, params, learning_rate: float, eps: float, rmsprop_
 class ParameterShard:
     """Owns theta+[start:stop], applies gradient slices to it, and counts what it applied or discarded."""
 
-    def __init__(self, index: int, initial: np.ndarray, optimizer: str = "adam", learning_rate: float = 1e-3,
+    def __init__(self, index: int, initial: np.ndarray, *, optimizer: str = "adam", learning_rate: float = 1e-3,
                  optimizer_eps: float = 1e-8, rmsprop_alpha: float = 0.95, max_staleness: int = 0,
                  target_update_every: int = 1000):
         self.index = index
@@ -91,16 +90,6 @@ class ParameterShard:
                 "mean_staleness": self.staleness_sum / applied if applied else 0.0}
 
     def state(self) -> dict:
-        """Everything a checkpoint needs to resume this shard: tensors and plain data only."""
+        """theta+ and theta- of this slice, for checkpoints: tensors and plain data only."""
         return {"theta": self.theta.detach().clone(), "target": self.target.clone(), "version": self.version,
-                "target_version": self.target_version, "discarded": self.discarded,
-                "staleness_sum": self.staleness_sum,
-                "optimizer": copy.deepcopy(self.optimizer.state_dict())}   # a snapshot, not live moments
-
-    def load_state(self, state: dict) -> None:
-        with torch.no_grad():
-            self.theta.copy_(state["theta"])
-        self.target = state["target"].clone()
-        for key in ("version", "target_version", "discarded", "staleness_sum"):
-            setattr(self, key, int(state[key]))
-        self.optimizer.load_state_dict(state["optimizer"])
+                "target_version": self.target_version}

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gorila.core import Minibatch
 from gorila.replay import sampling
 from gorila.replay.storage import StreamStorage
 
@@ -35,7 +36,7 @@ class ReplayMemory:
         """Entries that can currently be drawn as a state s_t."""
         return sampling.sampleable_count(self.storage, self.stack, self.n_step)
 
-    def sample(self, batch_size: int) -> dict | None:
+    def sample(self, batch_size: int) -> Minibatch | None:
         """A uniform minibatch, or None while fewer than `min_size` entries are sampleable.
 
         obs/next_obs are [B, stack, *frame] when stack > 1 and [B, *frame] when stack == 1, in the
@@ -47,14 +48,13 @@ class ReplayMemory:
                                                    int(batch_size), self.rng)
         return self.gather(streams, indices)
 
-    def gather(self, streams, indices) -> dict:
+    def gather(self, streams, indices) -> Minibatch:
         """The batch for explicit (stream, absolute index) pairs, shaped like `sample`'s."""
         batch = sampling.gather_batch(self.storage, streams, indices, self.stack, self.n_step,
                                       self.gamma)
-        batch.pop("steps")
         if self.stack == 1:
             batch["obs"], batch["next_obs"] = batch["obs"][:, 0], batch["next_obs"][:, 0]
-        return batch
+        return Minibatch(batch["obs"], batch["actions"], batch["returns"], batch["discounts"], batch["next_obs"])
 
     def stats(self) -> dict:
         """Size, capacity, entries ever added and bytes held, for metrics."""

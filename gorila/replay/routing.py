@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gorila.core import Minibatch
+
 MIN_REMOTE_BATCH = 64
 
 
@@ -61,7 +63,7 @@ class ReplaySampler:
         self.replays = replays
         self.calls = calls
 
-    def sample(self, batch_size: int) -> dict | None:
+    def sample(self, batch_size: int) -> Minibatch | None:
         shares = np.full(len(self.replays), batch_size // len(self.replays))
         shares[: batch_size % len(self.replays)] += 1
         futures = [self.calls.call(replay, "sample", int(share))
@@ -69,9 +71,7 @@ class ReplaySampler:
         parts = self.calls.get(futures)
         if any(part is None for part in parts):
             return None
-        if len(parts) == 1:
-            return parts[0]
-        return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
+        return Minibatch.concatenate(parts)
 
     def stats(self) -> list[dict]:
         return self.calls.get([self.calls.call(replay, "stats") for replay in self.replays])

@@ -1,13 +1,16 @@
-"""How one component calls another: the only thing that differs between the two runtimes.
-
-Components never import Ray. They talk to their peers through a `Calls` object: `call` starts a method
-call and returns a future, `get` waits for futures, `wait` returns those that are done. In one process
-(`DirectCalls`) a call runs at once and its future is its result; on Ray (`gorila.runtime.ray.RayCalls`)
-a call is `handle.method.remote(...)` and a future is an ObjectRef.
+"""How components call each other: `call` starts a method call and returns a future, `get` waits for
+futures, `wait` returns those that are done. In one process (`DirectCalls`) a call runs at once and its
+future holds its result or its exception; on Ray (`gorila.runtime.ray.RayCalls`) a call is
+`handle.method.remote(...)` and a future is an ObjectRef. Either way a component's exception is raised
+by `get`, so the driver turns it into the same one-line `WorkerError` on both runtimes.
 """
 from __future__ import annotations
 
 from typing import Any, Protocol, Sequence
+
+
+class WorkerError(RuntimeError):
+    """A component failed while training; the message names it and says why, in one line."""
 
 
 class Calls(Protocol):
@@ -16,21 +19,36 @@ class Calls(Protocol):
     def wait(self, futures: Sequence[Any], timeout: float | None = None) -> tuple[list, list]: ...
 
 
-class Done:
-    """The future of a call that has already run."""
-    __slots__ = ("value",)
+def failure_reason(error: BaseException) -> str:
+    """`Type: first line` of the exception a component raised (Ray's wrapper unwrapped)."""
+    cause = getattr(error, "cause", None)       # Ray's RayTaskError carries the component's exception
+    if isinstance(cause, BaseException):
+        error = cause
+    lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
+    return f"{type(error).__name__}: {lines[0][:300]}" if lines else type(error).__name__
 
-    def __init__(self, value):
-        self.value = value
+
+class Done:
+    """The future of a call that has already run: its value, or the exception it raised."""
+    __slots__ = ("value", "error")
+
+    def __init__(self, value=None, error: Exception | None = None):
+        self.value, self.error = value, error
 
 
 class DirectCalls:
     """Calls on objects in this process: the method runs now, in the caller's order (deterministic)."""
 
     def call(self, target, method: str, *args):
-        return Done(getattr(target, method)(*args))
+        try:
+            return Done(getattr(target, method)(*args))
+        except Exception as error:      # raised by `get`, where a Ray caller would see it too
+            return Done(error=error)
 
     def get(self, futures):
+        for future in futures:
+            if future.error is not None:
+                raise future.error
         return [future.value for future in futures]
 
     def wait(self, futures, timeout=None):

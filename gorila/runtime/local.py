@@ -12,9 +12,12 @@ class LocalRuntime:
 
     def __init__(self, config):
         self.calls = DirectCalls()
+        self.objects: list = []
 
-    def place(self, kind: str, cls, *args):
-        return cls(*args)
+    def place(self, kind: str, make, *args):
+        """`make(*args)`, here and now (`make` is a class or a `make_*` function)."""
+        self.objects.append(make(*args))
+        return self.objects[-1]
 
     def wait_ready(self, handles, timeout: float) -> int:
         return 0   # constructed already
@@ -23,4 +26,8 @@ class LocalRuntime:
         return "local"
 
     def shutdown(self) -> None:
-        pass
+        """Close what holds environments (on Ray, ending the processes does it)."""
+        for obj in self.objects:
+            if hasattr(obj, "close"):
+                obj.close()
+        self.objects = []

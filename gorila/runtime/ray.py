@@ -9,9 +9,10 @@ from __future__ import annotations
 import os
 import socket
 import threading
+import typing
 
 # Keeps every server of an embedded Ray (and of ray.cluster_utils clusters) on 127.0.0.1; must be
-# set before Ray starts its processes (DESIGN.md section 6).
+# set before Ray starts its processes. Ray 2.x otherwise binds to all interfaces.
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 
 import ray  # noqa: E402
@@ -41,6 +42,18 @@ class RayCalls:
         if not futures:
             return [], []
         return ray.wait(futures, num_returns=1, timeout=timeout)
+
+
+def remote_class(make) -> type:
+    """The class Ray places for `make`: the built class, with `node_id`, constructed by `make`."""
+    if isinstance(make, type):
+        return type(make.__name__, (make, Located), {})
+    built = typing.get_type_hints(make)["return"]
+
+    def __init__(self, *args):
+        self.__dict__.update(make(*args).__dict__)     # adopt the object `make` built, in this process
+
+    return type(built.__name__, (built, Located), {"__init__": __init__})
 
 
 class Located:
@@ -116,10 +129,12 @@ class RayRuntime:
         gpus = config.learner_gpus if kind in ("bundle", "learner") else 0
         return {"num_cpus": config.worker_cpus, "num_gpus": gpus}
 
-    def place(self, kind: str, cls, *args):
-        if cls not in self._classes:
-            self._classes[cls] = ray.remote(type(cls.__name__, (cls, Located), {}))
-        handle = self._classes[cls].options(**self._resources(kind)).remote(*args)
+    def place(self, kind: str, make, *args):
+        """A Ray actor holding `make(*args)`, built in its own process; `make` is a class or a
+        `make_*` function whose return annotation names the class."""
+        if make not in self._classes:
+            self._classes[make] = ray.remote(remote_class(make))
+        handle = self._classes[make].options(**self._resources(kind)).remote(*args)
         self.handles.append(handle)
         return handle
 

@@ -1,12 +1,12 @@
 """Atari smoke test: the atari preset trains a few thousand frames on two real ALE games, keeps
 observations uint8 4x84x84, stores about one frame per transition, checkpoints and evaluates."""
-import json
-
 import numpy as np
 import pytest
 
 from gorila.config import build_config
+from gorila.core import WorkerId
 from gorila.evaluate import evaluate_checkpoint
+from gorila.metrics import read_metrics
 from gorila.trainer import Trainer
 
 
@@ -19,15 +19,15 @@ def test_atari_preset_trains_checkpoints_and_evaluates(game, tmp_path):
     result = trainer.run()
 
     assert trainer.info.obs_shape == (4, 84, 84) and trainer.info.obs_dtype == "uint8"
-    bundle = trainer.system.workers[0][1]
+    bundle = trainer.system.workers[WorkerId("bundle", 0)]
     assert bundle.actor.obs.dtype == np.uint8 and bundle.actor.obs.shape[1:] == (4, 84, 84)
     batch = bundle.replay.sample(8)
-    assert batch["obs"].dtype == np.uint8 and batch["obs"].shape == (8, 4, 84, 84)
+    assert batch.obs.dtype == np.uint8 and batch.obs.shape == (8, 4, 84, 84)
     stats = bundle.replay.stats()
     assert 84 * 84 <= stats["nbytes"] / stats["capacity"] < 84 * 84 * 1.05   # one frame, not a stack
 
     assert result["env_frames"] >= 6_000 and result["updates"] > 0
-    records = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    records = read_metrics(tmp_path / "run")
     assert all("wall_time" in r and "env_frames" in r for r in records)
     assert any("eval_return_mean" in r for r in records)
     evaluation = evaluate_checkpoint(tmp_path / "run", episodes=1)

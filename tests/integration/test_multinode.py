@@ -3,17 +3,12 @@
 Each node offers one CPU and each bundle asks for one (worker_cpus=1), so two bundles can only run
 if Ray places one on each node; the shards and the evaluator ask for none (server_cpus=0).
 """
-import os
-
-os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"   # keep Ray on loopback; before ray is imported
-
-import json
-
 import pytest
 import ray
 from ray.cluster_utils import Cluster
 
 from gorila.config import build_config
+from gorila.metrics import read_metrics
 from gorila.trainer import Trainer
 
 
@@ -38,7 +33,7 @@ def test_two_bundles_on_two_nodes(cluster, tmp_path):
         replay_capacity=5000, seed=5))
     trainer = Trainer(config, tmp_path / "run", live_progress=False)
     trainer.setup()
-    bundles = trainer.system.of_role("bundle")
+    bundles = list(trainer.system.workers.values())
     assert len(bundles) == 2
     hosts = [trainer.runtime.where(handle) for handle in bundles]
     result = trainer.run()
@@ -46,5 +41,5 @@ def test_two_bundles_on_two_nodes(cluster, tmp_path):
     assert set(hosts) == node_ids                       # one bundle on each node
     assert result["env_frames"] >= 2000 and result["updates"] > 0
     assert result["ps_applied"] > 0
-    records = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    records = read_metrics(tmp_path / "run")
     assert [r["kind"] for r in records].count("eval") == 1

@@ -4,11 +4,6 @@ Each run goes through `Trainer.run()`: build the system, train, log, evaluate, c
 checkpoint is evaluated again from disk. The Ray runs start the program's own embedded Ray (the
 default path a user takes) and must leave no Ray session behind.
 """
-import os
-
-os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"   # keep Ray on loopback; before ray is imported
-
-import json
 from pathlib import Path
 
 import pytest
@@ -16,6 +11,7 @@ import ray
 
 from gorila.config import build_config
 from gorila.evaluate import evaluate_checkpoint
+from gorila.metrics import read_metrics
 from gorila.trainer import Trainer
 
 TOTAL_FRAMES = 3000
@@ -34,10 +30,6 @@ def tiny_config(runtime: str, **topology):
     return build_config(overrides={**TINY, "runtime": runtime, **topology})
 
 
-def read_records(run_dir: Path) -> list[dict]:
-    return [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
-
-
 @pytest.mark.parametrize("topology", sorted(TOPOLOGIES))
 @pytest.mark.parametrize("runtime", ["local", "ray"])
 def test_tiny_run(runtime, topology, tmp_path):
@@ -51,7 +43,7 @@ def test_tiny_run(runtime, topology, tmp_path):
     assert result["updates"] > 0
     assert result["interrupted"] is False
 
-    records = read_records(run_dir)
+    records = read_metrics(run_dir)
     assert records and all("wall_time" in r and "env_frames" in r for r in records)
     kinds = [r["kind"] for r in records]
     assert kinds.count("eval") == 1 and kinds.count("summary") == 1 and kinds.count("train") >= 1
@@ -92,7 +84,7 @@ def test_local_runs_are_deterministic(tmp_path):
         result = Trainer(config, tmp_path / name, live_progress=False).run()
         results.append({k: result[k] for k in ("env_frames", "updates", "ps_version", "ps_applied",
                                                "final_eval_return_mean", "best_eval_return_mean")})
-        evals.append([r["eval_returns"] for r in read_records(tmp_path / name) if r["kind"] == "eval"])
+        evals.append([r["eval_returns"] for r in read_metrics(tmp_path / name) if r["kind"] == "eval"])
     assert results[0] == results[1]
     assert evals[0] == evals[1]
 

@@ -4,13 +4,12 @@ import math
 import numpy as np
 import pytest
 
+from gorila import factory
 from gorila.config import Config
-from gorila.core import EnvInfo
-from gorila.learner import Learner, LossOutlierFilter
-from gorila.parameter_server import ParameterClient, ParameterShard, slice_bounds
+from gorila.core import EnvInfo, Report
+from gorila.learner import LossOutlierFilter
 from gorila.replay import ReplayMemory
 from gorila.runtime.calls import DirectCalls
-from gorila.runtime.topology import initial_parameters
 
 CARTPOLE = EnvInfo(obs_shape=(4,), obs_dtype="float32", num_actions=2, frame_shape=(4,), stack=1,
                    frames_per_step=1, is_atari=False)
@@ -70,13 +69,12 @@ def make_replay(reward: float, seed: int = 0) -> ReplayMemory:
 
 def make_learner(replay, **overrides):
     config = Config(hidden_sizes=(8,), batch_size=8, optimizer="sgd", learning_rate=0.01, outlier_k=3.0,
-                    outlier_warmup=3, max_staleness=0, learner_sync_every=1, target_update_every=1000,
+                    outlier_warmup=3, max_staleness=0, param_shards=2, learner_sync_every=1, target_update_every=1000,
                     seed=3, **overrides)
-    theta = initial_parameters(config, CARTPOLE)
-    bounds = slice_bounds(theta.size, 2)
-    shards = [ParameterShard(i, theta[a:b], "sgd", 0.01, max_staleness=0, target_update_every=1000)
-              for i, (a, b) in enumerate(bounds)]
-    learner = Learner(config, CARTPOLE, 0, ParameterClient(shards, bounds, DirectCalls()), replay)
+    theta = factory.initial_parameters(config, CARTPOLE)
+    bounds = factory.parameter_bounds(config, theta.size)
+    shards = [factory.make_shard(config, i, theta[a:b]) for i, (a, b) in enumerate(bounds)]
+    learner = factory.make_learner(config, CARTPOLE, 0, shards, bounds, DirectCalls(), replay)
     return learner, shards
 
 
@@ -88,19 +86,19 @@ def test_learner_pushes_ordinary_gradients():
     learner, shards = make_learner(make_replay(0.0))
     theta0 = np.concatenate([s.pull()[0] for s in shards])
     report = learner.run(3)
-    assert report["updates"] == 3 and report["loss_count"] == 3 and report["dropped_outliers"] == 0
+    assert report.updates == 3 and report.loss_count == 3 and report.dropped_outliers == 0
     assert versions(shards) == [3, 3]
     assert not np.array_equal(np.concatenate([s.pull()[0] for s in shards]), theta0)
 
 
 def test_learner_drops_an_outlier_loss_after_warmup_and_counts_it():
     learner, shards = make_learner(make_replay(0.0))
-    assert learner.run(3)["dropped_outliers"] == 0   # warmup: three ordinary losses
+    assert learner.run(3).dropped_outliers == 0   # warmup: three ordinary losses
     assert versions(shards) == [3, 3]
     theta = np.concatenate([s.pull()[0] for s in shards])
     learner.replay = make_replay(1e6)                # every target is now ~1e6 away: loss ~1e6
     report = learner.run(1)
-    assert report == {"updates": 1, "loss_sum": 0.0, "loss_count": 0, "dropped_outliers": 1}
+    assert report == Report(updates=1, dropped_outliers=1)
     assert versions(shards) == [3, 3]
     np.testing.assert_array_equal(np.concatenate([s.pull()[0] for s in shards]), theta)
 
@@ -109,7 +107,7 @@ def test_learner_never_pushes_a_nan_loss_even_before_warmup():
     learner, shards = make_learner(make_replay(math.nan))
     theta = np.concatenate([s.pull()[0] for s in shards])
     report = learner.run(2)
-    assert report["updates"] == 2 and report["dropped_outliers"] == 2 and report["loss_count"] == 0
+    assert report.updates == 2 and report.dropped_outliers == 2 and report.loss_count == 0
     assert versions(shards) == [0, 0]
     np.testing.assert_array_equal(np.concatenate([s.pull()[0] for s in shards]), theta)
 
@@ -117,5 +115,5 @@ def test_learner_never_pushes_a_nan_loss_even_before_warmup():
 def test_learner_waits_for_a_warm_replay():
     empty = ReplayMemory(100, 1, (4,), np.float32, min_size=50)
     learner, shards = make_learner(empty)
-    assert learner.run(5) == {"updates": 0, "loss_sum": 0.0, "loss_count": 0, "dropped_outliers": 0}
+    assert learner.run(5) == Report()
     assert versions(shards) == [0, 0]

@@ -25,7 +25,7 @@ def frame_ids(frames):
 def sampled_ids(memory, draws=2000):
     """Frame numbers of the newest obs frame over many draws."""
     batch = memory.sample(draws)
-    return batch, set(frame_ids(batch["obs"])[:, -1].tolist())
+    return batch, set(frame_ids(batch.obs)[:, -1].tolist())
 
 
 PLAIN, LIFE_LOSS, GAME_OVER, FINAL = (0.0, False, False), (0.0, True, False), (0.0, True, False), (0.0, False, True)
@@ -40,7 +40,7 @@ def test_stacks_zero_fill_after_episode_end_but_not_after_life_loss():
         [0, 0, 1], [0, 1, 2], [1, 2, 3], [2, 3, 4], [3, 4, 5],
         [4, 5, 6], [0, 0, 7], [0, 7, 8], [7, 8, 9], [8, 9, 10]]
     batch = memory.gather([0, 0], [4, 6])
-    assert frame_ids(batch["next_obs"]).tolist() == [[4, 5, 6], [0, 7, 8]]
+    assert frame_ids(batch.next_obs).tolist() == [[4, 5, 6], [0, 7, 8]]
 
 
 def test_n_step_returns_across_terminal_truncation_and_mid_episode():
@@ -50,12 +50,12 @@ def test_n_step_returns_across_terminal_truncation_and_mid_episode():
              (100, False, True)] + [(1, False, False)] * 5                                # 8 truncated
     write_stream(memory, steps)
     batch = memory.gather([0] * 6, [0, 1, 2, 4, 6, 7])
-    np.testing.assert_allclose(batch["returns"], [1 + 1 + 1, 2 + 2, 4, 1 + 1 + 1, 4 + 4, 8])
-    np.testing.assert_allclose(batch["discounts"], [0, 0, 0, 0.125, 0.25, 0.5])
+    np.testing.assert_allclose(batch.returns, [1 + 1 + 1, 2 + 2, 4, 1 + 1 + 1, 4 + 4, 8])
+    np.testing.assert_allclose(batch.discounts, [0, 0, 0, 0.125, 0.25, 0.5])
     # bootstrap states: entry 3 after the terminal (ignored), entry 7 mid-episode, entry 8 (final obs)
-    assert batch["next_obs"][:, 0, 0].tolist() == [4, 4, 4, 8, 9, 9]
-    assert batch["obs"][:, 0, 0].tolist() == [1, 2, 3, 5, 7, 8]
-    assert batch["returns"].dtype == np.float32 and batch["discounts"].dtype == np.float32
+    assert batch.next_obs[:, 0, 0].tolist() == [4, 4, 4, 8, 9, 9]
+    assert batch.obs[:, 0, 0].tolist() == [1, 2, 3, 5, 7, 8]
+    assert batch.returns.dtype == np.float32 and batch.discounts.dtype == np.float32
 
 
 def test_last_entries_and_newest_entry_are_never_sampled():
@@ -77,9 +77,9 @@ def test_ring_wrap_around_never_samples_or_stacks_overwritten_entries():
     batch, seen = sampled_ids(memory)
     assert seen == {14, 16, 17, 18, 19}
     expected_prev = {14: 13, 16: 0, 17: 16, 18: 17, 19: 18}
-    ids = frame_ids(batch["obs"])
+    ids = frame_ids(batch.obs)
     assert all(expected_prev[new] == old for old, new in ids.tolist())
-    assert (frame_ids(batch["next_obs"])[:, -1] == ids[:, -1] + 1).all()
+    assert (frame_ids(batch.next_obs)[:, -1] == ids[:, -1] + 1).all()
 
 
 def test_interleaved_streams_do_not_mix_frames():
@@ -91,7 +91,7 @@ def test_interleaved_streams_do_not_mix_frames():
         memory.add(ids, frames, ids, np.zeros(len(ids)), np.zeros(len(ids), bool), np.zeros(len(ids), bool))
         written[ids] += 1
     batch = memory.sample(3000)
-    obs, nxt = frame_ids(batch["obs"]), frame_ids(batch["next_obs"])
+    obs, nxt = frame_ids(batch.obs), frame_ids(batch.next_obs)
     newest = obs[:, 1]
     first_of_stream = newest % 100 == 1
     assert (obs[:, 0] == np.where(first_of_stream, 0, newest - 1)).all()
@@ -115,10 +115,10 @@ def test_sample_shapes_and_dtypes(stack, shape, dtype):
         memory.add([0, 1], frames, [1, 2], [0.5, -1.0], [False, False], [False, False])
     batch = memory.sample(5)
     obs_shape = (5, stack) + shape if stack > 1 else (5,) + shape
-    assert batch["obs"].shape == batch["next_obs"].shape == obs_shape
-    assert batch["obs"].dtype == batch["next_obs"].dtype == dtype
-    assert batch["actions"].dtype == np.int64 and batch["actions"].shape == (5,)
-    assert batch["returns"].dtype == batch["discounts"].dtype == np.float32
+    assert batch.obs.shape == batch.next_obs.shape == obs_shape
+    assert batch.obs.dtype == batch.next_obs.dtype == dtype
+    assert batch.actions.dtype == np.int64 and batch.actions.shape == (5,)
+    assert batch.returns.dtype == batch.discounts.dtype == np.float32
     assert memory.stats() == {"size": 24, "capacity": 64, "added": 24, "nbytes": memory.storage.nbytes()}
 
 

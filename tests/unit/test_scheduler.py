@@ -1,0 +1,97 @@
+"""The driver's budget policy (`gorila.scheduler.Scheduler`), without Ray or an environment."""
+from gorila.core import Report, WorkerId
+from gorila.scheduler import Scheduler, StopReason
+
+BUNDLE, ACTOR, LEARNER0, LEARNER1 = WorkerId("bundle", 0), WorkerId("actor", 0), WorkerId("learner", 0), \
+    WorkerId("learner", 1)
+
+
+class Clock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+def scheduler(**overrides):
+    settings = dict(total_steps=10_000, update_every=4, actors=1, learners=1, warmup_steps=100, chunk_steps=256,
+                    backoff_s=0.05, clock=Clock())
+    settings.update(overrides)
+    return Scheduler(**settings)
+
+
+def act(s: Scheduler, worker=ACTOR, steps=None) -> int:
+    budget = s.budget(worker)
+    s.started(worker, budget)
+    s.finished(worker, budget, Report(steps=budget if steps is None else steps))
+    return budget
+
+
+def learn(s: Scheduler, worker=LEARNER0, done=None) -> int:
+    budget = s.budget(worker)
+    s.started(worker, budget)
+    s.finished(worker, budget, Report(updates=budget if done is None else done))
+    return budget
+
+
+def test_learners_get_their_share_of_one_update_per_update_every_steps():
+    s = scheduler(learners=2, actors=1)
+    assert s.budget(LEARNER0) == 0                      # nothing collected yet
+    act(s)                                              # 256 steps -> 64 updates in all, 32 each
+    assert s.budget(LEARNER0) == 32 and s.budget(LEARNER1) == 32
+    s.started(LEARNER0, 32)
+    assert s.budget(LEARNER0) == 0                      # its share is in flight
+    s.finished(LEARNER0, 32, Report(updates=20))        # 12 not done: they become budget again
+    assert s.budget(LEARNER0) == 12
+    assert s.counters.updates == 20
+
+
+def test_a_learner_without_a_minibatch_backs_off():
+    clock = Clock()
+    s = scheduler(clock=clock)
+    act(s)
+    assert learn(s, done=0) == 64                       # the replay is still warming up
+    assert s.budget(LEARNER0) == 0                      # backing off
+    clock.now += 0.06
+    assert s.budget(LEARNER0) == 64
+
+
+def test_actors_wait_when_learners_fall_behind_and_resume_when_they_catch_up():
+    s = scheduler(warmup_steps=100)                     # slack: 256 * 1 actor + 2 * 100 = 456 steps
+    assert act(s) == 256 and act(s) == 256              # 512 steps, nothing asked by the learner
+    assert s.actors_ahead() and s.budget(ACTOR) == 0
+    learn(s)                                            # 128 updates asked: 512 steps are covered
+    assert not s.actors_ahead() and s.budget(ACTOR) == 256
+
+
+def test_bundles_never_wait_for_learners():
+    s = scheduler()
+    for _ in range(5):
+        assert act(s, BUNDLE) == 256
+
+
+def test_the_budget_is_handed_out_once_and_spending_it_stops_the_run():
+    s = scheduler(total_steps=600, actors=2, warmup_steps=10_000)
+    first, second = WorkerId("actor", 0), WorkerId("actor", 1)
+    for worker in (first, second):
+        assert s.budget(worker) == 256
+        s.started(worker, 256)
+    s.finished(first, 256, Report(steps=256))
+    assert s.budget(first) == 256                       # 256 done + 256 in flight < 600
+    s.started(first, 256)
+    s.finished(second, 256, Report(steps=256))
+    assert s.budget(second) == 0                        # 512 done + 256 in flight >= 600: handed out
+    assert s.stop_reason is None                        # but not yet spent
+    s.finished(first, 256, Report(steps=256))
+    assert s.counters.steps == 768 and s.stop_reason is StopReason.BUDGET
+    assert s.budget(first) == 0 and s.budget(LEARNER0) == 0
+
+
+def test_the_first_stop_reason_wins_and_stops_every_worker():
+    s = scheduler()
+    act(s)
+    s.stop(StopReason.SOLVED)
+    s.stop(StopReason.INTERRUPTED)
+    assert s.stop_reason is StopReason.SOLVED
+    assert s.budget(ACTOR) == 0 and s.budget(BUNDLE) == 0 and s.budget(LEARNER0) == 0
