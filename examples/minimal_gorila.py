@@ -1,0 +1,87 @@
+"""Gorila in one file: one bundle and one parameter shard, every call made directly, top to bottom.
+
+The same components as `gorila train` (which places them on Ray and runs many bundles at once);
+here the loop of Nair et al. (2015) is written out, to read against the paper:
+
+  actor:    a_t = epsilon-greedy(Q(s_t; theta)), step the env, store (s_t, a_t, r_t, s_t+1) in replay;
+            refresh theta <- theta+ every N_act_sync steps
+  learner:  every `update_every` steps, sample a minibatch, compute the DQN gradient against theta-,
+            send it to the parameter server (never apply it); refresh theta <- theta+
+  server:   the shard applies the gradient to its slice of theta+ (asynchronous SGD), and copies
+            theta- <- theta+ every `target_update_every` of its updates
+
+Usage: python examples/minimal_gorila.py [--frames 250000] [--seed 0]
+Exits 0 once a greedy evaluation reaches 475 and a second one on fresh episodes confirms it.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from gorila.config import build_config
+from gorila.core import describe_env
+from gorila.envs import make_vector_env
+from gorila.evaluator import Evaluator
+from gorila.factory import (initial_parameters, make_actor, make_learner, make_replay, make_shard,
+                            parameter_client, warmup_steps)
+from gorila.replay.routing import ReplayWriter, Route
+from gorila.runtime.calls import DirectCalls
+
+TARGET = 475.0
+
+
+def train(total_frames: int, seed: int) -> bool:
+    config = build_config("cartpole", overrides=dict(runtime="local", seed=seed, total_frames=total_frames))
+    with make_vector_env(config.env, 1) as probe:
+        info = describe_env(probe)
+    calls = DirectCalls()                                  # everything lives in this process
+
+    # The parameter server: one shard holding all of theta+ (and theta-).
+    theta0 = initial_parameters(config, info)
+    shards, bounds = [make_shard(config, 0, theta0)], [(0, theta0.size)]
+
+    # One bundle: actor -> local replay -> learner, each talking to the server through its own client.
+    replay = make_replay(config, info, config.replay_capacity, num_streams=1, seed=seed,
+                         warmup=warmup_steps(config, info))
+    writer = ReplayWriter([replay], [Route(0, (0,), (0,))], calls)
+    actor = make_actor(config, info, 0, shards, bounds, calls, writer)
+    learner = make_learner(config, info, 0, shards, bounds, calls, replay)
+    evaluator, server = Evaluator(config, info), parameter_client(config, shards, bounds, calls)
+
+    start, returns = time.time(), []
+    eval_every = info.steps(config.eval_every_frames)
+    for step in range(1, info.steps(config.total_frames) + 1):
+        actor.step()                                       # act epsilon-greedily, write to replay
+        writer.flush()
+        if step % config.update_every == 0:
+            learner.update()                               # sample, gradient vs theta-, push to shard
+        returns += actor.report(1).episode_returns
+        if step % eval_every:
+            continue
+        learner.send(refresh=False)                        # nothing left in the learner's outbox
+        theta, _ = server.pull()
+        score = evaluator.evaluate(theta)["eval_return_mean"]
+        recent = sum(returns[-20:]) / max(len(returns[-20:]), 1)
+        print(f"{info.frames(step):>8,} frames {time.time() - start:6.1f} s | PS v{shards[0].version:>6,} | "
+              f"training return {recent:6.1f} | greedy eval {score:6.1f}", flush=True)
+        if score >= TARGET:
+            confirmation = evaluator.evaluate(theta)["eval_return_mean"]   # same theta, fresh episodes
+            print(f"confirmation on fresh episodes: {confirmation:.1f}")
+            if confirmation >= TARGET:
+                print(f"solved after {info.frames(step):,} frames, {time.time() - start:.1f} s")
+                return True
+    print(f"not solved within {config.total_frames:,} frames")
+    return False
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--frames", type=int, default=250_000, help="training budget in frames")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    return 0 if train(args.frames, args.seed) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
