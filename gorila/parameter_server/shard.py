@@ -6,23 +6,16 @@ own updates, and discards gradients computed on parameters too many of its versi
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import torch
 
+from gorila.parameter_server.optimizers import make_optimizer
 
-def make_optimizer(name: str, params, learning_rate: float, eps: float, rmsprop_alpha: float):
-    """The shard's optimizer: AdaGrad (Gorila), RMSProp (DQN), Adam or plain SGD."""
-    if name == "adagrad":
-        return torch.optim.Adagrad(params, lr=learning_rate, eps=eps)
-    if name == "rmsprop":
-        # Centred, as DQN's RMSProp (Graves 2013): it divides by sqrt(E[g^2] - E[g]^2 + eps), torch by
-        # sqrt(E[g^2] - E[g]^2) + eps, a different floor for the same eps.
-        return torch.optim.RMSprop(params, lr=learning_rate, alpha=rmsprop_alpha, eps=eps, centered=True)
-    if name == "adam":
-        return torch.optim.Adam(params, lr=learning_rate, eps=eps)
-    if name == "sgd":
-        return torch.optim.SGD(params, lr=learning_rate)
-    raise ValueError(f"unknown optimizer {name!r}")
+# torch warns when it wraps a read-only array because writing through it would be undefined; shards
+# only read gradients, so the warning says nothing here.
+warnings.filterwarnings("ignore", message="The given NumPy array is not writable", category=UserWarning)
 
 
 class ParameterShard:
@@ -32,9 +25,9 @@ class ParameterShard:
                  optimizer_eps: float = 1e-8, rmsprop_alpha: float = 0.95, max_staleness: int = 0,
                  target_update_every: int = 1000):
         self.index = index
-        self.theta = torch.nn.Parameter(torch.as_tensor(np.array(initial, dtype=np.float32)))
-        self.target = self.theta.detach().clone()
-        self.optimizer = make_optimizer(optimizer, [self.theta], learning_rate, optimizer_eps, rmsprop_alpha)
+        self.theta = torch.tensor(np.asarray(initial, dtype=np.float32))     # our own copy
+        self.target = self.theta.clone()
+        self.optimizer = make_optimizer(optimizer, self.theta.numel(), learning_rate, optimizer_eps, rmsprop_alpha)
         self.max_staleness = max_staleness
         self.target_update_every = target_update_every
         self.version = 0           # updates applied so far
@@ -51,14 +44,13 @@ class ParameterShard:
         if self.max_staleness and staleness > self.max_staleness:
             self.discarded += 1
             return False
-        self.optimizer.zero_grad(set_to_none=False)
-        # A copy: the caller's array (read-only on Ray) must not become the buffer zero_grad clears.
-        self.theta.grad = torch.tensor(np.asarray(gradient, dtype=np.float32)).reshape(self.theta.shape)
-        self.optimizer.step()
+        # A view of the caller's array, not a copy (on Ray it is read-only: the message's own buffer);
+        # the update rules never write their gradient.
+        self.optimizer.step(self.theta, torch.from_numpy(np.asarray(gradient, dtype=np.float32)))
         self.version += 1
         self.staleness_sum += staleness
         if self.version % self.target_update_every == 0:
-            self.target = self.theta.detach().clone()
+            self.target = self.theta.clone()
             self.target_version += 1
         return True
 
@@ -77,7 +69,7 @@ class ParameterShard:
 
     def pull(self) -> tuple[np.ndarray, int, int]:
         """(theta+ slice, version, target_version)."""
-        return self.theta.detach().numpy().copy(), self.version, self.target_version
+        return self.theta.numpy().copy(), self.version, self.target_version
 
     def pull_target(self) -> np.ndarray:
         """The theta- slice."""
@@ -91,5 +83,6 @@ class ParameterShard:
 
     def state(self) -> dict:
         """theta+ and theta- of this slice, for checkpoints: tensors and plain data only."""
-        return {"theta": self.theta.detach().clone(), "target": self.target.clone(), "version": self.version,
+        return {"theta": self.theta.clone(), "target": self.target.clone(), "version": self.version,
                 "target_version": self.target_version}
+

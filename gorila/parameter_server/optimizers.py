@@ -1,0 +1,72 @@
+"""The update rules a parameter shard applies to its slice of theta+, written out.
+
+Each `step` is a handful of in-place tensor operations on one flat slice: a shard applies thousands of
+small gradients a second, and a framework optimizer's per-call bookkeeping would cost more than the
+arithmetic. Every rule subtracts; `gradient` is the gradient of the loss.
+
+- `sgd`:      theta -= lr * g
+- `adagrad`:  n += g^2;  theta -= lr * g / (sqrt(n) + eps)                      (Gorila, Nair et al. 2015)
+- `rmsprop`:  a = 0.95 by default; m = a m + (1-a) g;  n = a n + (1-a) g^2;
+              theta -= lr * g / sqrt(n - m^2 + eps)            (DQN's RMSProp, Graves 2013; eps inside)
+- `adam`:     Kingma & Ba (2015), with bias correction.
+"""
+from __future__ import annotations
+
+import torch
+
+
+class SGD:
+    def __init__(self, size: int, learning_rate: float, **_):
+        self.lr = learning_rate
+
+    def step(self, theta: torch.Tensor, gradient: torch.Tensor) -> None:
+        theta.add_(gradient, alpha=-self.lr)
+
+
+class AdaGrad:
+    def __init__(self, size: int, learning_rate: float, eps: float = 1e-10, **_):
+        self.lr, self.eps = learning_rate, eps
+        self.sum_squares = torch.zeros(size)
+
+    def step(self, theta: torch.Tensor, gradient: torch.Tensor) -> None:
+        self.sum_squares.addcmul_(gradient, gradient)
+        theta.addcdiv_(gradient, self.sum_squares.sqrt().add_(self.eps), value=-self.lr)
+
+
+class DQNRMSProp:
+    def __init__(self, size: int, learning_rate: float, eps: float = 0.01, alpha: float = 0.95, **_):
+        self.lr, self.eps, self.alpha = learning_rate, eps, alpha
+        self.mean = torch.zeros(size)           # m: running mean of g
+        self.mean_square = torch.zeros(size)    # n: running mean of g^2
+
+    def step(self, theta: torch.Tensor, gradient: torch.Tensor) -> None:
+        a = self.alpha
+        self.mean.mul_(a).add_(gradient, alpha=1 - a)
+        self.mean_square.mul_(a).addcmul_(gradient, gradient, value=1 - a)
+        denominator = self.mean_square.addcmul(self.mean, self.mean, value=-1).add_(self.eps).sqrt_()
+        theta.addcdiv_(gradient, denominator, value=-self.lr)
+
+
+class Adam:
+    def __init__(self, size: int, learning_rate: float, eps: float = 1e-8, betas=(0.9, 0.999), **_):
+        self.lr, self.eps, (self.beta1, self.beta2) = learning_rate, eps, betas
+        self.first, self.second = torch.zeros(size), torch.zeros(size)
+        self.steps = 0
+
+    def step(self, theta: torch.Tensor, gradient: torch.Tensor) -> None:
+        self.steps += 1
+        self.first.mul_(self.beta1).add_(gradient, alpha=1 - self.beta1)
+        self.second.mul_(self.beta2).addcmul_(gradient, gradient, value=1 - self.beta2)
+        step_size = self.lr / (1 - self.beta1 ** self.steps)
+        denominator = (self.second / (1 - self.beta2 ** self.steps)).sqrt_().add_(self.eps)
+        theta.addcdiv_(self.first, denominator, value=-step_size)
+
+
+OPTIMIZERS = {"sgd": SGD, "adagrad": AdaGrad, "rmsprop": DQNRMSProp, "adam": Adam}
+
+
+def make_optimizer(name: str, size: int, learning_rate: float, eps: float, rmsprop_alpha: float):
+    """The update rule a shard applies to a slice of `size` parameters."""
+    if name not in OPTIMIZERS:
+        raise ValueError(f"unknown optimizer {name!r}")
+    return OPTIMIZERS[name](size, learning_rate=learning_rate, eps=eps, alpha=rmsprop_alpha)
