@@ -62,6 +62,16 @@ def dqn_loss(q_online: torch.Tensor, actions: torch.Tensor, targets: torch.Tenso
     return huber_loss(q_taken, targets, huber_delta)
 
 
+def clip_norm(gradient: np.ndarray, max_norm: float) -> np.ndarray:
+    """Scale a flat gradient in place so its L2 norm is at most `max_norm` (0 = no clipping), as
+    torch.nn.utils.clip_grad_norm_ does, on the one vector the learner sends anyway."""
+    if max_norm:
+        norm = float(np.linalg.norm(gradient))
+        if norm > max_norm:
+            gradient *= max_norm / (norm + 1e-6)
+    return gradient
+
+
 def linear_epsilon(step: int, start: float, end: float, decay_steps: int) -> float:
     """Epsilon annealed linearly from `start` to `end` over `decay_steps`, then held at `end`."""
     if decay_steps <= 0:
@@ -83,6 +93,8 @@ def epsilon_ladder(index: int, count: int, base: float = 0.4, alpha: float = 7.0
 def greedy_with_epsilon(q_values: np.ndarray, epsilon: float | np.ndarray, rng: np.random.Generator):
     """Epsilon-greedy actions for a batch of Q-value rows ([B, A] -> [B])."""
     batch, num_actions = q_values.shape
-    greedy = q_values.argmax(axis=1)
+    actions = q_values.argmax(axis=1)
     explore = rng.random(batch) < epsilon
-    return np.where(explore, rng.integers(0, num_actions, size=batch), greedy)
+    if explore.any():            # most steps explore nowhere: skip the second draw
+        actions[explore] = rng.integers(0, num_actions, size=int(explore.sum()))
+    return actions

@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from gorila import dqn
-from gorila.config import Config
+from gorila.config import Config, learner_device
 from gorila.core import EnvInfo, Minibatch, MinibatchSource, ParameterSource, Report
 from gorila.networks import flat_gradients, load_flat_parameters, q_network_for
 
@@ -61,10 +61,13 @@ class Learner:
         torch.set_num_threads(config.torch_threads)
         torch.manual_seed(config.seed + 7919 * index)
         self.config, self.index, self.params, self.replay = config, index, params, replay
-        use_cuda = config.learner_gpus > 0 and torch.cuda.is_available()
-        self.device = torch.device("cuda" if use_cuda else "cpu")
+        self.device = torch.device(learner_device(config))
         self.online = q_network_for(config, info).to(self.device)
         self.target = copy.deepcopy(self.online).requires_grad_(False)
+        # Kept as lists: walking a module for its parameters on every update costs more than a small
+        # network's update.
+        self.online_parameters = list(self.online.parameters())
+        self.target_parameters = list(self.target.parameters())
         self.outliers = LossOutlierFilter(config.outlier_k, config.outlier_warmup)
         self.updates = 0
         self.dropped = 0
@@ -80,9 +83,9 @@ class Learner:
         and asks for the next ones, so the server is never on its critical path.
         """
         flat, target_changed = pulled or self.params.pull(prefetch=True)
-        load_flat_parameters(self.online, flat)
+        load_flat_parameters(self.online_parameters, flat)
         if target_changed:
-            load_flat_parameters(self.target, self.params.pull_target())
+            load_flat_parameters(self.target_parameters, self.params.pull_target())
 
     def gradient(self, batch: Minibatch) -> tuple[float, np.ndarray]:
         """Loss and flat gradient of the DQN loss on one minibatch, theta- fixed."""
@@ -94,11 +97,10 @@ class Learner:
             targets = dqn.td_targets(as_tensor(batch.returns), as_tensor(batch.discounts), next_q_target,
                                      next_q_online)
         loss = dqn.dqn_loss(self.online(obs), as_tensor(batch.actions), targets, self.config.huber_delta)
-        self.online.zero_grad(set_to_none=False)
+        for parameter in self.online_parameters:
+            parameter.grad = None
         loss.backward()
-        if self.config.max_grad_norm:
-            torch.nn.utils.clip_grad_norm_(self.online.parameters(), self.config.max_grad_norm)
-        return float(loss.item()), flat_gradients(self.online)
+        return float(loss.item()), dqn.clip_norm(flat_gradients(self.online_parameters), self.config.max_grad_norm)
 
     def update(self) -> bool:
         """One learner step; False when the replay cannot give a minibatch yet."""

@@ -7,7 +7,16 @@ from __future__ import annotations
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 from torch import nn
+
+
+def _dense(x: torch.Tensor, layers) -> torch.Tensor:
+    """Linear layers with ReLU between them, called through their weights: for the small networks
+    of classic control, nn.Module's per-call machinery costs more than the arithmetic."""
+    for layer in layers[:-1]:
+        x = F.relu(F.linear(x, layer.weight, layer.bias))
+    return F.linear(x, layers[-1].weight, layers[-1].bias)
 
 
 class QHead(nn.Module):
@@ -17,14 +26,16 @@ class QHead(nn.Module):
         super().__init__()
         self.dueling = dueling
         self.advantage = nn.Sequential(nn.Linear(features, hidden), nn.ReLU(), nn.Linear(hidden, num_actions))
+        self._advantage = [self.advantage[0], self.advantage[2]]       # the same layers, for `_dense`
         if dueling:
             self.value = nn.Sequential(nn.Linear(features, hidden), nn.ReLU(), nn.Linear(hidden, 1))
+            self._value = [self.value[0], self.value[2]]
 
     def forward(self, features: torch.Tensor) -> torch.Tensor:
-        advantage = self.advantage(features)
+        advantage = _dense(features, self._advantage)
         if not self.dueling:
             return advantage
-        return self.value(features) + advantage - advantage.mean(dim=1, keepdim=True)
+        return _dense(features, self._value) + advantage - advantage.mean(dim=1, keepdim=True)
 
 
 class MLPQNetwork(nn.Module):
@@ -37,10 +48,14 @@ class MLPQNetwork(nn.Module):
             layers += [nn.Linear(width, size), nn.ReLU()]
             width = size
         self.torso = nn.Sequential(nn.Flatten(), *layers)
+        self._hidden = layers[::2]                                     # the torso's Linear layers
         self.head = QHead(width, num_actions, hidden_sizes[-1], dueling)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        return self.head(self.torso(obs.float()))
+        features = obs.float().flatten(1)
+        if self._hidden:
+            features = F.relu(_dense(features, self._hidden))
+        return self.head.forward(features)
 
 
 class NatureCNN(nn.Module):
@@ -84,18 +99,25 @@ def flat_parameters(model: nn.Module) -> np.ndarray:
     return torch.nn.utils.parameters_to_vector(model.parameters()).detach().cpu().numpy().astype(np.float32)
 
 
-def load_flat_parameters(model: nn.Module, flat: np.ndarray) -> None:
-    """Overwrite the model's parameters from a flat vector made by `flat_parameters`."""
+def _parameters(model) -> list:
+    """A module's parameters, or the list of them a caller keeps to avoid walking the module again."""
+    return list(model.parameters()) if isinstance(model, nn.Module) else model
+
+
+def load_flat_parameters(model, flat: np.ndarray) -> None:
+    """Overwrite the parameters of a model (or of its parameter list) from a vector made by
+    `flat_parameters`."""
+    parameters = _parameters(model)
     vector = torch.as_tensor(np.asarray(flat, dtype=np.float32))
-    device = next(model.parameters()).device
-    torch.nn.utils.vector_to_parameters(vector.to(device), model.parameters())
+    torch.nn.utils.vector_to_parameters(vector.to(parameters[0].device), parameters)
 
 
-def flat_gradients(model: nn.Module) -> np.ndarray:
-    """The gradient of every parameter, concatenated in parameter order (zeros where none)."""
+def flat_gradients(model) -> np.ndarray:
+    """The gradient of every parameter of a model (or of its parameter list), concatenated in
+    parameter order (zeros where none)."""
     parts = [p.grad.reshape(-1) if p.grad is not None else torch.zeros(p.numel(), device=p.device)
-             for p in model.parameters()]
-    return torch.cat(parts).detach().cpu().numpy().astype(np.float32)
+             for p in _parameters(model)]
+    return torch.cat(parts).detach().cpu().numpy()      # cat made a fresh float32 buffer: no second copy
 
 
 def num_parameters(model: nn.Module) -> int:

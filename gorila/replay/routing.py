@@ -36,6 +36,9 @@ class ReplayWriter:
 
     def add(self, frames, actions, rewards, terminals, lasts) -> None:
         """One entry per env slot: the newest frame of s_t, a_t, r_t, terminal_t, last_t."""
+        if self.batch_steps == 1:            # one step per write: no stacking
+            self._send("add", [frames, actions, rewards, terminals, lasts], lambda column, slots: column[slots])
+            return
         self.buffer.append((frames, actions, rewards, terminals, lasts))
         if len(self.buffer) >= self.batch_steps:
             self.flush()
@@ -45,9 +48,13 @@ class ReplayWriter:
             return
         columns = [np.stack(column) for column in zip(*self.buffer)]   # each [T, K, ...]
         self.buffer = []
-        # Wait for the previous batch first: at most one write in flight per actor bounds memory.
+        self._send("add_steps", columns, lambda column, slots: column[:, slots])
+
+    def _send(self, method: str, columns: list, take) -> None:
+        """Send each replay `take(column, slots)` of every column. Waits for the previous write
+        first: at most one write per actor is in flight, which bounds memory."""
         self.calls.get(self.pending)
-        self.pending = [self.calls.call(replay, "add_steps", streams, *[column[:, slots] for column in columns])
+        self.pending = [self.calls.call(replay, method, streams, *[take(column, slots) for column in columns])
                         for replay, slots, streams in self.targets]
 
 

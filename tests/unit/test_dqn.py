@@ -119,3 +119,16 @@ def test_greedy_with_epsilon_one_explores_every_action():
     q = np.tile(np.array([[0.0, 1.0, 0.0, 0.0]]), (400, 1))
     actions = dqn.greedy_with_epsilon(q, 1.0, np.random.default_rng(0))
     assert set(actions.tolist()) == {0, 1, 2, 3}
+
+
+def test_clip_norm_matches_torch_and_leaves_small_gradients_alone():
+    parameters = [torch.nn.Parameter(torch.zeros(3)), torch.nn.Parameter(torch.zeros(2))]
+    parameters[0].grad = torch.tensor([3.0, 4.0, 0.0])
+    parameters[1].grad = torch.tensor([12.0, 0.0])                       # total norm 13
+    flat = torch.cat([p.grad for p in parameters]).numpy().copy()
+    torch.nn.utils.clip_grad_norm_(parameters, 6.5)
+    np.testing.assert_allclose(dqn.clip_norm(flat, 6.5), torch.cat([p.grad for p in parameters]).numpy(), rtol=1e-6)
+    assert np.linalg.norm(flat) == pytest.approx(6.5, rel=1e-5)
+    small = np.array([0.3, 0.4], np.float32)
+    np.testing.assert_array_equal(dqn.clip_norm(small.copy(), 1.0), small)
+    np.testing.assert_array_equal(dqn.clip_norm(flat.copy() * 100, 0.0), flat * 100)

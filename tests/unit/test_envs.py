@@ -177,6 +177,33 @@ def test_cartpole_seeding_reproducible():
     assert not np.array_equal(trajectory(3), trajectory(4))
 
 
+def test_gym_copies_step_exactly_as_gymnasiums_sync_vector_env():
+    """The plain loop (Acrobot has no batched implementation) keeps Gymnasium's next-step
+    autoreset, seeding and float32 observations."""
+    import gymnasium
+
+    reference = gymnasium.vector.SyncVectorEnv([lambda: gymnasium.make("Acrobot-v1", max_episode_steps=40)] * 3,
+                                               autoreset_mode=gymnasium.vector.AutoresetMode.NEXT_STEP)
+    env = make_vector_env("Acrobot-v1", 3, seed=7, max_episode_frames=40)
+    try:
+        ref_obs, _ = reference.reset(seed=7)
+        np.testing.assert_array_equal(env.reset(), ref_obs.astype(np.float32))
+        actions = np.random.default_rng(0).integers(0, 2, (400, 3))
+        ends = 0
+        for action in actions:
+            ref_obs, ref_reward, ref_terminated, ref_truncated, _ = reference.step(action)
+            step = env.step(action)
+            np.testing.assert_allclose(step.obs, ref_obs.astype(np.float32), rtol=1e-6)
+            np.testing.assert_array_equal(step.reward, ref_reward)
+            np.testing.assert_array_equal(step.terminal, ref_terminated)
+            np.testing.assert_array_equal(step.episode_end, ref_terminated | ref_truncated)
+            ends += int(step.episode_end.sum())
+        assert ends >= 10                     # many autoresets were compared
+    finally:
+        env.close()
+        reference.close()
+
+
 def test_atari_seeding_reproducible():
     def trajectory(seed):
         env = make_vector_env("Breakout", 2, seed=seed, num_threads=1, max_episode_frames=200)
