@@ -1,4 +1,4 @@
-"""`gorila train | evaluate | report`: the command line, generated from `Config`.
+"""`gorila train | evaluate | report | bench`: the command line, generated from `Config`.
 
 Every config field is a flag (`--total-frames`, `--bundled/--no-bundled`, ...) whose help is the
 field's docstring; `--preset`, `--config FILE` and `--set KEY=VALUE` layer on top in that order.
@@ -6,15 +6,18 @@ Errors a user can cause end with one line and exit code 2, never a traceback.
 """
 from __future__ import annotations
 
-import argparse
-import json
-import os
-import sys
 import time
-import typing
-from pathlib import Path
 
-from gorila.config import PRESETS, Config, ConfigError, build_config, field_docs, field_types
+LAUNCHED = time.time()     # metrics count wall time from here: what a user waits includes start-up
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import sys  # noqa: E402
+import typing  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from gorila.config import PRESETS, Config, ConfigError, build_config, field_docs, field_types  # noqa: E402
 
 USAGE_ERROR = 2
 
@@ -61,6 +64,13 @@ def build_parser() -> Parser:
     evaluate.add_argument("--json", metavar="FILE", help="also write the result as JSON")
     report = commands.add_parser("report", help="summarise a run and plot its learning curve")
     report.add_argument("run_dir")
+    bench = commands.add_parser("bench", help="measure each stage against its own limit (ratios, minutes)",
+                                description="Measure each stage of Gorila against its own limit, side by side.")
+    bench.add_argument("--json", metavar="FILE", help="also write every figure as JSON")
+    bench.add_argument("--sections", nargs="+", metavar="NAME", default=None,
+                       help="some of: actor learner server replay end_to_end memory (default: all), scaling")
+    bench.add_argument("--seconds", type=float, default=10.0, help="measuring window of each rate (default 10)")
+    bench.add_argument("--device", choices=["cpu", "cuda"], default="cpu", help="where the learner benchmark runs")
     return parser
 
 
@@ -90,7 +100,7 @@ def command_train(args) -> int:
     config = config_from_args(args)
     resolve_env(config.env)        # an unknown env fails here, before anything is written
     run_dir = choose_run_dir(config)
-    result = Trainer(config, run_dir).run()
+    result = Trainer(config, run_dir, start_time=LAUNCHED).run()
     best = result["best_eval_return_mean"]
     print(f"done: {result['env_frames']:,} frames, {result['updates']:,} updates in {result['wall_time']:.1f} s; "
           + (f"best eval mean {best:.1f}" if best is not None else "no evaluation finished"))
@@ -125,7 +135,27 @@ def command_report(args) -> int:
     return 0
 
 
-COMMANDS = {"train": command_train, "evaluate": command_evaluate, "report": command_report}
+def command_bench(args) -> int:
+    from gorila.bench import EXTRA_SECTIONS, SECTIONS, run_bench, write_json
+    sections = args.sections or list(SECTIONS)
+    known = SECTIONS + EXTRA_SECTIONS
+    unknown = [name for name in sections if name not in known]
+    if unknown:
+        raise UserError(f"--sections: unknown {', '.join(unknown)} (choose from {', '.join(known)})")
+    if args.seconds <= 0:
+        raise UserError("--seconds must be > 0")
+    if args.device == "cuda":
+        from gorila.config import Config, learner_device
+        learner_device(Config(device="cuda"))
+    print(f"gorila bench: {', '.join(sections)}; {args.seconds:g} s per rate", flush=True)
+    results = run_bench(sections, args.seconds, args.device, report=lambda line: print(line, flush=True))
+    if args.json:
+        write_json(results, args.json)
+        print(f"figures: {args.json}")
+    return 0
+
+
+COMMANDS = {"train": command_train, "evaluate": command_evaluate, "report": command_report, "bench": command_bench}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -144,8 +144,10 @@ class Config:
     """CPUs Ray reserves for each actor, learner or bundle."""
     server_cpus: float = 0.0
     """CPUs Ray reserves for each parameter or replay shard."""
+    device: Literal["auto", "cpu", "cuda"] = "auto"
+    """Where learners compute: `auto` uses a GPU when torch sees one, `cuda` insists on it, `cpu` never uses one (actors and evaluation stay on the CPU)."""
     learner_gpus: float = 0.0
-    """GPUs Ray reserves for each learner or bundle (its learner then runs on CUDA)."""
+    """GPUs Ray reserves for each learner or bundle (0 with a GPU device: the learners share one GPU)."""
     torch_threads: int = 1
     """PyTorch threads in each component."""
 
@@ -156,14 +158,16 @@ class Config:
 
 
 PRESETS: dict[str, dict] = {
-    # Tuned on 2 CPU cores: solves CartPole-v1 (greedy mean >= 475 over 20 episodes) in 1-1.5 minutes.
+    # Tuned on 2 CPU cores (benchmarks/time_to_solve.py, seeds 0-4): four CartPole copies per actor
+    # share each batched forward pass; one update of 64 per 4 agent steps; a high Adam rate and a
+    # 64x64 network, whose updates cost a third of a 128x128 one's.
     "cartpole": dict(
-        env="CartPole-v1", total_frames=250_000, stop_at_return=475.0,
-        hidden_sizes=(128, 128), gamma=0.99, n_step=3, double_dqn=True, batch_size=64,
-        replay_capacity=50_000, learning_starts=1_000, update_every=2,
-        epsilon_start=1.0, epsilon_end=0.05, epsilon_decay_frames=10_000, ladder_base=0.05, ladder_alpha=1.0,
-        optimizer="adam", learning_rate=5e-4, target_update_every=200,
-        push_every=4, learner_sync_every=4,   # 4x fewer parameter-server messages; each gradient applied alone
+        env="CartPole-v1", total_frames=250_000, stop_at_return=475.0, envs_per_actor=4,
+        hidden_sizes=(64, 64), gamma=0.99, n_step=3, double_dqn=True, batch_size=64,
+        replay_capacity=50_000, learning_starts=1_000, update_every=4,
+        epsilon_start=1.0, epsilon_end=0.04, epsilon_decay_frames=8_000, ladder_base=0.05, ladder_alpha=1.0,
+        optimizer="adam", learning_rate=4e-3, target_update_every=128,
+        push_every=1, learner_sync_every=1,
         eval_every_frames=5_000, eval_episodes=20, eval_epsilon=0.0,
     ),
     # DQN (Mnih et al. 2015) per learner, Gorila's parameter server around it.
@@ -344,3 +348,12 @@ def build_config(preset: str | None = None, file: str | None = None, overrides: 
 def save_yaml(config: Config, path: str | Path) -> None:
     Path(path).write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
 
+
+
+def learner_device(config: Config) -> str:
+    """`cpu` or `cuda`: where this process's learners compute, as `config.device` asks."""
+    import torch
+    if config.device == "cuda" and not torch.cuda.is_available():
+        raise ConfigError("device: cuda was asked for, but torch sees no CUDA device here "
+                          "(use --device auto or cpu)")
+    return "cuda" if config.device != "cpu" and torch.cuda.is_available() else "cpu"

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from gorila.checkpoint import save_best, save_checkpoint
-from gorila.config import Config, save_yaml
+from gorila.config import Config, learner_device, save_yaml
 from gorila.core import Report, WorkerId, describe_env
 from gorila.envs import make_vector_env
 from gorila.evaluation_plan import Candidate, EvaluationPlan, Verdict
@@ -41,9 +41,10 @@ class Job:
 
 
 class Trainer:
-    def __init__(self, config: Config, run_dir: Path, live_progress: bool | None = None):
+    def __init__(self, config: Config, run_dir: Path, live_progress: bool | None = None,
+                 start_time: float | None = None):
         self.config, self.run_dir = config, Path(run_dir)
-        self.start = time.time()
+        self.start = time.time() if start_time is None else start_time     # wall_time 0 in the metrics
         self.live_progress = live_progress
         self.pending: dict = {}          # future -> Job
         self.solved_at: tuple[int, float] | None = None
@@ -54,6 +55,8 @@ class Trainer:
         with make_vector_env(config.env, 1, seed=config.seed) as probe:
             self.info = info = describe_env(probe)
         parameter_bounds(config, initial_parameters(config, info).size)     # fail before placing anything
+        if not config.address:
+            learner_device(config)                          # a missing GPU is a config error on this machine
         self.runtime = make_runtime(config)
         self.calls = self.runtime.calls
         self.system = build_system(config, info, self.runtime.place, self.calls)

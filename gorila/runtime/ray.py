@@ -111,10 +111,21 @@ class RayRuntime:
             ray.init(num_cpus=self._embedded_cpus(config), include_dashboard=False, log_to_driver=False,
                      configure_logging=False, logging_level="ERROR",
                      _system_config={"max_direct_call_object_size": INLINE_MESSAGE_BYTES})
-            return
-        if config.address != "auto":
-            _probe(config.address)
-        _join(config.address)
+        else:
+            if config.address != "auto":
+                _probe(config.address)
+            _join(config.address)
+        self._check_gpus()
+
+    def _check_gpus(self) -> None:
+        """Asking for more GPUs than the cluster has would leave learners unplaced: say so at once."""
+        config = self.config
+        wanted = config.learner_gpus * (config.actors if config.bundled else config.learners)
+        available = ray.cluster_resources().get("GPU", 0)
+        if config.learner_gpus and wanted > available:
+            self.shutdown()
+            raise ClusterError(f"learner_gpus={config.learner_gpus:g} asks for {wanted:g} GPUs in all; "
+                               f"the Ray cluster has {available:g}")
 
     @staticmethod
     def _embedded_cpus(config) -> int:
@@ -126,8 +137,18 @@ class RayRuntime:
         config = self.config
         if kind in ("server", "evaluator"):
             return {"num_cpus": config.server_cpus}
-        gpus = config.learner_gpus if kind in ("bundle", "learner") else 0
+        gpus = self._learner_gpus() if kind in ("bundle", "learner") else 0
         return {"num_cpus": config.worker_cpus, "num_gpus": gpus}
+
+    def _learner_gpus(self) -> float:
+        """learner_gpus, or with a GPU device and none asked for, an equal share of one GPU each."""
+        config = self.config
+        if config.learner_gpus or config.device == "cpu":
+            return config.learner_gpus
+        has_gpu = ray.cluster_resources().get("GPU", 0) > 0
+        if config.device == "cuda" or has_gpu:
+            return 1.0 / (config.learners if not config.bundled else config.actors)
+        return 0.0
 
     def place(self, kind: str, make, *args):
         """A Ray actor holding `make(*args)`, built in its own process; `make` is a class or a
