@@ -165,3 +165,13 @@ def test_cli_evaluate_refuses_a_checkpoint_holding_objects(capsys, tmp_path):
     torch.save({"format": "gorila-checkpoint-1", "thing": NotPlainData()}, path)
     code, line = run_cli(capsys, "evaluate", str(path))
     assert code == 2 and str(path) in line
+
+
+def test_device_resolution_on_this_machine():
+    from gorila.config import learner_device
+    has_gpu = torch.cuda.is_available()
+    assert learner_device(Config(device="cpu")) == "cpu"
+    assert learner_device(Config(device="auto")) == ("cuda" if has_gpu else "cpu")
+    if not has_gpu:
+        with pytest.raises(ConfigError, match="device: cuda"):
+            learner_device(Config(device="cuda"))
