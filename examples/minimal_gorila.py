@@ -42,34 +42,39 @@ def train(total_frames: int, seed: int) -> bool:
     shards, bounds = [make_shard(config, 0, theta0)], [(0, theta0.size)]
 
     # One bundle: actor -> local replay -> learner, each talking to the server through its own client.
-    replay = make_replay(config, info, config.replay_capacity, num_streams=1, seed=seed,
+    copies = tuple(range(config.envs_per_actor))           # one replay stream per env copy
+    replay = make_replay(config, info, config.replay_capacity, num_streams=len(copies), seed=seed,
                          warmup=warmup_steps(config, info))
-    writer = ReplayWriter([replay], [Route(0, (0,), (0,))], calls)
+    writer = ReplayWriter([replay], [Route(0, copies, copies)], calls)
     actor = make_actor(config, info, 0, shards, bounds, calls, writer)
     learner = make_learner(config, info, 0, shards, bounds, calls, replay)
     evaluator, server = Evaluator(config, info), parameter_client(config, shards, bounds, calls)
 
     start, returns = time.time(), []
-    eval_every = info.steps(config.eval_every_frames)
-    for step in range(1, info.steps(config.total_frames) + 1):
-        actor.step()                                       # act epsilon-greedily, write to replay
+    eval_every, steps, credit = info.steps(config.eval_every_frames), 0, 0
+    next_eval = eval_every
+    while steps < info.steps(config.total_frames):
+        actor.step()                                       # each env copy acts once, writes to replay
         writer.flush()
-        if step % config.update_every == 0:
+        steps, credit = steps + actor.env.num_envs, credit + actor.env.num_envs
+        while credit >= config.update_every:               # DQN's ratio: one update per update_every steps
+            credit -= config.update_every
             learner.update()                               # sample, gradient vs theta-, push to shard
-        returns += actor.report(1).episode_returns
-        if step % eval_every:
+        returns += actor.report(steps).episode_returns
+        if steps < next_eval:
             continue
+        next_eval += eval_every
         learner.send(refresh=False)                        # nothing left in the learner's outbox
         theta, _ = server.pull()
         score = evaluator.evaluate(theta)["eval_return_mean"]
         recent = sum(returns[-20:]) / max(len(returns[-20:]), 1)
-        print(f"{info.frames(step):>8,} frames {time.time() - start:6.1f} s | PS v{shards[0].version:>6,} | "
+        print(f"{info.frames(steps):>8,} frames {time.time() - start:6.1f} s | PS v{shards[0].version:>6,} | "
               f"training return {recent:6.1f} | greedy eval {score:6.1f}", flush=True)
         if score >= TARGET:
             confirmation = evaluator.evaluate(theta)["eval_return_mean"]   # same theta, fresh episodes
             print(f"confirmation on fresh episodes: {confirmation:.1f}")
             if confirmation >= TARGET:
-                print(f"solved after {info.frames(step):,} frames, {time.time() - start:.1f} s")
+                print(f"solved after {info.frames(steps):,} frames, {time.time() - start:.1f} s")
                 return True
     print(f"not solved within {config.total_frames:,} frames")
     return False
