@@ -122,7 +122,7 @@ def command_evaluate(args) -> int:
     result = evaluate_checkpoint(args.path, episodes=args.episodes, epsilon=args.epsilon, seed=args.seed)
     print(f"checkpoint: {result['checkpoint']}")
     print(f"{result['env']}: mean {result['eval_return_mean']:.2f} +/- {result['eval_return_std']:.2f} over "
-          f"{result['eval_episodes']} episodes (null-op starts, epsilon {result['epsilon']:g}, "
+          f"{result['eval_episodes']} episodes ({'null-op starts, ' if result['atari'] else ''}epsilon {result['epsilon']:g}, "
           f"{result['env_frames']:,} training frames)")
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2) + "\n")

@@ -36,10 +36,11 @@ def evaluate_checkpoint(path, episodes: int | None = None, epsilon: float | None
         raise ConfigError("--episodes must be >= 1")
     if not 0.0 <= config.eval_epsilon <= 1.0:
         raise ConfigError(f"--epsilon must lie in [0, 1], got {config.eval_epsilon:g}")
-    evaluator = Evaluator(config, restore_info(payload), seed_offset=INDEPENDENT_SEED_OFFSET)
+    info = restore_info(payload)
+    evaluator = Evaluator(config, info, seed_offset=INDEPENDENT_SEED_OFFSET)
     try:
         result = evaluator.evaluate(payload["theta"].numpy())
     finally:
         evaluator.close()
-    return {"checkpoint": str(file), "env": config.env, "env_frames": payload["env_frames"],
+    return {"checkpoint": str(file), "env": config.env, "atari": info.is_atari, "env_frames": payload["env_frames"],
             "epsilon": config.eval_epsilon, **result}

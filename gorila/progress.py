@@ -27,7 +27,7 @@ def describe(stats: dict) -> str:
 class ProgressDisplay:
     def __init__(self, total_frames: int, live: bool | None = None):
         self.live = sys.stdout.isatty() if live is None else live
-        self.console = Console(highlight=False)
+        self.console = Console(highlight=False, soft_wrap=True)     # a log line stays one line
         self.bar = None
         if self.live:
             self.bar = Progress(TextColumn("[bold]frames"), BarColumn(), MofNCompleteColumn(),
