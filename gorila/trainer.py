@@ -17,7 +17,7 @@ import torch
 
 from gorila.checkpoint import save_best, save_checkpoint
 from gorila.config import Config, learner_device, save_yaml
-from gorila.core import Report, WorkerId, describe_env
+from gorila.core import WorkerId, describe_env
 from gorila.envs import make_vector_env
 from gorila.evaluation_plan import Candidate, EvaluationPlan, Verdict
 from gorila.factory import initial_parameters, parameter_bounds, parameter_client, warmup_steps

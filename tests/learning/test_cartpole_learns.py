@@ -3,7 +3,6 @@
 The same preset on both runtimes: one bundle in one process, and two bundles sharing a two-shard
 parameter server on an embedded Ray (asynchronous, as in the paper).
 """
-import dataclasses
 
 import pytest
 

@@ -1,9 +1,7 @@
 """Config: presets, layering, validation that names the key; the CLI's one-line user errors."""
-import dataclasses
 
 import pytest
 import torch
-import yaml
 
 from gorila import cli
 from gorila.config import PRESETS, Config, ConfigError, apply_overrides, build_config, save_yaml, validate

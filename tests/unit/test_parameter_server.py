@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-import torch
 
 from gorila.parameter_server import ParameterClient, ParameterShard, slice_bounds
 from gorila.runtime.calls import DirectCalls
