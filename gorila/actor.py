@@ -96,6 +96,11 @@ class Actor:
         self.writer.flush()
         return self.report(self.steps - start)
 
+    def continue_from(self, steps: int) -> None:
+        """Carry on from `steps` agent steps already taken (a resumed run, a restarted process):
+        epsilon continues its schedule instead of starting again at epsilon_start."""
+        self.steps = steps
+
     def report(self, steps: int) -> Report:
         completed, self.completed = self.completed, []
         return Report(steps=steps, episode_returns=tuple(completed))

@@ -37,5 +37,8 @@ class Bundle:
         report = self.actor.report(steps).merge(self.learner.report(updates))
         return replace(report, replay_size=len(self.replay))
 
+    def continue_from(self, steps: int) -> None:
+        self.actor.continue_from(steps)
+
     def close(self) -> None:
         self.actor.close()

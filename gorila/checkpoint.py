@@ -1,36 +1,103 @@
 """Checkpoints: tensors and plain data only, written atomically, loaded without executing code.
 
 A checkpoint holds the resolved config, the environment's shape and the flat theta+ (and theta- where
-known). A run directory holds `checkpoints/ckpt-<frames>.pt` and `latest.pt` (the parameters when it
-was written) and `best.pt`: the parameters of the best evaluation, with that evaluation (and its
-independent confirmation) in the payload. `gorila evaluate RUN` loads `best.pt` when there is one.
+known); a training checkpoint also holds what `gorila train --resume` needs (the shards' states,
+the driver's counters, the evaluations). A run directory holds:
+
+    checkpoints/ckpt-<frames>.pt   the last `keep` training checkpoints, each with a .sha256 beside it
+    checkpoints/latest.pt          a link to the newest of them (not a second copy)
+    checkpoints/best.pt            the parameters of the best evaluation, with that evaluation
+    checkpoints/shards/shard-<i>.pt  each parameter shard's last state: a restarted shard reads it
+
+`gorila evaluate RUN` loads `best.pt` when there is one. A checkpoint whose checksum does not match
+is reported and the previous good one is used.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import pickle
 import zipfile
 from pathlib import Path
+from typing import Callable
 
 import torch
 
 FORMAT = "gorila-checkpoint-1"
 LATEST = "latest.pt"
 BEST = "best.pt"
+PATTERN = "ckpt-*.pt"
 
 
 class CheckpointError(ValueError):
     """A checkpoint is missing, unreadable or not a gorila checkpoint."""
 
 
-def save_checkpoint(run_dir: str | Path, payload: dict, env_frames: int) -> Path:
-    """Write checkpoints/ckpt-<frames>.pt and checkpoints/latest.pt, each via a temporary file and rename."""
+def save_checkpoint(run_dir: str | Path, payload: dict, env_frames: int, keep: int = 3) -> Path:
+    """Write checkpoints/ckpt-<frames>.pt (atomically, with its checksum), point latest.pt at it and
+    delete all but the newest `keep` checkpoints."""
     folder = Path(run_dir) / "checkpoints"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"ckpt-{env_frames:012d}.pt"
-    for target in (path, folder / LATEST):
-        _write(target, payload, env_frames)
+    _write(path, payload, env_frames)
+    _write_text(_checksum_file(path), _sha256(path) + "\n")
+    link = folder / f".{LATEST}.tmp"
+    link.unlink(missing_ok=True)
+    link.symlink_to(path.name)
+    os.replace(link, folder / LATEST)
+    for old in training_checkpoints(run_dir)[:-max(keep, 1)]:
+        old.unlink(missing_ok=True)
+        _checksum_file(old).unlink(missing_ok=True)
     return path
+
+
+def training_checkpoints(run_dir: str | Path) -> list[Path]:
+    """The run's ckpt-<frames>.pt files, oldest first."""
+    return sorted((Path(run_dir) / "checkpoints").glob(PATTERN))
+
+
+def remove_stale_temporaries(run_dir: str | Path) -> int:
+    """Delete the temporary files a crash in the middle of a write left behind; how many there were."""
+    stale = list((Path(run_dir) / "checkpoints").rglob("*.tmp"))
+    for path in stale:
+        path.unlink(missing_ok=True)
+    return len(stale)
+
+
+def load_latest_good(run_dir: str | Path, warn: Callable[[str], None] = print) -> dict:
+    """The newest training checkpoint that reads back and matches its checksum (older ones are tried
+    in turn, each failure reported through `warn`)."""
+    candidates = training_checkpoints(run_dir)
+    if not candidates:
+        raise CheckpointError(f"no checkpoint to resume from in {Path(run_dir) / 'checkpoints'}")
+    for path in reversed(candidates):
+        try:
+            payload = load_checkpoint(path)
+        except CheckpointError as error:
+            warn(f"skipping {path.name}: {error}")
+            continue
+        if "scheduler" in payload:
+            payload["path"] = str(path)
+            return payload
+        warn(f"skipping {path.name}: written by an older gorila, it lacks the state a resume needs")
+    raise CheckpointError(f"no usable checkpoint to resume from in {Path(run_dir) / 'checkpoints'}")
+
+
+def shard_backup(run_dir: str | Path, index: int) -> Path:
+    """Where parameter shard `index`'s last state is kept for a restart."""
+    return Path(run_dir) / "checkpoints" / "shards" / f"shard-{index}.pt"
+
+
+def save_shard_backups(run_dir: str | Path, states: list[dict], env_frames: int) -> None:
+    for index, state in enumerate(states):
+        path = shard_backup(run_dir, index)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _write(path, {"shard": state}, env_frames)
+
+
+def load_shard_backup(path: str | Path) -> dict | None:
+    """The shard state kept at `path`, or None when there is none (a fresh run)."""
+    return load_checkpoint(path)["shard"] if Path(path).is_file() else None
 
 
 def save_best(run_dir: str | Path, payload: dict, env_frames: int) -> Path:
@@ -45,6 +112,24 @@ def _write(path: Path, payload: dict, env_frames: int) -> None:
     temporary = path.with_suffix(".pt.tmp")
     torch.save({"format": FORMAT, "env_frames": int(env_frames), **payload}, temporary)
     os.replace(temporary, path)   # atomic: a crash leaves the old file or the new one, never half
+
+
+def _write_text(path: Path, text: str) -> None:
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(text)
+    os.replace(temporary, path)
+
+
+def _checksum_file(path: Path) -> Path:
+    return path.with_suffix(".sha256")
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as file:
+        for block in iter(lambda: file.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def find_checkpoint(path: str | Path) -> Path:
@@ -63,6 +148,9 @@ def find_checkpoint(path: str | Path) -> Path:
 def load_checkpoint(path: str | Path) -> dict:
     """Load a checkpoint with `weights_only=True`: unpickling can build tensors and plain data, nothing else."""
     path = find_checkpoint(path)
+    checksum = _checksum_file(path.resolve())
+    if checksum.is_file() and checksum.read_text().strip() != _sha256(path):
+        raise CheckpointError(f"{path} does not match its checksum ({checksum.name}): the file is corrupt")
     if not zipfile.is_zipfile(path):
         raise CheckpointError(f"{path} is not a checkpoint file (not a PyTorch archive)")
     try:

@@ -55,6 +55,9 @@ def build_parser() -> Parser:
     train.add_argument("--config", metavar="FILE", help="YAML file of config fields")
     train.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
                        help="override any config field (repeatable)")
+    train.add_argument("--resume", metavar="RUN_DIR",
+                       help="continue the run in RUN_DIR from its latest good checkpoint (its config, "
+                            "with any fields given here changed, e.g. a larger --total-frames)")
     add_config_flags(train)
     evaluate = commands.add_parser("evaluate", help="evaluate a checkpoint with null-op starts")
     evaluate.add_argument("path", help="run directory (its best checkpoint, else its latest) or checkpoint file")
@@ -74,14 +77,19 @@ def build_parser() -> Parser:
     return parser
 
 
-def config_from_args(args) -> Config:
+def cli_overrides(args) -> dict:
+    """The config fields given on the command line, as flags or `--set KEY=VALUE`."""
     overrides = {name: getattr(args, name) for name in field_types() if getattr(args, name) is not None}
     for item in args.set:
         key, sep, value = item.partition("=")
         if not sep:
             raise ConfigError(f"--set expects KEY=VALUE, got {item!r}")
         overrides[key.strip()] = value.strip()
-    return build_config(args.preset, args.config, overrides)
+    return overrides
+
+
+def config_from_args(args) -> Config:
+    return build_config(args.preset, args.config, cli_overrides(args))
 
 
 def choose_run_dir(config: Config) -> Path:
@@ -94,13 +102,30 @@ def choose_run_dir(config: Config) -> Path:
     return Path("runs") / f"{slug}-{time.strftime('%Y%m%d-%H%M%S')}"
 
 
+def resumed_run(args) -> tuple[Config, Path, dict]:
+    """The config, run dir and checkpoint payload of `--resume RUN_DIR`."""
+    from gorila.checkpoint import load_latest_good
+    if args.preset or args.config:
+        raise UserError("--resume takes the run's own config; --preset and --config cannot be combined with it")
+    run_dir = Path(args.resume)
+    if not (run_dir / "checkpoints").is_dir():
+        raise UserError(f"--resume: {run_dir} is not a run directory (no checkpoints/ in it)")
+    payload = load_latest_good(run_dir, warn=lambda line: print(f"gorila: {line}", file=sys.stderr))
+    config = build_config(None, None, {**payload["config"], **cli_overrides(args), "run_dir": str(run_dir)})
+    print(f"resuming {run_dir} from {Path(payload['path']).name} ({payload['env_frames']:,} frames)")
+    return config, run_dir, payload
+
+
 def command_train(args) -> int:
     from gorila.envs import resolve_env
     from gorila.trainer import Trainer
-    config = config_from_args(args)
+    if args.resume:
+        config, run_dir, payload = resumed_run(args)
+    else:
+        config, payload = config_from_args(args), None
     resolve_env(config.env)        # an unknown env fails here, before anything is written
-    run_dir = choose_run_dir(config)
-    result = Trainer(config, run_dir, start_time=LAUNCHED).run()
+    run_dir = run_dir if payload else choose_run_dir(config)
+    result = Trainer(config, run_dir, start_time=LAUNCHED, resume=payload).run()
     best = result["best_eval_return_mean"]
     print(f"done: {result['env_frames']:,} frames, {result['updates']:,} updates in {result['wall_time']:.1f} s; "
           + (f"best eval mean {best:.1f}" if best is not None else "no evaluation finished"))

@@ -138,6 +138,16 @@ class Config:
     """Frames between checkpoints (a final one is always written)."""
     log_every_seconds: float = 2.0
     """Seconds between progress lines and metrics records."""
+    keep_checkpoints: int = 3
+    """Training checkpoints kept in the run directory (older ones are deleted; best.pt is always kept)."""
+    shard_backup_every_seconds: float = 10.0
+    """Seconds between copies of the parameter shards' states in the run directory, which a restarted shard restores (Ray)."""
+
+    # --- fault tolerance (Ray) ------------------------------------------------------------------
+    max_failures: int = 10
+    """Component failures (a process died or stopped answering) the run recovers from before it gives up with a final checkpoint."""
+    call_timeout_seconds: float = 300.0
+    """A worker whose call has not returned after this long is treated as failed and restarted."""
 
     # --- resources ------------------------------------------------------------------------------
     worker_cpus: float = 1.0
@@ -222,6 +232,10 @@ _RULES: dict[str, tuple[typing.Callable, str]] = {
     "eval_max_frames": (lambda v: v >= 1, "be >= 1"),
     "checkpoint_every_frames": (lambda v: v >= 0, "be >= 0"),
     "log_every_seconds": (lambda v: v > 0, "be > 0"),
+    "keep_checkpoints": (lambda v: v >= 1, "be >= 1"),
+    "shard_backup_every_seconds": (lambda v: v > 0, "be > 0"),
+    "max_failures": (lambda v: v >= 0, "be >= 0"),
+    "call_timeout_seconds": (lambda v: v > 0, "be > 0"),
     "worker_cpus": (lambda v: v >= 0, "be >= 0"),
     "server_cpus": (lambda v: v >= 0, "be >= 0"),
     "learner_gpus": (lambda v: v >= 0, "be >= 0"),

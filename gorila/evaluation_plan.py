@@ -68,6 +68,17 @@ class EvaluationPlan:
             return Verdict.SOLVED
         return Verdict.DONE
 
+    def state(self) -> dict:
+        """What a resumed run needs: when the next evaluation is due, and the best and last results."""
+        best = self.best
+        return {"next_at": self.next_at, "last": self.last,
+                "best": {"steps": best.steps, "results": best.results} if best else None}
+
+    def restore(self, state: dict) -> None:
+        self.next_at, self.last = state["next_at"], state["last"]
+        if state["best"]:       # its parameters are in best.pt; only the score is needed here
+            self.best = Candidate(None, state["best"]["steps"], list(state["best"]["results"]))
+
     @property
     def improved(self) -> bool:
         """Did the evaluation just finished make its parameters the best so far?"""

@@ -11,6 +11,7 @@ import torch
 
 from gorila.actor import Actor
 from gorila.bundle import Bundle
+from gorila.checkpoint import load_shard_backup
 from gorila.config import Config, ConfigError
 from gorila.core import EnvInfo, MinibatchSource, TransitionSink
 from gorila.learner import Learner
@@ -35,11 +36,16 @@ def parameter_bounds(config: Config, size: int) -> list[tuple[int, int]]:
         raise ConfigError(f"param_shards: {error}") from None
 
 
-def make_shard(config: Config, index: int, initial: np.ndarray) -> ParameterShard:
-    """Parameter shard `index`, owning the slice `initial` of theta+."""
-    return ParameterShard(index, initial, optimizer=config.optimizer, learning_rate=config.learning_rate,
-                          optimizer_eps=config.optimizer_eps, rmsprop_alpha=config.rmsprop_alpha,
-                          max_staleness=config.max_staleness, target_update_every=config.target_update_every)
+def make_shard(config: Config, index: int, initial: np.ndarray, backup: str | None = None) -> ParameterShard:
+    """Parameter shard `index`, owning the slice `initial` of theta+; where `backup` holds a saved
+    state (a restarted shard, a resumed run) it continues from that state instead."""
+    shard = ParameterShard(index, initial, optimizer=config.optimizer, learning_rate=config.learning_rate,
+                           optimizer_eps=config.optimizer_eps, rmsprop_alpha=config.rmsprop_alpha,
+                           max_staleness=config.max_staleness, target_update_every=config.target_update_every)
+    state = load_shard_backup(backup) if backup else None
+    if state is not None:
+        shard.restore(state)
+    return shard
 
 
 def parameter_client(config: Config, shards: list, bounds, calls) -> ParameterClient:

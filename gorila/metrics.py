@@ -16,14 +16,19 @@ from gorila.core import Report
 
 
 class MetricsWriter:
-    def __init__(self, run_dir: str | Path, start_time: float | None = None, tensorboard: bool = True):
+    """Appends records; a resumed run passes `purge_after` (the checkpoint's frames) so that TensorBoard
+    drops what the lost part of the run had logged past it, as `truncate_metrics` does for the file."""
+
+    def __init__(self, run_dir: str | Path, start_time: float | None = None, tensorboard: bool = True,
+                 purge_after: int | None = None):
         self.run_dir = Path(run_dir)
         self.start = time.time() if start_time is None else start_time
         self.file = open(self.run_dir / "metrics.jsonl", "a", buffering=1)
         self.tb = None
         if tensorboard:
             from torch.utils.tensorboard import SummaryWriter
-            self.tb = SummaryWriter(str(self.run_dir / "tensorboard"))
+            purge = None if purge_after is None else purge_after + 1
+            self.tb = SummaryWriter(str(self.run_dir / "tensorboard"), purge_step=purge)
 
     def elapsed(self) -> float:
         return time.time() - self.start
@@ -86,6 +91,20 @@ class TrainWindow:
                  "dropped_outliers": self.dropped, "replay_size": self.replay_size}
         self._reset(now)
         return stats
+
+
+def truncate_metrics(run_dir: str | Path, env_frames: int, wall_time: float) -> int:
+    """Drop the records a crashed run wrote after the checkpoint it resumes from (so that no counter
+    goes back when the resumed run appends); how many were dropped."""
+    path = Path(run_dir) / "metrics.jsonl"
+    if not path.is_file():
+        return 0
+    records = read_metrics(run_dir)
+    kept = [r for r in records if r["env_frames"] <= env_frames and r["wall_time"] <= wall_time + 1e-6]
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text("".join(json.dumps(r) + "\n" for r in kept))
+    temporary.replace(path)
+    return len(records) - len(kept)
 
 
 def read_metrics(run_dir: str | Path) -> list[dict]:

@@ -9,6 +9,7 @@ in agent steps. The rules:
 - actors outside bundles wait when they have collected more than the learners asked for, plus a
   slack of one round of work and twice the replay warm-up (so every replay fills before anyone waits);
 - a learner that got no minibatch (its replay is still warming up) is not asked again for `backoff_s`;
+- the work of a call lost with its process (`failed`) is handed out again;
 - the first stop reason wins: the budget is spent, the target return is reached, or the user stopped.
 """
 from __future__ import annotations
@@ -39,6 +40,7 @@ class Counters:
     inflight_steps: int = 0             # agent steps handed out, not yet reported
     requested: Counter = field(default_factory=Counter)       # learner index -> updates asked (done + in flight)
     backoff_until: dict = field(default_factory=dict)          # learner index -> clock time
+    worker_steps: Counter = field(default_factory=Counter)    # actor/bundle WorkerId -> agent steps reported
 
 
 class Scheduler:
@@ -93,6 +95,29 @@ class Scheduler:
             counters.inflight_steps -= budget
         counters.steps += report.steps
         counters.updates += report.updates
+        counters.worker_steps[worker] += report.steps
+        if counters.steps >= self.total_steps:
+            self.stop(StopReason.BUDGET)
+
+    def failed(self, worker: WorkerId, budget: int) -> None:
+        """A call was lost with its process: nothing of it is counted, its work is handed out again."""
+        if worker.role == "learner":
+            self.counters.requested[worker.index] -= budget
+        else:
+            self.counters.inflight_steps -= budget
+
+    def state(self) -> dict:
+        """The counters a resumed run continues from (plain data, for checkpoints)."""
+        counters = self.counters
+        return {"steps": counters.steps, "updates": counters.updates,
+                "requested": {int(k): int(v) for k, v in counters.requested.items()},
+                "worker_steps": {f"{w.role}:{w.index}": int(n) for w, n in counters.worker_steps.items()}}
+
+    def restore(self, state: dict) -> None:
+        counters = self.counters
+        counters.steps, counters.updates = state["steps"], state["updates"]
+        counters.requested = Counter({int(k): v for k, v in state["requested"].items()})
+        counters.worker_steps = Counter({_worker_id(key): n for key, n in state["worker_steps"].items()})
         if counters.steps >= self.total_steps:
             self.stop(StopReason.BUDGET)
 
@@ -100,3 +125,8 @@ class Scheduler:
         """Hand out no more work; the first reason given is the run's."""
         if self.stop_reason is None:
             self.stop_reason = reason
+
+
+def _worker_id(key: str) -> WorkerId:
+    role, index = key.split(":")
+    return WorkerId(role, int(index))

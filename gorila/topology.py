@@ -32,12 +32,19 @@ class System:
     def handles(self) -> list:
         return [*self.shards, *self.replays, *self.workers.values(), self.evaluator]
 
+    def servers(self) -> list:
+        """Components that answer calls rather than do work: shards, replay memories, the evaluator."""
+        return [*self.shards, *self.replays, self.evaluator]
 
-def build_system(config: Config, info: EnvInfo, place, calls) -> System:
-    """Create and connect every component of the configured topology."""
+
+def build_system(config: Config, info: EnvInfo, place, calls, shard_backups: list[str] | None = None) -> System:
+    """Create and connect every component of the configured topology. A shard whose file in
+    `shard_backups` holds a state starts from it (and so does it again when it is restarted)."""
     theta = initial_parameters(config, info)
     bounds = parameter_bounds(config, theta.size)
-    shards = [place("server", make_shard, config, i, theta[start:stop]) for i, (start, stop) in enumerate(bounds)]
+    backups = shard_backups or [None] * len(bounds)
+    shards = [place("server", make_shard, config, i, theta[start:stop], backups[i])
+              for i, (start, stop) in enumerate(bounds)]
     system = System(shards, bounds)
     if config.bundled:
         for i in range(config.actors):

@@ -3,25 +3,29 @@
 `Trainer.loop` is the whole run: dispatch work to idle workers (how much is `Scheduler`'s policy),
 wait for reports, absorb them, then do what is due (evaluate, log, checkpoint). The same loop drives
 both runtimes: on Ray every worker runs at once and reports arrive as they finish; on the local
-runtime each call runs to completion when it is made, in a fixed order.
+runtime each call runs to completion when it is made, in a fixed order. On Ray a component whose
+process dies is restarted and the run carries on (`gorila.faults`). A run continues from its latest
+checkpoint with `resume=` (the payload of `checkpoint.load_latest_good`).
 """
 from __future__ import annotations
 
 import signal
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from gorila.checkpoint import save_best, save_checkpoint
+from gorila.checkpoint import (remove_stale_temporaries, save_best, save_checkpoint, save_shard_backups,
+                               shard_backup)
 from gorila.config import Config, learner_device, save_yaml
 from gorila.core import WorkerId, describe_env
 from gorila.envs import make_vector_env
 from gorila.evaluation_plan import Candidate, EvaluationPlan, Verdict
 from gorila.factory import initial_parameters, parameter_bounds, parameter_client, warmup_steps
-from gorila.metrics import MetricsWriter, TrainWindow
+from gorila.faults import FaultBudget, restart_consequence, server_name
+from gorila.metrics import MetricsWriter, TrainWindow, truncate_metrics
 from gorila.progress import ProgressDisplay
 from gorila.runtime import make_runtime
 from gorila.runtime.calls import WorkerError, failure_reason
@@ -31,23 +35,30 @@ from gorila.topology import build_system, describe_topology
 READY_TIMEOUT_S = 120
 WAIT_S = 0.2                          # longest wait for a report before the periodic jobs run again
 EVALUATOR = WorkerId("evaluator", 0)
+RESTART_WAIT_S = 1.0                  # a worker whose process was lost is asked again after this long
 
 
 @dataclass(frozen=True)
 class Job:
-    """A call in flight: who runs it and the budget it was given."""
+    """A call in flight: who runs it, the budget it was given and when it was made."""
     worker: WorkerId
     budget: int = 0
+    since: float = 0.0
 
 
 class Trainer:
     def __init__(self, config: Config, run_dir: Path, live_progress: bool | None = None,
-                 start_time: float | None = None):
+                 start_time: float | None = None, resume: dict | None = None):
         self.config, self.run_dir = config, Path(run_dir)
+        self.resume = resume
         self.start = time.time() if start_time is None else start_time     # wall_time 0 in the metrics
+        if resume:                                  # wall_time continues from the time already trained
+            self.start -= resume["wall_time"]
         self.live_progress = live_progress
         self.pending: dict = {}          # future -> Job
         self.solved_at: tuple[int, float] | None = None
+        self.faults = FaultBudget(config.max_failures, resume.get("faults", 0) if resume else 0)
+        self.resting_until: dict[WorkerId, float] = {}     # a restarting worker gets no work till then
 
     def setup(self) -> None:
         """Place every component; only then does the run leave anything on disk."""
@@ -57,21 +68,48 @@ class Trainer:
         parameter_bounds(config, initial_parameters(config, info).size)     # fail before placing anything
         if not config.address:
             learner_device(config)                          # a missing GPU is a config error on this machine
+        backups = self._shard_backups()
         self.runtime = make_runtime(config)
         self.calls = self.runtime.calls
-        self.system = build_system(config, info, self.runtime.place, self.calls)
+        self.system = build_system(config, info, self.runtime.place, self.calls, backups)
         self.params = parameter_client(config, self.system.shards, self.system.bounds, self.calls)
         self._wait_ready()
         self.scheduler = Scheduler(info.steps(config.total_frames), config.update_every, config.actors,
                                    config.learners, warmup_steps(config, info))
         self.evals = EvaluationPlan(info.steps(config.eval_every_frames), config.stop_at_return)
+        if self.resume:
+            self._continue_counters()
         self.next_log = time.time() + config.log_every_seconds
-        self.next_checkpoint = info.steps(config.checkpoint_every_frames) or np.inf
+        self.next_backup = time.time() + config.shard_backup_every_seconds
+        every = info.steps(config.checkpoint_every_frames)
+        self.next_checkpoint = self.steps + every if every else np.inf
+        self.server_processes = self.runtime.processes(self.system.servers())
         self.run_dir.mkdir(parents=True, exist_ok=True)
         save_yaml(config, self.run_dir / "config.yaml")
-        self.metrics = MetricsWriter(self.run_dir, start_time=self.start)
+        self.metrics = MetricsWriter(self.run_dir, start_time=self.start,
+                                     purge_after=self.info.frames(self.steps) if self.resume else None)
         self.window = TrainWindow(self.metrics.elapsed())
         self.display = ProgressDisplay(config.total_frames, self.live_progress)
+
+    def _shard_backups(self) -> list[str]:
+        """Where each shard's state is kept; a resumed run first puts the checkpoint's states there."""
+        paths = [shard_backup(self.run_dir, i) for i in range(self.config.param_shards)]
+        if self.resume:
+            remove_stale_temporaries(self.run_dir)
+            save_shard_backups(self.run_dir, self.resume["shards"], self.resume["env_frames"])
+            truncate_metrics(self.run_dir, self.resume["env_frames"], self.resume["wall_time"])
+        else:
+            for path in paths:              # never restore a state some earlier run left behind
+                path.unlink(missing_ok=True)
+        return [str(path) for path in paths]
+
+    def _continue_counters(self) -> None:
+        """Counters, evaluations and each actor's step count (its epsilon) from the checkpoint."""
+        self.scheduler.restore(self.resume["scheduler"])
+        self.evals.restore(self.resume["evaluations"])
+        self.calls.get([self.calls.call(self.system.workers[worker], "continue_from", steps)
+                        for worker, steps in self.scheduler.counters.worker_steps.items()
+                        if worker in self.system.workers])
 
     def _wait_ready(self) -> None:
         """Every component constructed (on Ray: scheduled on some node); else a clear error."""
@@ -104,19 +142,25 @@ class Trainer:
     def dispatch(self) -> None:
         """Give every idle worker its budget (none while the scheduler says wait)."""
         busy = {job.worker for job in self.pending.values()}
+        now = time.time()
         for worker, handle in self.system.workers.items():
-            budget = 0 if worker in busy else self.scheduler.budget(worker)
+            idle = worker not in busy and now >= self.resting_until.get(worker, 0.0)
+            budget = self.scheduler.budget(worker) if idle else 0
             if budget > 0:
                 self.scheduler.started(worker, budget)
-                self.pending[self.calls.call(handle, "run", budget)] = Job(worker, budget)
+                self.pending[self.calls.call(handle, "run", budget)] = Job(worker, budget, time.time())
 
     def absorb(self, future) -> None:
-        """Take one finished call's result; a component's failure becomes a WorkerError naming it."""
+        """Take one finished call's result. A component whose code raised ends the run with a
+        WorkerError naming it; one whose process was lost is recovered from (Ray restarts it)."""
         job = self.pending.pop(future)
         try:
             result = self.calls.get([future])[0]
         except Exception as error:
-            raise WorkerError(f"{job.worker} failed: {failure_reason(error)}") from error
+            if not self.calls.lost(error):
+                raise WorkerError(f"{job.worker} failed: {failure_reason(error)}") from error
+            self.recover(job, error)
+            return
         if job.worker == EVALUATOR:
             self.evaluated(result)
         else:
@@ -127,10 +171,55 @@ class Trainer:
         if self.evals.due(self.steps) and self.scheduler.stop_reason is None:
             self.start_evaluation(Candidate(self.params.pull()[0], self.steps))
         if time.time() >= self.next_log:
+            self.check_components()
             self.log()
+        if time.time() >= self.next_backup and self.runtime.restarts_components:
+            self.next_backup = time.time() + self.config.shard_backup_every_seconds
+            save_shard_backups(self.run_dir, self.params.states(), self.info.frames(self.steps))
         if self.steps >= self.next_checkpoint and self.scheduler.stop_reason is None:
             self.next_checkpoint = self.steps + self.info.steps(self.config.checkpoint_every_frames)
             self.checkpoint()
+
+    # ---- failures ----------------------------------------------------------------------------
+    def recover(self, job: Job, error: Exception) -> None:
+        """A worker's call was lost with its process: record it (once: calls refused while it restarts
+        are not new failures), hand the work out again and let the restarted worker continue where the
+        lost one was."""
+        restarting = self.calls.restarting(error)
+        if not restarting:
+            self.fault(str(job.worker), f"{job.worker} died ({type(getattr(error, 'cause', None) or error).__name__})")
+        if job.worker == EVALUATOR:
+            self.start_evaluation(self.evals.pending)
+            return
+        self.scheduler.failed(job.worker, job.budget)
+        self.resting_until[job.worker] = time.time() + RESTART_WAIT_S
+        if job.worker.role != "learner" and not restarting:
+            handle = self.system.workers[job.worker]
+            self.calls.call(handle, "continue_from", self.scheduler.counters.worker_steps[job.worker])
+
+    def check_components(self) -> None:
+        """Restart workers past their deadline; record servers that Ray restarted since the last look."""
+        if not self.runtime.restarts_components:
+            return
+        now = time.time()
+        for future, job in list(self.pending.items()):
+            if job.worker != EVALUATOR and now - job.since > self.config.call_timeout_seconds:
+                self.display.message(f"{job.worker} has not answered for {now - job.since:.0f} s: restarting it")
+                self.runtime.restart(self.system.workers[job.worker])
+                self.pending[future] = replace(job, since=now)     # its call now fails as a lost one
+        processes = self.runtime.processes(self.system.servers())
+        for index, (before, now_running) in enumerate(zip(self.server_processes, processes)):
+            if now_running is not None and before is not None and now_running != before:
+                name = server_name(self.system, index)
+                self.fault(name, f"{name} was restarted ({restart_consequence(name)})")
+        self.server_processes = [now or before for before, now in zip(self.server_processes, processes)]
+
+    def fault(self, component: str, what: str) -> None:
+        """Count and record one failure (WorkerError once max_failures is spent)."""
+        line = self.faults.spend(what)
+        self.metrics.write("fault", self.info.frames(self.steps), {"component": component, "reason": what,
+                                                                   "failures": self.faults.count})
+        self.display.message(line)
 
     # ---- evaluation --------------------------------------------------------------------------
     def start_evaluation(self, candidate: Candidate) -> None:
@@ -190,33 +279,49 @@ class Trainer:
                 "theta": torch.as_tensor(theta), **extra}
 
     def checkpoint(self) -> Path:
+        """A training checkpoint: the parameters, and all a resumed run continues from."""
         states = self.params.states()
-        target = torch.cat([s["target"] for s in states])
-        return save_checkpoint(self.run_dir, self.payload(torch.cat([s["theta"] for s in states]), target=target),
-                               self.info.frames(self.steps))
+        payload = self.payload(torch.cat([s["theta"] for s in states]),
+                               target=torch.cat([s["target"] for s in states]), shards=states,
+                               scheduler=self.scheduler.state(), evaluations=self.evals.state(),
+                               faults=self.faults.count)
+        return save_checkpoint(self.run_dir, payload, self.info.frames(self.steps), self.config.keep_checkpoints)
 
     # ---- the whole run -----------------------------------------------------------------------
     def run(self) -> dict:
         """Set up (unless done already), train, evaluate, checkpoint; always release the runtime."""
-        previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+        previous = _stop_on_signals()
         try:
             if not hasattr(self, "system"):
                 self.setup()
+            _stop_on_signals()          # again: starting Ray replaces the SIGTERM handler with its own
+            resumed = f"; resumed at {self.info.frames(self.steps):,} frames" if self.resume else ""
             self.display.message(f"gorila: {self.config.env} on {self.runtime.name}, "
-                                 f"{describe_topology(self.config)}; run dir {self.run_dir}")
+                                 f"{describe_topology(self.config)}; run dir {self.run_dir}{resumed}")
             try:
                 self.loop()
             except KeyboardInterrupt:
                 self.scheduler.stop(StopReason.INTERRUPTED)
                 self.display.message("interrupted: writing a final checkpoint")
+            except WorkerError:
+                self.final_checkpoint_after_failure()
+                raise
             if not self.window.empty:
                 self.log()
             if self.scheduler.stop_reason is StopReason.BUDGET:
                 self.evaluate_now()
             return self.summary(self.checkpoint())
         finally:
-            signal.signal(signal.SIGTERM, previous)
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
             self.close()
+
+    def final_checkpoint_after_failure(self) -> None:
+        """Keep what was learnt before the run gives up, when the shards still answer."""
+        try:
+            self.display.message(f"writing a final checkpoint: {self.checkpoint()}")
+        except Exception as error:  # the shards are gone too: the last periodic checkpoint stands
+            self.display.message(f"no final checkpoint ({failure_reason(error)})")
 
     def close(self) -> None:
         """Release whatever setup made, even when it failed halfway."""
@@ -245,3 +350,9 @@ class Trainer:
 
 def _raise_interrupt(signum, frame):
     raise KeyboardInterrupt
+
+
+def _stop_on_signals() -> dict:
+    """Ctrl-C and SIGTERM (what `timeout` and cluster schedulers send) stop the run cleanly. SIGINT is
+    set too because a shell starts background jobs with it ignored. Returns the handlers replaced."""
+    return {signum: signal.signal(signum, _raise_interrupt) for signum in (signal.SIGINT, signal.SIGTERM)}

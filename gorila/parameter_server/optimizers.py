@@ -15,7 +15,19 @@ from __future__ import annotations
 import torch
 
 
-class SGD:
+class UpdateRule:
+    """What every rule shares: its state (moments, step count) as tensors and numbers, for checkpoints."""
+
+    def state(self) -> dict:
+        return {key: value.clone() if torch.is_tensor(value) else value for key, value in vars(self).items()}
+
+    def load(self, state: dict) -> None:
+        """Continue from `state()` of a rule of the same kind and size (a resumed or restarted shard)."""
+        for key, value in state.items():
+            setattr(self, key, value.clone() if torch.is_tensor(value) else value)
+
+
+class SGD(UpdateRule):
     def __init__(self, size: int, learning_rate: float, **_):
         self.lr = learning_rate
 
@@ -23,7 +35,7 @@ class SGD:
         theta.add_(gradient, alpha=-self.lr)
 
 
-class AdaGrad:
+class AdaGrad(UpdateRule):
     def __init__(self, size: int, learning_rate: float, eps: float = 1e-10, **_):
         self.lr, self.eps = learning_rate, eps
         self.sum_squares = torch.zeros(size)
@@ -33,7 +45,7 @@ class AdaGrad:
         theta.addcdiv_(gradient, self.sum_squares.sqrt().add_(self.eps), value=-self.lr)
 
 
-class DQNRMSProp:
+class DQNRMSProp(UpdateRule):
     def __init__(self, size: int, learning_rate: float, eps: float = 0.01, alpha: float = 0.95, **_):
         self.lr, self.eps, self.alpha = learning_rate, eps, alpha
         self.mean = torch.zeros(size)           # m: running mean of g
@@ -47,7 +59,7 @@ class DQNRMSProp:
         theta.addcdiv_(gradient, denominator, value=-self.lr)
 
 
-class Adam:
+class Adam(UpdateRule):
     def __init__(self, size: int, learning_rate: float, eps: float = 1e-8, betas=(0.9, 0.999), **_):
         self.lr, self.eps, (self.beta1, self.beta2) = learning_rate, eps, betas
         self.first, self.second = torch.zeros(size), torch.zeros(size)

@@ -82,7 +82,19 @@ class ParameterShard:
                 "mean_staleness": self.staleness_sum / applied if applied else 0.0}
 
     def state(self) -> dict:
-        """theta+ and theta- of this slice, for checkpoints: tensors and plain data only."""
+        """Everything this shard knows (theta+, theta-, optimizer moments, versions, counts), for
+        checkpoints and for restoring a restarted shard: tensors and plain data only."""
         return {"theta": self.theta.clone(), "target": self.target.clone(), "version": self.version,
-                "target_version": self.target_version}
+                "target_version": self.target_version, "discarded": self.discarded,
+                "staleness_sum": self.staleness_sum, "optimizer": self.optimizer.state()}
+
+    def restore(self, state: dict) -> None:
+        """Continue exactly where `state()` left off."""
+        if state["theta"].numel() != self.theta.numel():
+            raise ValueError(f"shard {self.index}: saved slice has {state['theta'].numel()} parameters, "
+                             f"this one {self.theta.numel()}")
+        self.theta, self.target = state["theta"].clone(), state["target"].clone()
+        self.version, self.target_version = state["version"], state["target_version"]
+        self.discarded, self.staleness_sum = state["discarded"], state["staleness_sum"]
+        self.optimizer.load(state["optimizer"])
 

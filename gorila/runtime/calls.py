@@ -17,6 +17,8 @@ class Calls(Protocol):
     def call(self, target: Any, method: str, *args) -> Any: ...
     def get(self, futures: Sequence[Any]) -> list: ...
     def wait(self, futures: Sequence[Any], timeout: float | None = None) -> tuple[list, list]: ...
+    def lost(self, error: BaseException) -> bool: ...
+    def restarting(self, error: BaseException) -> bool: ...
 
 
 def failure_reason(error: BaseException) -> str:
@@ -53,3 +55,12 @@ class DirectCalls:
 
     def wait(self, futures, timeout=None):
         return list(futures), []
+
+    @staticmethod
+    def lost(error: BaseException) -> bool:
+        """In one process no component dies on its own: every failure is the code's."""
+        return False
+
+    @staticmethod
+    def restarting(error: BaseException) -> bool:
+        return False

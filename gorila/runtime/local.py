@@ -9,6 +9,7 @@ from gorila.runtime.calls import DirectCalls
 
 class LocalRuntime:
     name = "local"
+    restarts_components = False
 
     def __init__(self, config):
         self.calls = DirectCalls()
@@ -24,6 +25,12 @@ class LocalRuntime:
 
     def where(self, handle) -> str:
         return "local"
+
+    def processes(self, handles, timeout: float = 0.0) -> list:
+        return [("local", 0)] * len(handles)      # nothing here is ever restarted
+
+    def restart(self, handle) -> None:
+        raise RuntimeError("the local runtime cannot restart a component")
 
     def shutdown(self) -> None:
         """Close what holds environments (on Ray, ending the processes does it)."""

@@ -3,6 +3,11 @@
 By default the program starts an embedded single-machine Ray whose servers all stay on loopback and
 which runs no dashboard. `--address HOST:PORT` (or `auto`) joins an existing cluster instead and
 leaves it running afterwards: that is how a run grows beyond one machine.
+
+Every component is placed with Ray's restart options: a process that dies is started again with the
+same constructor arguments. Calls to a restarting server (parameter shard, replay shard, evaluator)
+wait and are retried, so their callers only slow down; a worker's (actor, learner, bundle) call in
+flight fails, so the driver sees the failure, records it and hands the work out again.
 """
 from __future__ import annotations
 
@@ -43,6 +48,18 @@ class RayCalls:
             return [], []
         return ray.wait(futures, num_returns=1, timeout=timeout)
 
+    @staticmethod
+    def lost(error: BaseException) -> bool:
+        """Did the call fail because its component's process died (not because its code raised)?"""
+        if isinstance(error, ray.exceptions.RayTaskError):
+            error = getattr(error, "cause", None)
+        return isinstance(error, ray.exceptions.RayActorError)
+
+    @staticmethod
+    def restarting(error: BaseException) -> bool:
+        """Was the call refused because its component is being restarted (a failure already counted)?"""
+        return isinstance(error, ray.exceptions.ActorUnavailableError)
+
 
 def remote_class(make) -> type:
     """The class Ray places for `make`: the built class, with `node_id`, constructed by `make`."""
@@ -61,6 +78,10 @@ class Located:
 
     def node_id(self) -> str:
         return ray.get_runtime_context().get_node_id()
+
+    def process(self) -> tuple[str, int]:
+        """(node, pid): changes when Ray restarts the component."""
+        return ray.get_runtime_context().get_node_id(), os.getpid()
 
 
 def _probe(address: str) -> None:
@@ -97,6 +118,7 @@ def _join(address: str) -> None:
 
 class RayRuntime:
     name = "ray"
+    restarts_components = True
 
     def __init__(self, config):
         self.config = config
@@ -133,12 +155,13 @@ class RayRuntime:
         workers = config.actors if config.bundled else config.actors + config.learners
         return max(os.cpu_count() or 1, int(workers * config.worker_cpus + 0.999))
 
-    def _resources(self, kind: str) -> dict:
+    def _options(self, kind: str) -> dict:
+        """Resources and restart policy of a component of `kind`."""
         config = self.config
-        if kind in ("server", "evaluator"):
-            return {"num_cpus": config.server_cpus}
+        if kind in ("server", "evaluator"):      # callers wait through a restart: retry their calls
+            return {"num_cpus": config.server_cpus, "max_restarts": -1, "max_task_retries": -1}
         gpus = self._learner_gpus() if kind in ("bundle", "learner") else 0
-        return {"num_cpus": config.worker_cpus, "num_gpus": gpus}
+        return {"num_cpus": config.worker_cpus, "num_gpus": gpus, "max_restarts": -1, "max_task_retries": 0}
 
     def _learner_gpus(self) -> float:
         """learner_gpus, or with a GPU device and none asked for, an equal share of one GPU each."""
@@ -155,7 +178,7 @@ class RayRuntime:
         `make_*` function whose return annotation names the class."""
         if make not in self._classes:
             self._classes[make] = ray.remote(remote_class(make))
-        handle = self._classes[make].options(**self._resources(kind)).remote(*args)
+        handle = self._classes[make].options(**self._options(kind)).remote(*args)
         self.handles.append(handle)
         return handle
 
@@ -171,6 +194,17 @@ class RayRuntime:
 
     def where(self, handle) -> str:
         return ray.get(handle.node_id.remote())
+
+    def processes(self, handles, timeout: float = 30.0) -> list:
+        """Each component's (node, pid), None where it does not answer in time."""
+        futures = [handle.process.remote() for handle in handles]
+        ready, _ = ray.wait(futures, num_returns=len(futures), timeout=timeout)
+        ready = set(ready)
+        return [ray.get(f) if f in ready else None for f in futures]
+
+    def restart(self, handle) -> None:
+        """End a component that stopped answering; Ray starts it again."""
+        ray.kill(handle, no_restart=False)
 
     def shutdown(self) -> None:
         for handle in self.handles:

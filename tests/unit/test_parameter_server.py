@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import torch
 
 from gorila.parameter_server import ParameterClient, ParameterShard, slice_bounds
 from gorila.runtime.calls import DirectCalls
@@ -121,3 +122,22 @@ def test_a_pushed_gradient_array_is_not_modified():
     client.push(gradient, client.versions)
     client.push(np.zeros(10, np.float32), client.versions)
     np.testing.assert_array_equal(gradient, GRAD)
+
+
+@pytest.mark.parametrize("optimizer", ["sgd", "adagrad", "rmsprop", "adam"])
+def test_a_restored_shard_continues_exactly_where_the_saved_one_was(optimizer):
+    """theta+, theta-, versions and optimizer moments all travel: the next updates are identical."""
+    rng = np.random.default_rng(0)
+    gradients = rng.normal(size=(6, 5)).astype(np.float32)
+    make = lambda: ParameterShard(0, np.ones(5, np.float32), optimizer=optimizer, learning_rate=0.1,
+                                  target_update_every=4)
+    original = make()
+    for gradient in gradients[:3]:
+        original.apply(gradient, original.version)
+    restored = make()
+    restored.restore(original.state())
+    for gradient in gradients[3:]:
+        original.apply(gradient, original.version)
+        restored.apply(gradient, restored.version)
+    assert torch.equal(original.theta, restored.theta) and torch.equal(original.target, restored.target)
+    assert restored.stats() == original.stats()

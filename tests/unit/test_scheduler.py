@@ -95,3 +95,33 @@ def test_the_first_stop_reason_wins_and_stops_every_worker():
     s.stop(StopReason.INTERRUPTED)
     assert s.stop_reason is StopReason.SOLVED
     assert s.budget(ACTOR) == 0 and s.budget(BUNDLE) == 0 and s.budget(LEARNER0) == 0
+
+
+def test_work_lost_with_a_process_is_handed_out_again():
+    scheduler = Scheduler(total_steps=1_000, update_every=4, actors=1, learners=1, warmup_steps=0, chunk_steps=100)
+    actor, learner = WorkerId("actor", 0), WorkerId("learner", 0)
+    scheduler.started(actor, 100)
+    scheduler.failed(actor, 100)
+    assert scheduler.counters.inflight_steps == 0 and scheduler.budget(actor) == 100
+    scheduler.started(actor, 100)
+    scheduler.finished(actor, 100, Report(steps=100))
+    budget = scheduler.budget(learner)
+    scheduler.started(learner, budget)
+    scheduler.failed(learner, budget)
+    assert scheduler.budget(learner) == budget == 25
+
+
+def test_a_restored_scheduler_continues_the_counters():
+    first = Scheduler(total_steps=1_000, update_every=4, actors=2, learners=1, warmup_steps=0, chunk_steps=100)
+    for index in (0, 1, 0):
+        worker = WorkerId("actor", index)
+        first.started(worker, 100)
+        first.finished(worker, 100, Report(steps=100, updates=5))
+    second = Scheduler(total_steps=2_000, update_every=4, actors=2, learners=1, warmup_steps=0, chunk_steps=100)
+    second.restore(first.state())
+    assert second.counters.steps == 300 and second.counters.updates == 15
+    assert second.counters.worker_steps == {WorkerId("actor", 0): 200, WorkerId("actor", 1): 100}
+    assert second.stop_reason is None
+    third = Scheduler(total_steps=300, update_every=4, actors=2, learners=1, warmup_steps=0)
+    third.restore(first.state())
+    assert third.stop_reason is StopReason.BUDGET
