@@ -40,5 +40,8 @@ class Bundle:
     def continue_from(self, steps: int) -> None:
         self.actor.continue_from(steps)
 
+    def save_replay(self, path: str) -> int:
+        return self.replay.save_replay(path)
+
     def close(self) -> None:
         self.actor.close()

@@ -8,6 +8,7 @@ the driver's counters, the evaluations). A run directory holds:
     checkpoints/latest.pt          a link to the newest of them (not a second copy)
     checkpoints/best.pt            the parameters of the best evaluation, with that evaluation
     checkpoints/shards/shard-<i>.pt  each parameter shard's last state: a restarted shard reads it
+    checkpoints/replay/replay-<i>.npz  each replay memory's contents, with `save_replay`
 
 `gorila evaluate RUN` loads `best.pt` when there is one. A checkpoint whose checksum does not match
 is reported and the previous good one is used.
@@ -86,6 +87,11 @@ def load_latest_good(run_dir: str | Path, warn: Callable[[str], None] = print) -
 def shard_backup(run_dir: str | Path, index: int) -> Path:
     """Where parameter shard `index`'s last state is kept for a restart."""
     return Path(run_dir) / "checkpoints" / "shards" / f"shard-{index}.pt"
+
+
+def replay_file(run_dir: str | Path, index: int) -> Path:
+    """Where replay memory `index`'s contents are saved (`save_replay`)."""
+    return Path(run_dir) / "checkpoints" / "replay" / f"replay-{index}.npz"
 
 
 def save_shard_backups(run_dir: str | Path, states: list[dict], env_frames: int) -> None:

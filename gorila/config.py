@@ -140,6 +140,8 @@ class Config:
     """Seconds between progress lines and metrics records."""
     keep_checkpoints: int = 3
     """Training checkpoints kept in the run directory (older ones are deleted; best.pt is always kept)."""
+    save_replay: bool = False
+    """Save every replay memory with each checkpoint (compressed .npz, written atomically), so that --resume continues with its experience instead of refilling it."""
     shard_backup_every_seconds: float = 10.0
     """Seconds between copies of the parameter shards' states in the run directory, which a restarted shard restores (Ray)."""
 

@@ -6,6 +6,8 @@ a runtime decides where it lives (`place(kind, make_x, *args)` runs `make_x` in 
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import torch
 
@@ -60,11 +62,14 @@ def warmup_steps(config: Config, info: EnvInfo) -> int:
 
 
 def make_replay(config: Config, info: EnvInfo, capacity: int, num_streams: int, seed: int,
-                warmup: int) -> ReplayMemory:
+                warmup: int, saved: str | None = None) -> ReplayMemory:
     """A local replay or one global-replay shard; sampling starts once `warmup` entries are held
-    (and never before one minibatch is there)."""
-    return ReplayMemory(capacity, num_streams, info.frame_shape, info.obs_dtype, info.stack, config.n_step,
-                        config.gamma, seed, min_size=max(config.batch_size, warmup))
+    (and never before one minibatch is there). It starts with the contents saved at `saved`, if any."""
+    replay = ReplayMemory(capacity, num_streams, info.frame_shape, info.obs_dtype, info.stack, config.n_step,
+                          config.gamma, seed, min_size=max(config.batch_size, warmup))
+    if saved and Path(saved).is_file():
+        replay.load_replay(saved)
+    return replay
 
 
 def make_actor(config: Config, info: EnvInfo, index: int, shards: list, bounds, calls,
@@ -79,13 +84,14 @@ def make_learner(config: Config, info: EnvInfo, index: int, shards: list, bounds
     return Learner(config, info, index, parameter_client(config, shards, bounds, calls), replay)
 
 
-def make_bundle(config: Config, info: EnvInfo, index: int, shards: list, bounds, calls) -> Bundle:
+def make_bundle(config: Config, info: EnvInfo, index: int, shards: list, bounds, calls,
+                saved_replay: str | None = None) -> Bundle:
     """Bundle `index`: actor_i --writes--> local replay_i --minibatches--> learner_i, in one process.
 
     Inside the bundle calls are direct; `calls` is how its actor and learner reach the shards.
     """
     replay = make_replay(config, info, config.replay_capacity, config.envs_per_actor,
-                         config.seed + index, warmup_steps(config, info))
+                         config.seed + index, warmup_steps(config, info), saved_replay)
     streams = tuple(range(config.envs_per_actor))
     writer = ReplayWriter([replay], [Route(0, streams, streams)], DirectCalls())
     actor = make_actor(config, info, index, shards, bounds, calls, writer)

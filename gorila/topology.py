@@ -32,28 +32,37 @@ class System:
     def handles(self) -> list:
         return [*self.shards, *self.replays, *self.workers.values(), self.evaluator]
 
+    def replay_holders(self) -> list:
+        """What holds each replay memory: the bundles, or the stand-alone memories."""
+        return self.replays or [h for w, h in self.workers.items() if w.role == "bundle"]
+
     def servers(self) -> list:
         """Components that answer calls rather than do work: shards, replay memories, the evaluator."""
         return [*self.shards, *self.replays, self.evaluator]
 
 
-def build_system(config: Config, info: EnvInfo, place, calls, shard_backups: list[str] | None = None) -> System:
+def build_system(config: Config, info: EnvInfo, place, calls, shard_backups: list[str] | None = None,
+                 saved_replays: list[str] | None = None) -> System:
     """Create and connect every component of the configured topology. A shard whose file in
-    `shard_backups` holds a state starts from it (and so does it again when it is restarted)."""
+    `shard_backups` holds a state starts from it (and so does it again when it is restarted); a replay
+    memory (a bundle's or a stand-alone one, in `System.replay_holders()` order) likewise from
+    `saved_replays`."""
     theta = initial_parameters(config, info)
     bounds = parameter_bounds(config, theta.size)
     backups = shard_backups or [None] * len(bounds)
+    saved = saved_replays or [None] * replay_count(config)
     shards = [place("server", make_shard, config, i, theta[start:stop], backups[i])
               for i, (start, stop) in enumerate(bounds)]
     system = System(shards, bounds)
     if config.bundled:
         for i in range(config.actors):
-            system.workers[WorkerId("bundle", i)] = place("bundle", make_bundle, config, info, i, shards, bounds, calls)
+            system.workers[WorkerId("bundle", i)] = place("bundle", make_bundle, config, info, i, shards, bounds,
+                                                          calls, saved[i])
     else:
         layout = replay_layout(config)
         warmup = warmup_steps(config, info) // len(layout)
-        system.replays = [place("server", make_replay, config, info, capacity, streams, config.seed + i, warmup)
-                          for i, (capacity, streams) in enumerate(layout)]
+        system.replays = [place("server", make_replay, config, info, capacity, streams, config.seed + i, warmup,
+                                saved[i]) for i, (capacity, streams) in enumerate(layout)]
         for i in range(config.actors):
             writer = ReplayWriter(system.replays, actor_routes(config, i), calls,
                                   remote_batch_steps(config.envs_per_actor))
@@ -77,6 +86,11 @@ def actor_routes(config: Config, index: int) -> list[Route]:
     for slot, stream in zip(slots, streams):
         by_shard.setdefault(stream % config.replay_shards, []).append((slot, stream // config.replay_shards))
     return [Route(shard, tuple(s for s, _ in pairs), tuple(t for _, t in pairs)) for shard, pairs in by_shard.items()]
+
+
+def replay_count(config: Config) -> int:
+    """How many replay memories the topology has (one per bundle, or the stand-alone ones)."""
+    return config.actors if config.bundled else len(replay_layout(config))
 
 
 def replay_layout(config: Config) -> list[tuple[int, int]]:

@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from gorila.checkpoint import (remove_stale_temporaries, save_best, save_checkpoint, save_shard_backups,
-                               shard_backup)
+from gorila.checkpoint import (remove_stale_temporaries, replay_file, save_best, save_checkpoint,
+                               save_shard_backups, shard_backup)
 from gorila.config import Config, learner_device, save_yaml
 from gorila.core import WorkerId, describe_env
 from gorila.envs import make_vector_env
@@ -30,7 +30,7 @@ from gorila.progress import ProgressDisplay
 from gorila.runtime import make_runtime
 from gorila.runtime.calls import WorkerError, failure_reason
 from gorila.scheduler import BACKOFF_S, Scheduler, StopReason
-from gorila.topology import build_system, describe_topology
+from gorila.topology import build_system, describe_topology, replay_count
 
 READY_TIMEOUT_S = 120
 WAIT_S = 0.2                          # longest wait for a report before the periodic jobs run again
@@ -68,10 +68,10 @@ class Trainer:
         parameter_bounds(config, initial_parameters(config, info).size)     # fail before placing anything
         if not config.address:
             learner_device(config)                          # a missing GPU is a config error on this machine
-        backups = self._shard_backups()
+        backups, replays = self._saved_state()
         self.runtime = make_runtime(config)
         self.calls = self.runtime.calls
-        self.system = build_system(config, info, self.runtime.place, self.calls, backups)
+        self.system = build_system(config, info, self.runtime.place, self.calls, backups, replays)
         self.params = parameter_client(config, self.system.shards, self.system.bounds, self.calls)
         self._wait_ready()
         self.scheduler = Scheduler(info.steps(config.total_frames), config.update_every, config.actors,
@@ -91,17 +91,19 @@ class Trainer:
         self.window = TrainWindow(self.metrics.elapsed())
         self.display = ProgressDisplay(config.total_frames, self.live_progress)
 
-    def _shard_backups(self) -> list[str]:
-        """Where each shard's state is kept; a resumed run first puts the checkpoint's states there."""
-        paths = [shard_backup(self.run_dir, i) for i in range(self.config.param_shards)]
+    def _saved_state(self) -> tuple[list[str], list[str]]:
+        """Where each shard's state and each replay's contents are kept for restarts and resumes; a
+        resumed run first puts the checkpoint's shard states there."""
+        shards = [shard_backup(self.run_dir, i) for i in range(self.config.param_shards)]
+        replays = [replay_file(self.run_dir, i) for i in range(replay_count(self.config))]
         if self.resume:
             remove_stale_temporaries(self.run_dir)
             save_shard_backups(self.run_dir, self.resume["shards"], self.resume["env_frames"])
             truncate_metrics(self.run_dir, self.resume["env_frames"], self.resume["wall_time"])
         else:
-            for path in paths:              # never restore a state some earlier run left behind
+            for path in shards + replays:   # never restore what some earlier run left behind
                 path.unlink(missing_ok=True)
-        return [str(path) for path in paths]
+        return [str(p) for p in shards], [str(p) for p in replays]
 
     def _continue_counters(self) -> None:
         """Counters, evaluations and each actor's step count (its epsilon) from the checkpoint."""
@@ -280,6 +282,10 @@ class Trainer:
 
     def checkpoint(self) -> Path:
         """A training checkpoint: the parameters, and all a resumed run continues from."""
+        if self.config.save_replay:
+            holders = self.system.replay_holders()
+            self.calls.get([self.calls.call(holder, "save_replay", str(replay_file(self.run_dir, i)))
+                            for i, holder in enumerate(holders)])
         states = self.params.states()
         payload = self.payload(torch.cat([s["theta"] for s in states]),
                                target=torch.cat([s["target"] for s in states]), shards=states,

@@ -5,6 +5,10 @@ functions in `sampling`. This class only ties them together with a seeded RNG an
 """
 from __future__ import annotations
 
+import json
+import os
+from pathlib import Path
+
 import numpy as np
 
 from gorila.core import Minibatch
@@ -63,6 +67,23 @@ class ReplayMemory:
 
     def __len__(self) -> int:
         return self.storage.size()
+
+    def save_replay(self, path: str) -> int:
+        """Write the contents to `path` (.npz, compressed; atomically); the bytes written."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(path.name + ".tmp")
+        with open(temporary, "wb") as file:
+            np.savez_compressed(file, rng=np.array(json.dumps(self.rng.bit_generator.state)),
+                                **self.storage.arrays())
+        os.replace(temporary, path)
+        return path.stat().st_size
+
+    def load_replay(self, path: str) -> None:
+        """Continue from what `save_replay` wrote."""
+        with np.load(path) as saved:
+            self.storage.load_arrays(saved)
+            self.rng.bit_generator.state = json.loads(str(saved["rng"]))
 
 
 def _check_args(capacity, num_streams, stack, n_step, gamma, min_size) -> None:

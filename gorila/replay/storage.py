@@ -82,6 +82,26 @@ class StreamStorage:
         """Entries ever written."""
         return int(self.counts.sum())
 
+    ARRAYS = ("frames", "actions", "rewards", "terminals", "lasts", "lasts_before", "counts", "_lasts_total")
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """Everything held, by name (what `load_arrays` takes back)."""
+        return {name: getattr(self, name) for name in self.ARRAYS}
+
+    def load_arrays(self, arrays) -> None:
+        """Take back `arrays()` of a storage of the same shape. The actors that wrote it are gone, so
+        each stream's newest entry is marked as an episode's last: nothing is stitched onto it."""
+        for name in self.ARRAYS:
+            if arrays[name].shape != getattr(self, name).shape:
+                raise ValueError(f"saved replay {name} is shaped {arrays[name].shape}, "
+                                 f"this replay's {getattr(self, name).shape}")
+            getattr(self, name)[...] = arrays[name]
+        for stream in np.flatnonzero(self.counts):
+            newest = (self.counts[stream] - 1) % self.stream_capacity
+            if not self.lasts[stream, newest]:
+                self.lasts[stream, newest] = True
+                self._lasts_total[stream] += 1
+
     def nbytes(self) -> int:
         """Total bytes of the storage arrays."""
         arrays = (self.frames, self.actions, self.rewards, self.terminals, self.lasts,

@@ -1,24 +1,59 @@
 """Learning: the cartpole preset reaches a greedy mean >= 475 over 20 episodes within its budget.
 
-The same preset on both runtimes: one bundle in one process, and two bundles sharing a two-shard
-parameter server on an embedded Ray (asynchronous, as in the paper).
+The same preset on both runtimes: one bundle in one process, and on an embedded Ray, asynchronous as
+in the paper, with processes killed (`kill -9`) in the middle of the run: a bundle and a parameter
+shard of a bundled run; an actor and a learner of a run with separate actors and learners. Each kill
+must cost seconds, not the run: Ray restarts the process, the driver records a fault and carries on.
 """
+import os
+import signal
+import threading
+import time
 
 import pytest
 
 from gorila.config import build_config
+from gorila.core import WorkerId
+from gorila.metrics import read_metrics
 from gorila.trainer import Trainer
 
 SETUPS = {
-    "local-1-bundle": dict(runtime="local"),
-    "ray-2-bundles": dict(runtime="ray", actors=2, learners=2, param_shards=2),
+    "local-1-bundle": (dict(runtime="local"), []),
+    "ray-2-bundles-killed": (dict(runtime="ray", actors=2, learners=2, param_shards=2),
+                             [WorkerId("bundle", 1), "shard 0"]),
+    "ray-actors-learners-killed": (dict(runtime="ray", bundled=False, actors=2, learners=2, param_shards=2),
+                                   [WorkerId("actor", 0), WorkerId("learner", 1)]),
 }
+KILL_EVERY_FRAMES = 8_000
+
+
+def kill_in_turn(trainer: Trainer, victims: list, killed: list) -> None:
+    """kill -9 each victim's process once the run has collected another KILL_EVERY_FRAMES frames."""
+    for number, victim in enumerate(victims, start=1):
+        while trainer.info.frames(trainer.steps) < number * KILL_EVERY_FRAMES:
+            if trainer.scheduler.stop_reason is not None:
+                return
+            time.sleep(0.2)
+        handle = trainer.system.shards[0] if victim == "shard 0" else trainer.system.workers[victim]
+        pid = trainer.runtime.processes([handle])[0][1]
+        os.kill(pid, signal.SIGKILL)
+        killed.append(str(victim))
 
 
 @pytest.mark.parametrize("setup", list(SETUPS))
 def test_cartpole_preset_solves(setup, tmp_path):
-    config = build_config("cartpole", overrides=SETUPS[setup])
-    result = Trainer(config, tmp_path / "run", live_progress=False).run()
+    overrides, victims = SETUPS[setup]
+    config = build_config("cartpole", overrides=overrides)
+    trainer, killed = Trainer(config, tmp_path / "run", live_progress=False), []
+    trainer.setup()
+    killer = threading.Thread(target=kill_in_turn, args=(trainer, victims, killed), daemon=True)
+    killer.start()
+    result = trainer.run()
+    killer.join(timeout=5)
+    assert killed == [str(v) for v in victims], "the run ended before every victim was killed"
     assert result["env_frames"] <= config.total_frames + 4 * 256 * config.actors
     assert result["best_eval_return_mean"] >= 475.0, result
     assert result["solved_at_frames"] <= config.total_frames
+    faults = [r for r in read_metrics(tmp_path / "run") if r["kind"] == "fault"]
+    recorded = {r["component"].replace("parameter ", "") for r in faults}
+    assert recorded == set(killed), faults
