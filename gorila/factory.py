@@ -50,6 +50,13 @@ def make_shard(config: Config, index: int, initial: np.ndarray, backup: str | No
     return shard
 
 
+def make_shard_of(config: Config, info: EnvInfo, index: int, start: int, stop: int,
+                  backup: str | None = None) -> ParameterShard:
+    """Shard `index` of a run, owning theta+[start:stop]. It computes its slice of the seeded theta_0
+    itself, so its constructor arguments stay small: Ray keeps them to restart the shard with."""
+    return make_shard(config, index, initial_parameters(config, info)[start:stop], backup)
+
+
 def parameter_client(config: Config, shards: list, bounds, calls) -> ParameterClient:
     """One component's view of the sharded theta+."""
     return ParameterClient(shards, bounds, calls, config.max_inflight_pushes)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from gorila.config import Config
 from gorila.core import EnvInfo, Worker, WorkerId
 from gorila.evaluator import Evaluator
-from gorila.factory import (initial_parameters, make_actor, make_bundle, make_learner, make_replay, make_shard,
+from gorila.factory import (initial_parameters, make_actor, make_bundle, make_learner, make_replay, make_shard_of,
                             parameter_bounds, warmup_steps)
 from gorila.replay.routing import ReplaySampler, ReplayWriter, Route, remote_batch_steps
 
@@ -51,7 +51,7 @@ def build_system(config: Config, info: EnvInfo, place, calls, shard_backups: lis
     bounds = parameter_bounds(config, theta.size)
     backups = shard_backups or [None] * len(bounds)
     saved = saved_replays or [None] * replay_count(config)
-    shards = [place("server", make_shard, config, i, theta[start:stop], backups[i])
+    shards = [place("server", make_shard_of, config, info, i, start, stop, backups[i])
               for i, (start, stop) in enumerate(bounds)]
     system = System(shards, bounds)
     if config.bundled:

@@ -59,6 +59,7 @@ class Trainer:
         self.solved_at: tuple[int, float] | None = None
         self.faults = FaultBudget(config.max_failures, resume.get("faults", 0) if resume else 0)
         self.resting_until: dict[WorkerId, float] = {}     # a restarting worker gets no work till then
+        self.restarting: set[WorkerId] = set()             # lost, and no call has succeeded since
 
     def setup(self) -> None:
         """Place every component; only then does the run leave anything on disk."""
@@ -163,6 +164,7 @@ class Trainer:
                 raise WorkerError(f"{job.worker} failed: {failure_reason(error)}") from error
             self.recover(job, error)
             return
+        self.restarting.discard(job.worker)
         if job.worker == EVALUATOR:
             self.evaluated(result)
         else:
@@ -187,8 +189,9 @@ class Trainer:
         """A worker's call was lost with its process: record it (once: calls refused while it restarts
         are not new failures), hand the work out again and let the restarted worker continue where the
         lost one was."""
-        restarting = self.calls.restarting(error)
+        restarting = job.worker in self.restarting    # refused again while Ray restarts it: no new failure
         if not restarting:
+            self.restarting.add(job.worker)
             self.fault(str(job.worker), f"{job.worker} died ({type(getattr(error, 'cause', None) or error).__name__})")
         if job.worker == EVALUATOR:
             self.start_evaluation(self.evals.pending)

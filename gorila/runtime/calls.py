@@ -18,7 +18,6 @@ class Calls(Protocol):
     def get(self, futures: Sequence[Any]) -> list: ...
     def wait(self, futures: Sequence[Any], timeout: float | None = None) -> tuple[list, list]: ...
     def lost(self, error: BaseException) -> bool: ...
-    def restarting(self, error: BaseException) -> bool: ...
 
 
 def failure_reason(error: BaseException) -> str:
@@ -59,8 +58,4 @@ class DirectCalls:
     @staticmethod
     def lost(error: BaseException) -> bool:
         """In one process no component dies on its own: every failure is the code's."""
-        return False
-
-    @staticmethod
-    def restarting(error: BaseException) -> bool:
         return False

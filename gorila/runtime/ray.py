@@ -15,6 +15,7 @@ import os
 import socket
 import threading
 import typing
+import uuid
 
 # Keeps every server of an embedded Ray (and of ray.cluster_utils clusters) on 127.0.0.1; must be
 # set before Ray starts its processes. Ray 2.x otherwise binds to all interfaces.
@@ -55,10 +56,28 @@ class RayCalls:
             error = getattr(error, "cause", None)
         return isinstance(error, ray.exceptions.RayActorError)
 
-    @staticmethod
-    def restarting(error: BaseException) -> bool:
-        """Was the call refused because its component is being restarted (a failure already counted)?"""
-        return isinstance(error, ray.exceptions.ActorUnavailableError)
+
+class NamedActor:
+    """A component's Ray handle that travels by name: what a component is built with pickles to a short
+    string, so Ray can restart it from its constructor arguments alone (a raw handle among them would
+    tie the restart to an object-store entry). Resolved with `ray.get_actor` on first use."""
+
+    def __init__(self, name: str, handle=None):
+        self.name, self._handle = name, handle
+
+    def __reduce__(self):
+        return NamedActor, (self.name,)
+
+    @property
+    def handle(self):
+        if self._handle is None:
+            self._handle = ray.get_actor(self.name)
+        return self._handle
+
+    def __getattr__(self, method: str):
+        if method.startswith("_"):
+            raise AttributeError(method)
+        return getattr(self.handle, method)
 
 
 def remote_class(make) -> type:
@@ -126,6 +145,7 @@ class RayRuntime:
         self.embedded = not config.address
         self.handles: list = []
         self._classes: dict = {}
+        self.run_id = uuid.uuid4().hex[:8]          # names this run's components apart on a shared cluster
         self.owns_ray = not ray.is_initialized()    # never shut down a Ray session someone else started
         if not self.owns_ray:
             return
@@ -178,9 +198,10 @@ class RayRuntime:
         `make_*` function whose return annotation names the class."""
         if make not in self._classes:
             self._classes[make] = ray.remote(remote_class(make))
-        handle = self._classes[make].options(**self._options(kind)).remote(*args)
+        name = f"gorila-{self.run_id}-{len(self.handles)}"
+        handle = self._classes[make].options(name=name, **self._options(kind)).remote(*args)
         self.handles.append(handle)
-        return handle
+        return NamedActor(name, handle)
 
     def wait_ready(self, handles, timeout: float) -> int:
         """How many components are still not running after `timeout` seconds (0 when all are).
@@ -202,9 +223,9 @@ class RayRuntime:
         ready = set(ready)
         return [ray.get(f) if f in ready else None for f in futures]
 
-    def restart(self, handle) -> None:
+    def restart(self, actor: NamedActor) -> None:
         """End a component that stopped answering; Ray starts it again."""
-        ray.kill(handle, no_restart=False)
+        ray.kill(actor.handle, no_restart=False)
 
     def shutdown(self) -> None:
         for handle in self.handles:

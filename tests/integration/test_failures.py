@@ -16,9 +16,9 @@ from gorila.trainer import Trainer
 ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 
-def bundle_whose_learner_fails(config, info, index, shards, bounds, calls) -> Bundle:
+def bundle_whose_learner_fails(config, info, index, shards, bounds, calls, saved_replay=None) -> Bundle:
     """A real bundle; bundle 1's learner raises on its first update."""
-    bundle = factory.make_bundle(config, info, index, shards, bounds, calls)
+    bundle = factory.make_bundle(config, info, index, shards, bounds, calls, saved_replay)
     if index == 1:
         def update():
             raise FloatingPointError("loss became nan\nsecond line of detail")
