@@ -42,9 +42,10 @@ def server_name(system, index: int) -> str:
     return "evaluator"
 
 
-def restart_consequence(name: str) -> str:
+def restart_consequence(name: str, save_replay: bool) -> str:
     if name.startswith("parameter shard"):
         return "restored from its last saved state"
     if name.startswith("replay shard"):
-        return "its contents are lost; it fills again from the actors"
+        return ("restored from the replay saved with the last checkpoint" if save_replay else
+                "its contents are lost (no --save-replay); it fills again from the actors")
     return "evaluations continue"

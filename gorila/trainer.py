@@ -216,7 +216,7 @@ class Trainer:
         for index, (before, now_running) in enumerate(zip(self.server_processes, processes)):
             if now_running is not None and before is not None and now_running != before:
                 name = server_name(self.system, index)
-                self.fault(name, f"{name} was restarted ({restart_consequence(name)})")
+                self.fault(name, f"{name} was restarted ({restart_consequence(name, self.config.save_replay)})")
         self.server_processes = [now or before for before, now in zip(self.server_processes, processes)]
 
     def fault(self, component: str, what: str) -> None:

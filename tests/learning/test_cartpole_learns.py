@@ -21,8 +21,8 @@ SETUPS = {
     "local-1-bundle": (dict(runtime="local"), []),
     "ray-2-bundles-killed": (dict(runtime="ray", actors=2, learners=2, param_shards=2),
                              [WorkerId("bundle", 1), "shard 0"]),
-    "ray-actors-learners-killed": (dict(runtime="ray", bundled=False, actors=2, learners=2, param_shards=2),
-                                   [WorkerId("actor", 0), WorkerId("learner", 1)]),
+    "ray-actor-learner-killed": (dict(runtime="ray", bundled=False, actors=1, learners=1, param_shards=2),
+                                 [WorkerId("actor", 0), WorkerId("learner", 0)]),
 }
 KILL_EVERY_FRAMES = 8_000
 
