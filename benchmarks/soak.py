@@ -102,10 +102,14 @@ def write_csv(rows: list[dict], path: Path) -> None:
 
 
 def by_process(rows: list[dict]) -> dict:
-    series = defaultdict(list)
+    """(name, pid) -> its samples; a Ray worker's title changes with the method it runs, so a process
+    is named by its first title that says what it is."""
+    series, names = defaultdict(list), {}
     for row in rows:
-        series[(row["name"], row["pid"])].append(row)
-    return series
+        if row["pid"] not in names or names[row["pid"]].startswith("ray::IDLE"):
+            names[row["pid"]] = row["name"].split(".")[0]
+        series[row["pid"]].append(row)
+    return {(names[pid], pid): points for pid, points in series.items()}
 
 
 def growth(rows: list[dict]) -> list[str]:

@@ -30,7 +30,8 @@ import torch
 from gorila.config import Config, build_config
 from gorila.core import EnvInfo, describe_env
 from gorila.envs import make_vector_env
-from gorila.factory import initial_parameters, make_actor, make_bundle, make_learner, make_replay, make_shard
+from gorila.factory import (initial_parameters, make_actor, make_bundle, make_learner, make_replay, make_shard,
+                            make_shard_of)
 from gorila.networks import q_network_for
 from gorila.replay.routing import ReplayWriter, Route
 from gorila.runtime.calls import DirectCalls
@@ -136,6 +137,10 @@ def bench_learner(seconds: float, device: str = "cpu", with_ray: bool = True) ->
     if with_ray:
         ray_rate = ray_learner_rate(config, info, seconds)
         result.update(ray_updates_per_s=ray_rate, ray_ratio=ray_rate / bare)
+    if device == "cuda":        # many cores: does the server keep up when it is spread out?
+        for shards, sync in ((4, 1), (4, 4)):
+            spread, _ = atari(device=device, param_shards=shards, learner_sync_every=sync)
+            result[f"ray_{shards}_shards_sync_{sync}_updates_per_s"] = ray_learner_rate(spread, info, seconds)
     return result
 
 
@@ -152,12 +157,14 @@ class _LearnerHost:
 
 
 def ray_learner_rate(config: Config, info: EnvInfo, seconds: float) -> float:
+    """Updates/s of one learner on Ray, its shards (`config.param_shards`) each in its own process."""
+    from gorila.parameter_server import slice_bounds
     from gorila.runtime.ray import RayRuntime
     runtime = RayRuntime(config)
     try:
-        theta = initial_parameters(config, info)
-        shards = [runtime.place("server", make_shard, config, 0, theta)]
-        host = runtime.place("learner", _LearnerHost, config, info, shards, [(0, theta.size)])
+        bounds = slice_bounds(initial_parameters(config, info).size, config.param_shards)
+        shards = [runtime.place("server", make_shard_of, config, info, i, a, b) for i, (a, b) in enumerate(bounds)]
+        host = runtime.place("learner", _LearnerHost, config, info, shards, bounds)
         return float(runtime.calls.get([runtime.calls.call(host, "rate", seconds)])[0])
     finally:
         runtime.shutdown()

@@ -199,7 +199,9 @@ class RayRuntime:
         if make not in self._classes:
             self._classes[make] = ray.remote(remote_class(make))
         name = f"gorila-{self.run_id}-{len(self.handles)}"
-        handle = self._classes[make].options(name=name, **self._options(kind)).remote(*args)
+        # No task events: the GCS would keep a record of every call (thousands a second), growing.
+        handle = self._classes[make].options(name=name, enable_task_events=False,
+                                             **self._options(kind)).remote(*args)
         self.handles.append(handle)
         return NamedActor(name, handle)
 
