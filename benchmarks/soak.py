@@ -51,8 +51,11 @@ def sample(pid: int) -> dict | None:
     except OSError:
         return None
     rss_kb = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0)
-    return {"name": Path(name).name if not name.startswith("ray::") else name, "rss_mb": rss_kb / 1024,
-            "fds": fds}
+    if name.startswith("ray::"):        # ray::<class>.<method>, or ray::<actor name>:<class>
+        name = "ray::" + name[5:].rsplit(":", 1)[-1]
+    else:
+        name = Path(name).name
+    return {"name": name, "rss_mb": rss_kb / 1024, "fds": fds}
 
 
 def main() -> int:
