@@ -78,6 +78,8 @@ def main() -> int:
             for pid in [driver.pid] + children(driver.pid):
                 values = sample(pid)
                 if values:
+                    if pid == driver.pid:
+                        values["name"] = "driver (gorila train)"
                     rows.append({"t": round(now, 1), "pid": pid, **values})
             time.sleep(args.every)
     finally:
@@ -109,7 +111,8 @@ def by_process(rows: list[dict]) -> dict:
     is named by its first title that says what it is."""
     series, names = defaultdict(list), {}
     for row in rows:
-        if row["pid"] not in names or names[row["pid"]].startswith("ray::IDLE"):
+        known = names.get(row["pid"], "")
+        if not known.startswith("ray::") or known.startswith("ray::IDLE"):
             names[row["pid"]] = row["name"].split(".")[0]
         series[row["pid"]].append(row)
     return {(names[pid], pid): points for pid, points in series.items()}
