@@ -53,12 +53,27 @@ def warmup_steps(config: Config, info: EnvInfo) -> int:
     return info.steps(min(config.learning_starts, config.total_frames // 4))
 
 
+def replay_warmup(config: Config, info: EnvInfo) -> int:
+    """Entries each replay memory must hold before its learners sample: a bundle's replay the whole
+    warm-up (it feeds its own learner only), stand-alone replays an equal share of it."""
+    if config.bundled:
+        return warmup_steps(config, info)
+    memories = config.replay_shards if config.replay == "global" else config.actors
+    return warmup_steps(config, info) // memories
+
+
+def min_sample_size(config: Config, warmup: int) -> int:
+    """Sampleable entries a replay memory must hold before it gives minibatches: its warm-up, and
+    never less than one minibatch."""
+    return max(config.batch_size, warmup)
+
+
 def make_replay(config: Config, info: EnvInfo, capacity: int, num_streams: int, seed: int,
                 warmup: int) -> ReplayMemory:
     """A local replay or one global-replay shard; sampling starts once `warmup` entries are held
     (and never before one minibatch is there)."""
     return ReplayMemory(capacity, num_streams, info.frame_shape, info.obs_dtype, info.stack, config.n_step,
-                        config.gamma, seed, min_size=max(config.batch_size, warmup))
+                        config.gamma, seed, min_size=min_sample_size(config, warmup))
 
 
 def make_actor(config: Config, info: EnvInfo, index: int, shards: list, bounds, calls,
@@ -79,7 +94,7 @@ def make_bundle(config: Config, info: EnvInfo, index: int, shards: list, bounds,
     Inside the bundle calls are direct; `calls` is how its actor and learner reach the shards.
     """
     replay = make_replay(config, info, config.replay_capacity, config.envs_per_actor,
-                         config.seed + index, warmup_steps(config, info))
+                         config.seed + index, replay_warmup(config, info))
     streams = tuple(range(config.envs_per_actor))
     writer = ReplayWriter([replay], [Route(0, streams, streams)], DirectCalls())
     actor = make_actor(config, info, index, shards, bounds, calls, writer)

@@ -16,7 +16,7 @@ from gorila.config import Config
 from gorila.core import EnvInfo, Worker, WorkerId
 from gorila.evaluator import Evaluator
 from gorila.factory import (initial_parameters, make_actor, make_bundle, make_learner, make_replay, make_shard,
-                            parameter_bounds, warmup_steps)
+                            parameter_bounds, replay_warmup)
 from gorila.replay.routing import ReplaySampler, ReplayWriter, Route, remote_batch_steps
 
 
@@ -44,7 +44,7 @@ def build_system(config: Config, info: EnvInfo, place, calls) -> System:
             system.workers[WorkerId("bundle", i)] = place("bundle", make_bundle, config, info, i, shards, bounds, calls)
     else:
         layout = replay_layout(config)
-        warmup = warmup_steps(config, info) // len(layout)
+        warmup = replay_warmup(config, info)
         system.replays = [place("server", make_replay, config, info, capacity, streams, config.seed + i, warmup)
                           for i, (capacity, streams) in enumerate(layout)]
         for i in range(config.actors):
@@ -73,7 +73,7 @@ def actor_routes(config: Config, index: int) -> list[Route]:
 
 
 def replay_layout(config: Config) -> list[tuple[int, int]]:
-    """(capacity, num_streams) of each stand-alone replay memory."""
+    """(capacity, num_streams) of each replay memory: a bundle's, or a stand-alone one."""
     if config.replay == "local":
         return [(config.replay_capacity, config.envs_per_actor)] * config.actors
     total_streams = config.actors * config.envs_per_actor
