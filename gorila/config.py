@@ -110,8 +110,8 @@ class Config:
     """Smoothing constant of RMSProp's squared-gradient average."""
     target_update_every: int = 200
     """theta- <- theta+ every this many parameter-server updates (DQN: 10,000; Gorila: 60,000)."""
-    max_staleness: int = 100
-    """A shard discards a gradient computed on parameters more than this many of its versions old (0 = keep all)."""
+    max_staleness: int = 0
+    """A shard discards a gradient computed on parameters more than this many of its versions old. 0 = auto: max(100, 2 * N_learn * (2 * learner_sync_every + max_inflight_pushes * push_every)), twice the versions the other learners add while a gradient is on its way (it is computed on parameters fetched one refresh ahead and queues behind up to max_inflight_pushes messages of push_every gradients); -1 = keep every gradient."""
     outlier_k: float = 5.0
     """A learner drops a gradient whose loss is more than k running standard deviations above its running mean (0 = off)."""
     outlier_warmup: int = 100
@@ -184,6 +184,7 @@ PRESETS: dict[str, dict] = {
 }
 
 MAX_SEED = 2**30 - 1
+AUTO_STALENESS_FLOOR = 100      # the auto threshold for few learners: the constant of earlier versions
 
 # (check, message) per key; the message completes "KEY must ...".
 _RULES: dict[str, tuple[typing.Callable, str]] = {
@@ -212,7 +213,7 @@ _RULES: dict[str, tuple[typing.Callable, str]] = {
     "optimizer_eps": (lambda v: v > 0, "be > 0"),
     "rmsprop_alpha": (lambda v: 0.0 < v < 1.0, "lie in (0, 1)"),
     "target_update_every": (lambda v: v >= 1, "be >= 1"),
-    "max_staleness": (lambda v: v >= 0, "be >= 0"),
+    "max_staleness": (lambda v: v >= -1, "be >= 1, 0 (auto) or -1 (keep every gradient)"),
     "outlier_k": (lambda v: v >= 0, "be >= 0"),
     "outlier_warmup": (lambda v: v >= 2, "be >= 2"),
     "actor_sync_every": (lambda v: v >= 1, "be >= 1"),
@@ -387,6 +388,20 @@ def validate(config: Config) -> Config:
         raise ConfigError(f"replay_shards must be <= actors * envs_per_actor "
                           f"({config.actors * config.envs_per_actor}): each shard holds whole environment streams")
     return config
+
+
+def staleness_limit(config: Config) -> int:
+    """The staleness beyond which shards discard a gradient (0: none), as `max_staleness` says.
+
+    Auto grows with the learners: with N of them, every gradient arrives about N times as many
+    versions late as with one, so a constant would discard nearly all gradients of a large run.
+    """
+    if config.max_staleness == -1:
+        return 0
+    if config.max_staleness > 0:
+        return config.max_staleness
+    in_flight = 2 * config.learner_sync_every + config.max_inflight_pushes * config.push_every
+    return max(AUTO_STALENESS_FLOOR, 2 * config.learners * in_flight)
 
 
 def build_config(preset: str | None = None, file: str | None = None, overrides: dict | None = None) -> Config:

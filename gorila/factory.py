@@ -11,7 +11,7 @@ import torch
 
 from gorila.actor import Actor
 from gorila.bundle import Bundle
-from gorila.config import Config, ConfigError
+from gorila.config import Config, ConfigError, staleness_limit
 from gorila.core import EnvInfo, MinibatchSource, TransitionSink
 from gorila.learner import Learner
 from gorila.networks import flat_parameters, q_network_for
@@ -39,7 +39,7 @@ def make_shard(config: Config, index: int, initial: np.ndarray) -> ParameterShar
     """Parameter shard `index`, owning the slice `initial` of theta+."""
     return ParameterShard(index, initial, optimizer=config.optimizer, learning_rate=config.learning_rate,
                           optimizer_eps=config.optimizer_eps, rmsprop_alpha=config.rmsprop_alpha,
-                          max_staleness=config.max_staleness, target_update_every=config.target_update_every)
+                          max_staleness=staleness_limit(config), target_update_every=config.target_update_every)
 
 
 def parameter_client(config: Config, shards: list, bounds, calls) -> ParameterClient:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gorila.config import Config
+from gorila.config import Config, staleness_limit
 from gorila.core import EnvInfo, Worker, WorkerId
 from gorila.evaluator import Evaluator
 from gorila.factory import (initial_parameters, make_actor, make_bundle, make_learner, make_replay, make_shard,
@@ -98,4 +98,6 @@ def describe_topology(config: Config) -> str:
     else:
         replay = f"global replay ({config.replay_shards} shards)" if config.replay == "global" else "local replays"
         shape = f"{config.actors} actors -> {replay} -> {config.learners} learners"
-    return f"{shape}, {plural(config.param_shards, 'parameter shard')}"
+    limit = staleness_limit(config)
+    stale = f"gradients over {limit:,} versions stale dropped" if limit else "no gradient dropped as stale"
+    return f"{shape}, {plural(config.param_shards, 'parameter shard')} ({stale})"
