@@ -222,7 +222,7 @@ def bench_server(seconds: float, shard_counts=(1, 2, 4, 8)) -> dict:
     memory_s = 1.0 / rate(copy_both_ways, seconds / 4)
     result = {"parameters": int(theta.size), "in_memory_round_trip_ms": memory_s * 1e3}
     for count in shard_counts:
-        config_n = build_config("atari", overrides=dict(env=GAME, param_shards=count, max_staleness=0))
+        config_n = build_config("atari", overrides=dict(env=GAME, param_shards=count, max_staleness=-1))
         runtime = RayRuntime(config_n)
         try:
             bounds = slice_bounds(theta.size, count)

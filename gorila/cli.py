@@ -11,9 +11,11 @@ import time
 LAUNCHED = time.time()     # metrics count wall time from here: what a user waits includes start-up
 
 import argparse  # noqa: E402
+import itertools  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
 import sys  # noqa: E402
+import tempfile  # noqa: E402
 import typing  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -92,19 +94,78 @@ def config_from_args(args) -> Config:
     return build_config(args.preset, args.config, cli_overrides(args))
 
 
-def choose_run_dir(config: Config) -> Path:
+def checked_train_config(args) -> tuple[Config, typing.Any]:
+    """The config `gorila train ARGS` would run and its environment's `EnvInfo`, after every check that
+    can be made before anything starts (values, fields against each other, the environment, this
+    machine, the cluster address). A bad input raises one of `user_error_types()`."""
+    from gorila.preflight import preflight
+    config = config_from_args(args)
+    return config, preflight(config)
+
+
+def claim_run_dir(config: Config) -> tuple[Path, bool]:
+    """Create the run directory now, and say whether this launch created it.
+
+    Created at once, because creating is the only test of writability that does not lie (permissions,
+    read-only mounts, a file in the way), and because `mkdir` is atomic: of two launches naming the
+    same directory, exactly one gets it.
+    """
     if config.run_dir:
-        path = Path(config.run_dir)
-        if path.exists() and (not path.is_dir() or any(path.iterdir())):
-            raise UserError(f"run directory {path} already exists and is not empty; choose another --run-dir")
-        return path
-    slug = config.env.replace("/", "_")
-    return Path("runs") / f"{slug}-{time.strftime('%Y%m%d-%H%M%S')}"
+        return _claim_given(Path(config.run_dir))
+    return _claim_default(config.env), True
+
+
+def _claim_given(path: Path) -> tuple[Path, bool]:
+    """An explicit --run-dir: made here, or an existing empty directory we can write in."""
+    if path.exists():
+        if not path.is_dir():
+            raise ConfigError(f"run_dir: {path} is a file; choose another --run-dir")
+        if any(path.iterdir()):
+            raise ConfigError(f"run_dir: {path} already exists and is not empty; choose another --run-dir")
+        try:
+            with tempfile.TemporaryFile(dir=path):
+                pass
+        except OSError as error:
+            raise ConfigError(f"run_dir: cannot write in {path} ({error.strerror or error})") from None
+        return path, False
+    try:
+        path.mkdir(parents=True)
+    except FileExistsError:
+        raise ConfigError(f"run_dir: {path} was created by another launch just now; choose another --run-dir") from None
+    except OSError as error:
+        raise ConfigError(f"run_dir: cannot create {path} ({error.strerror or error})") from None
+    return path, True
+
+
+def _claim_default(env: str) -> Path:
+    """runs/<env>-<date>-<time>, or the first of -2, -3, ... after it that no other launch took."""
+    base = Path("runs") / f"{env.replace('/', '_')}-{time.strftime('%Y%m%d-%H%M%S')}"
+    for attempt in itertools.count(1):
+        path = base if attempt == 1 else base.with_name(f"{base.name}-{attempt}")
+        try:
+            base.parent.mkdir(parents=True, exist_ok=True)
+            path.mkdir()
+            return path
+        except FileExistsError:
+            continue
+        except OSError as error:
+            raise ConfigError(f"run_dir: cannot create {path} ({error.strerror or error}); "
+                              "pass --run-dir") from None
+    raise AssertionError("unreachable")
+
+
+def _remove_if_empty(path: Path) -> None:
+    """A run that failed before writing anything leaves no directory behind (its name can be reused)."""
+    try:
+        path.rmdir()
+    except OSError:
+        pass            # not empty: the run wrote something a user may want
 
 
 def resumed_run(args) -> tuple[Config, Path, dict]:
     """The config, run dir and checkpoint payload of `--resume RUN_DIR`."""
     from gorila.checkpoint import load_latest_good
+    from gorila.preflight import preflight
     if args.preset or args.config:
         raise UserError("--resume takes the run's own config; --preset and --config cannot be combined with it")
     run_dir = Path(args.resume)
@@ -112,20 +173,24 @@ def resumed_run(args) -> tuple[Config, Path, dict]:
         raise UserError(f"--resume: {run_dir} is not a run directory (no checkpoints/ in it)")
     payload = load_latest_good(run_dir, warn=lambda line: print(f"gorila: {line}", file=sys.stderr))
     config = build_config(None, None, {**payload["config"], **cli_overrides(args), "run_dir": str(run_dir)})
+    preflight(config)
     print(f"resuming {run_dir} from {Path(payload['path']).name} ({payload['env_frames']:,} frames)")
     return config, run_dir, payload
 
 
 def command_train(args) -> int:
-    from gorila.envs import resolve_env
     from gorila.trainer import Trainer
     if args.resume:
         config, run_dir, payload = resumed_run(args)
+        created = False
     else:
-        config, payload = config_from_args(args), None
-    resolve_env(config.env)        # an unknown env fails here, before anything is written
-    run_dir = run_dir if payload else choose_run_dir(config)
-    result = Trainer(config, run_dir, start_time=LAUNCHED, resume=payload).run()
+        (config, _), payload = checked_train_config(args), None
+        run_dir, created = claim_run_dir(config)
+    try:
+        result = Trainer(config, run_dir, start_time=LAUNCHED, resume=payload).run()
+    finally:
+        if created:
+            _remove_if_empty(run_dir)
     best = result["best_eval_return_mean"]
     print(f"done: {result['env_frames']:,} frames, {result['updates']:,} updates in {result['wall_time']:.1f} s; "
           + (f"best eval mean {best:.1f}" if best is not None else "no evaluation finished"))
@@ -183,11 +248,16 @@ def command_bench(args) -> int:
 COMMANDS = {"train": command_train, "evaluate": command_evaluate, "report": command_report, "bench": command_bench}
 
 
-def main(argv: list[str] | None = None) -> int:
+def user_error_types() -> tuple[type[Exception], ...]:
+    """Errors a user causes and can fix: `main` prints them as one line and exits with 2."""
     from gorila.checkpoint import CheckpointError
     from gorila.envs import EnvError
+    return UserError, ConfigError, EnvError, CheckpointError
+
+
+def main(argv: list[str] | None = None) -> int:
     from gorila.runtime.calls import WorkerError
-    user_errors = (UserError, ConfigError, EnvError, CheckpointError)
+    user_errors = user_error_types()
     try:
         args = build_parser().parse_args(argv)
         return COMMANDS[args.command](args)
@@ -204,7 +274,9 @@ def main(argv: list[str] | None = None) -> int:
         if name == "ClusterError":
             print(f"gorila: error: {error}", file=sys.stderr, flush=True)
             sys.stdout.flush()
-            os._exit(1)   # a half-made Ray connection can block the interpreter's exit handlers
+            # A cluster that cannot host the run is the user's to fix (exit 2); os._exit because a
+            # half-made Ray connection can block the interpreter's exit handlers.
+            os._exit(USAGE_ERROR)
         if isinstance(error, WorkerError):
             print(f"gorila: error: {error}", file=sys.stderr)
         else:

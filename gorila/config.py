@@ -27,11 +27,11 @@ class Config:
     env: str = "CartPole-v1"
     """Environment: a Gymnasium id with discrete actions (CartPole-v1) or an Atari game (Pong, ALE/Pong-v5)."""
     seed: int = 0
-    """Random seed of networks, replay sampling and environments."""
+    """Random seed of networks, replay sampling and environments; at most 2**30 - 1, since the seeds of environment copies and evaluations are derived by adding to it and must stay 32-bit."""
     total_frames: int = 200_000
     """Training budget in environment frames, summed over all actors (Atari: 4 frames per agent step)."""
     run_dir: str = ""
-    """Run directory (config, metrics, checkpoints); default runs/<env>-<date>-<time>."""
+    """Run directory (config, metrics, checkpoints), created at launch and refused if it is not empty; default runs/<env>-<date>-<time>, with -2, -3, ... added when a launch in the same second took that name."""
     stop_at_return: float = 0.0
     """Stop as soon as a greedy evaluation mean reaches this return (0 = train for the whole budget)."""
 
@@ -110,8 +110,8 @@ class Config:
     """Smoothing constant of RMSProp's squared-gradient average."""
     target_update_every: int = 200
     """theta- <- theta+ every this many parameter-server updates (DQN: 10,000; Gorila: 60,000)."""
-    max_staleness: int = 100
-    """A shard discards a gradient computed on parameters more than this many of its versions old (0 = keep all)."""
+    max_staleness: int = 0
+    """A shard discards a gradient computed on parameters more than this many of its versions old. 0 = auto: max(100, 2 * N_learn * (2 * learner_sync_every + max_inflight_pushes * push_every)), twice the versions the other learners add while a gradient is on its way (it is computed on parameters fetched one refresh ahead and queues behind up to max_inflight_pushes messages of push_every gradients); -1 = keep every gradient."""
     outlier_k: float = 5.0
     """A learner drops a gradient whose loss is more than k running standard deviations above its running mean (0 = off)."""
     outlier_warmup: int = 100
@@ -195,8 +195,12 @@ PRESETS: dict[str, dict] = {
     ),
 }
 
+MAX_SEED = 2**30 - 1
+AUTO_STALENESS_FLOOR = 100      # the auto threshold for few learners: the constant of earlier versions
+
 # (check, message) per key; the message completes "KEY must ...".
 _RULES: dict[str, tuple[typing.Callable, str]] = {
+    "seed": (lambda v: 0 <= v <= MAX_SEED, f"lie in [0, {MAX_SEED}] (seeds derived from it must stay 32-bit)"),
     "total_frames": (lambda v: v > 0, "be > 0"),
     "actors": (lambda v: v >= 1, "be >= 1 (at least one actor)"),
     "learners": (lambda v: v >= 1, "be >= 1 (at least one learner)"),
@@ -221,7 +225,7 @@ _RULES: dict[str, tuple[typing.Callable, str]] = {
     "optimizer_eps": (lambda v: v > 0, "be > 0"),
     "rmsprop_alpha": (lambda v: 0.0 < v < 1.0, "lie in (0, 1)"),
     "target_update_every": (lambda v: v >= 1, "be >= 1"),
-    "max_staleness": (lambda v: v >= 0, "be >= 0"),
+    "max_staleness": (lambda v: v >= -1, "be >= 1, 0 (auto) or -1 (keep every gradient)"),
     "outlier_k": (lambda v: v >= 0, "be >= 0"),
     "outlier_warmup": (lambda v: v >= 2, "be >= 2"),
     "actor_sync_every": (lambda v: v >= 1, "be >= 1"),
@@ -240,7 +244,8 @@ _RULES: dict[str, tuple[typing.Callable, str]] = {
     "call_timeout_seconds": (lambda v: v > 0, "be > 0"),
     "worker_cpus": (lambda v: v >= 0, "be >= 0"),
     "server_cpus": (lambda v: v >= 0, "be >= 0"),
-    "learner_gpus": (lambda v: v >= 0, "be >= 0"),
+    "learner_gpus": (lambda v: v >= 0 and (v <= 1 or float(v).is_integer()),
+                     "be a fraction in [0, 1] or a whole number (Ray's rule for GPU requests)"),
     "torch_threads": (lambda v: v >= 1, "be >= 1"),
 }
 
@@ -262,42 +267,92 @@ def field_types() -> dict[str, typing.Any]:
     return {f.name: hints[f.name] for f in fields(Config)}
 
 
+def describe_type(kind) -> str:
+    """How an error message names what a field accepts."""
+    if typing.get_origin(kind) is Literal:
+        return "one of " + ", ".join(map(str, typing.get_args(kind)))
+    if typing.get_origin(kind) is tuple:
+        return "a list of integers"
+    return {bool: "true or false", int: "an integer", float: "a number", str: "a string"}[kind]
+
+
 def coerce(key: str, value, kind):
-    """Turn a YAML or command-line value into the field's type, or raise ConfigError naming the key."""
-    origin = typing.get_origin(kind)
+    """Turn a YAML or command-line value into the field's type, or raise ConfigError naming the key.
+
+    Text (a flag, `--set`) is parsed. A typed value (YAML, Python) is checked as it is, never cast:
+    casting is how `null` became the string "None", `yes` became 1 and `[64.7]` became [64]. A float
+    is accepted for an integer field only when it is a whole number (`1.0e6`), which loses nothing.
+    """
+    if value is None:
+        raise ConfigError(f"{key} must be {describe_type(kind)}, got null")
     try:
-        if origin is Literal:
-            if value not in typing.get_args(kind):
-                raise ConfigError(f"{key} must be one of {', '.join(map(str, typing.get_args(kind)))}, got {value!r}")
-            return value
-        if origin is tuple:
-            items = value.split(",") if isinstance(value, str) else list(value)
-            return tuple(int(item) for item in items)
-        if kind is bool:
-            if isinstance(value, str):
-                lowered = value.lower()
-                if lowered not in ("true", "false", "1", "0", "yes", "no"):
-                    raise ValueError
-                return lowered in ("true", "1", "yes")
-            if not isinstance(value, bool):
-                raise ValueError
-            return value
-        if kind is int:
-            if isinstance(value, float) and not value.is_integer():
-                raise ValueError
-            if isinstance(value, str):
-                value = float(value.replace("_", "")) if any(c in value for c in ".eE") else int(value.replace("_", ""))
-            if isinstance(value, float) and not value.is_integer():
-                raise ValueError
-            return int(value)
-        if kind is float:
-            return float(value)
-        return str(value)
-    except ConfigError:
-        raise
-    except (TypeError, ValueError):
-        name = getattr(kind, "__name__", str(kind))
-        raise ConfigError(f"{key} must be of type {name}, got {value!r}") from None
+        return _from_text(value, kind) if isinstance(value, str) else _from_typed(value, kind)
+    except (TypeError, ValueError, OverflowError):
+        raise ConfigError(f"{key} must be {describe_type(kind)}, got {value!r}") from None
+
+
+def _from_text(text: str, kind):
+    """The value a flag or `--set` spells; ValueError when it does not spell one of `kind`."""
+    if typing.get_origin(kind) is Literal:
+        if text not in typing.get_args(kind):
+            raise ValueError(text)
+        return text
+    if typing.get_origin(kind) is tuple:
+        return tuple(_from_text(item.strip(), int) for item in text.split(","))
+    if kind is bool:
+        lowered = text.strip().lower()
+        if lowered not in ("true", "false", "1", "0", "yes", "no"):
+            raise ValueError(text)
+        return lowered in ("true", "1", "yes")
+    if kind is int:
+        digits = text.strip().replace("_", "")
+        return _whole(float(digits)) if any(c in digits for c in ".eE") else int(digits)
+    if kind is float:
+        return _finite(float(text.replace("_", "")))
+    return text
+
+
+def _from_typed(value, kind):
+    """`value` itself when it is of `kind` (a whole float for an int); TypeError/ValueError otherwise."""
+    if typing.get_origin(kind) is Literal:
+        if not isinstance(value, str) or value not in typing.get_args(kind):
+            raise ValueError(value)
+        return value
+    if typing.get_origin(kind) is tuple:
+        if not isinstance(value, (list, tuple)):
+            raise TypeError(value)
+        return tuple(_from_typed(item, int) for item in value)
+    if kind is bool:
+        if not isinstance(value, bool):
+            raise TypeError(value)
+        return value
+    if isinstance(value, bool):                  # bool is an int subclass: `actors: yes` is not 1
+        raise TypeError(value)
+    if kind is int:
+        if isinstance(value, float):
+            return _whole(value)
+        if not isinstance(value, int):
+            raise TypeError(value)
+        return value
+    if kind is float:
+        if not isinstance(value, (int, float)):
+            raise TypeError(value)
+        return _finite(float(value))
+    if not isinstance(value, str):
+        raise TypeError(value)
+    return value
+
+
+def _whole(number: float) -> int:
+    if not number.is_integer():
+        raise ValueError(number)
+    return int(number)
+
+
+def _finite(number: float) -> float:
+    if number != number or number in (float("inf"), float("-inf")):
+        raise ValueError(number)
+    return number
 
 
 def apply_overrides(config: Config, overrides: dict, source: str = "") -> Config:
@@ -341,10 +396,28 @@ def validate(config: Config) -> Config:
                               f"learners={config.learners}); pass --no-bundled for other topologies")
         if config.replay != "local":
             raise ConfigError("bundled mode uses local replay; pass --no-bundled to use --replay global")
+    if config.address and config.address != "auto":
+        host, _, port = config.address.rpartition(":")
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise ConfigError(f"address must be HOST:PORT or auto, got {config.address!r}")
     if config.replay == "global" and config.replay_shards > config.actors * config.envs_per_actor:
         raise ConfigError(f"replay_shards must be <= actors * envs_per_actor "
                           f"({config.actors * config.envs_per_actor}): each shard holds whole environment streams")
     return config
+
+
+def staleness_limit(config: Config) -> int:
+    """The staleness beyond which shards discard a gradient (0: none), as `max_staleness` says.
+
+    Auto grows with the learners: with N of them, every gradient arrives about N times as many
+    versions late as with one, so a constant would discard nearly all gradients of a large run.
+    """
+    if config.max_staleness == -1:
+        return 0
+    if config.max_staleness > 0:
+        return config.max_staleness
+    in_flight = 2 * config.learner_sync_every + config.max_inflight_pushes * config.push_every
+    return max(AUTO_STALENESS_FLOOR, 2 * config.learners * in_flight)
 
 
 def build_config(preset: str | None = None, file: str | None = None, overrides: dict | None = None) -> Config:

@@ -14,7 +14,7 @@ import torch
 from gorila.actor import Actor
 from gorila.bundle import Bundle
 from gorila.checkpoint import load_shard_backup
-from gorila.config import Config, ConfigError
+from gorila.config import Config, ConfigError, staleness_limit
 from gorila.core import EnvInfo, MinibatchSource, TransitionSink
 from gorila.learner import Learner
 from gorila.networks import flat_parameters, q_network_for
@@ -43,7 +43,7 @@ def make_shard(config: Config, index: int, initial: np.ndarray, backup: str | No
     state (a restarted shard, a resumed run) it continues from that state instead."""
     shard = ParameterShard(index, initial, optimizer=config.optimizer, learning_rate=config.learning_rate,
                            optimizer_eps=config.optimizer_eps, rmsprop_alpha=config.rmsprop_alpha,
-                           max_staleness=config.max_staleness, target_update_every=config.target_update_every)
+                           max_staleness=staleness_limit(config), target_update_every=config.target_update_every)
     state = load_shard_backup(backup) if backup else None
     if state is not None:
         shard.restore(state)
@@ -68,12 +68,27 @@ def warmup_steps(config: Config, info: EnvInfo) -> int:
     return info.steps(min(config.learning_starts, config.total_frames // 4))
 
 
+def replay_warmup(config: Config, info: EnvInfo) -> int:
+    """Entries each replay memory must hold before its learners sample: a bundle's replay the whole
+    warm-up (it feeds its own learner only), stand-alone replays an equal share of it."""
+    if config.bundled:
+        return warmup_steps(config, info)
+    memories = config.replay_shards if config.replay == "global" else config.actors
+    return warmup_steps(config, info) // memories
+
+
+def min_sample_size(config: Config, warmup: int) -> int:
+    """Sampleable entries a replay memory must hold before it gives minibatches: its warm-up, and
+    never less than one minibatch."""
+    return max(config.batch_size, warmup)
+
+
 def make_replay(config: Config, info: EnvInfo, capacity: int, num_streams: int, seed: int,
                 warmup: int, saved: str | None = None) -> ReplayMemory:
     """A local replay or one global-replay shard; sampling starts once `warmup` entries are held
     (and never before one minibatch is there). It starts with the contents saved at `saved`, if any."""
     replay = ReplayMemory(capacity, num_streams, info.frame_shape, info.obs_dtype, info.stack, config.n_step,
-                          config.gamma, seed, min_size=max(config.batch_size, warmup))
+                          config.gamma, seed, min_size=min_sample_size(config, warmup))
     if saved and Path(saved).is_file():
         replay.load_replay(saved)
     return replay
@@ -98,7 +113,7 @@ def make_bundle(config: Config, info: EnvInfo, index: int, shards: list, bounds,
     Inside the bundle calls are direct; `calls` is how its actor and learner reach the shards.
     """
     replay = make_replay(config, info, config.replay_capacity, config.envs_per_actor,
-                         config.seed + index, warmup_steps(config, info), saved_replay)
+                         config.seed + index, replay_warmup(config, info), saved_replay)
     streams = tuple(range(config.envs_per_actor))
     writer = ReplayWriter([replay], [Route(0, streams, streams)], DirectCalls())
     actor = make_actor(config, info, index, shards, bounds, calls, writer)

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gorila.config import Config
+from gorila.config import Config, staleness_limit
 from gorila.core import EnvInfo, Worker, WorkerId
 from gorila.evaluator import Evaluator
 from gorila.factory import (initial_parameters, make_actor, make_bundle, make_learner, make_replay, make_shard_of,
-                            parameter_bounds, warmup_steps)
+                            parameter_bounds, replay_warmup)
 from gorila.replay.routing import ReplaySampler, ReplayWriter, Route, remote_batch_steps
 
 
@@ -60,7 +60,7 @@ def build_system(config: Config, info: EnvInfo, place, calls, shard_backups: lis
                                                           calls, saved[i])
     else:
         layout = replay_layout(config)
-        warmup = warmup_steps(config, info) // len(layout)
+        warmup = replay_warmup(config, info)
         system.replays = [place("server", make_replay, config, info, capacity, streams, config.seed + i, warmup,
                                 saved[i]) for i, (capacity, streams) in enumerate(layout)]
         for i in range(config.actors):
@@ -94,7 +94,7 @@ def replay_count(config: Config) -> int:
 
 
 def replay_layout(config: Config) -> list[tuple[int, int]]:
-    """(capacity, num_streams) of each stand-alone replay memory."""
+    """(capacity, num_streams) of each replay memory: a bundle's, or a stand-alone one."""
     if config.replay == "local":
         return [(config.replay_capacity, config.envs_per_actor)] * config.actors
     total_streams = config.actors * config.envs_per_actor
@@ -119,4 +119,6 @@ def describe_topology(config: Config) -> str:
     else:
         replay = f"global replay ({config.replay_shards} shards)" if config.replay == "global" else "local replays"
         shape = f"{config.actors} actors -> {replay} -> {config.learners} learners"
-    return f"{shape}, {plural(config.param_shards, 'parameter shard')}"
+    limit = staleness_limit(config)
+    stale = f"gradients over {limit:,} versions stale dropped" if limit else "no gradient dropped as stale"
+    return f"{shape}, {plural(config.param_shards, 'parameter shard')} ({stale})"

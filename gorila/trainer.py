@@ -23,9 +23,10 @@ from gorila.config import Config, learner_device, save_yaml
 from gorila.core import WorkerId, describe_env
 from gorila.envs import make_vector_env
 from gorila.evaluation_plan import Candidate, EvaluationPlan, Verdict
-from gorila.factory import initial_parameters, parameter_bounds, parameter_client, warmup_steps
+from gorila.factory import parameter_client, warmup_steps
 from gorila.faults import FaultBudget, restart_consequence, server_name
 from gorila.metrics import MetricsWriter, TrainWindow, truncate_metrics
+from gorila.preflight import check_fits_env
 from gorila.progress import ProgressDisplay
 from gorila.runtime import make_runtime
 from gorila.runtime.calls import WorkerError, failure_reason
@@ -66,7 +67,7 @@ class Trainer:
         config = self.config
         with make_vector_env(config.env, 1, seed=config.seed) as probe:
             self.info = info = describe_env(probe)
-        parameter_bounds(config, initial_parameters(config, info).size)     # fail before placing anything
+        check_fits_env(config, info)     # network, shards, replay sizes: fail before placing anything
         if not config.address:
             learner_device(config)                          # a missing GPU is a config error on this machine
         backups, replays = self._saved_state()

@@ -104,8 +104,12 @@ def _gym_id(name: str) -> str | None:
 
 
 @functools.lru_cache(maxsize=None)
-def _check_discrete(env_id: str) -> None:
-    """Build the env once to read its action space: there is no cheaper way to learn it."""
+def _check_spaces(env_id: str) -> None:
+    """Build the env once to read its spaces: there is no cheaper way to learn them.
+
+    DQN picks one of n actions, and the networks, the replay and the vector backends all take an
+    observation as one array of numbers: a Discrete action space and a Box observation space.
+    """
     import gymnasium
 
     try:
@@ -113,11 +117,14 @@ def _check_discrete(env_id: str) -> None:
     except gymnasium.error.Error as exc:  # missing dependency (e.g. Box2D) and the like
         raise EnvError(f"cannot create '{env_id}': {str(exc).splitlines()[0]}") from exc
     try:
-        space = env.action_space
+        actions, observations = env.action_space, env.observation_space
     finally:
         env.close()
-    if not isinstance(space, gymnasium.spaces.Discrete):
-        raise EnvError(f"'{env_id}' has action space {space}; DQN needs a Discrete action space")
+    if not isinstance(actions, gymnasium.spaces.Discrete):
+        raise EnvError(f"'{env_id}' has action space {actions}; DQN needs a Discrete action space")
+    if not isinstance(observations, gymnasium.spaces.Box) or not observations.shape:
+        raise EnvError(f"env: '{env_id}' has observation space {observations}, which gorila does not support: "
+                       "it needs a Box observation space (an array of numbers, as in CartPole-v1)")
 
 
 def resolve_env(name: str | EnvSpec) -> EnvSpec:
@@ -142,6 +149,6 @@ def resolve_env(name: str | EnvSpec) -> EnvSpec:
 
 
 def _gym_spec(gym_id: str) -> EnvSpec:
-    """Spec of a Gymnasium env, once its action space is known to be Discrete."""
-    _check_discrete(gym_id)
+    """Spec of a Gymnasium env, once its spaces are known to be ones gorila supports."""
+    _check_spaces(gym_id)
     return EnvSpec(kind="gym", id=gym_id, game=None)

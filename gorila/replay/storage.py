@@ -40,6 +40,13 @@ class StreamStorage:
         self.counts = np.zeros(self.num_streams, np.int64)
         self._lasts_total = np.zeros(self.num_streams, np.int64)
 
+    @staticmethod
+    def bytes_per_entry(frame_shape, frame_dtype) -> int:
+        """Bytes one entry occupies across the arrays above: what a replay's memory need is made of."""
+        frame = int(np.prod(frame_shape, dtype=np.int64)) * np.dtype(frame_dtype).itemsize
+        per_entry = (np.int32, np.float32, bool, bool, np.int64)   # actions, rewards, terminals, lasts, lasts_before
+        return frame + sum(np.dtype(kind).itemsize for kind in per_entry)
+
     @property
     def capacity(self) -> int:
         """Entries the storage can hold (num_streams * per-stream capacity)."""

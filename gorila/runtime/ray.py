@@ -150,7 +150,9 @@ class RayRuntime:
         if not self.owns_ray:
             return
         if self.embedded:
-            ray.init(num_cpus=self._embedded_cpus(config), include_dashboard=False, log_to_driver=False,
+            # address="local": always a Ray of our own, never the one another run on this machine
+            # registered as the current cluster (joining it would share, or fail on, its resources)
+            ray.init(address="local", num_cpus=self._embedded_cpus(config), include_dashboard=False, log_to_driver=False,
                      configure_logging=False, logging_level="ERROR",
                      _system_config={"max_direct_call_object_size": INLINE_MESSAGE_BYTES})
         else:

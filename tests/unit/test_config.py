@@ -59,7 +59,7 @@ def test_wrong_types_are_named(key, value):
 
 
 def test_a_fractional_int_from_the_command_line_is_rejected():
-    with pytest.raises(ConfigError, match="^total_frames must be of type int"):
+    with pytest.raises(ConfigError, match="^total_frames must be an integer, got .1.5.$"):
         build_config(overrides={"total_frames": "1.5"})
 
 
@@ -173,3 +173,48 @@ def test_device_resolution_on_this_machine():
     if not has_gpu:
         with pytest.raises(ConfigError, match="device: cuda"):
             learner_device(Config(device="cuda"))
+
+
+# ---- YAML values are checked against the field types, never cast ------------------------------
+
+@pytest.mark.parametrize("text, words", [
+    ("run_dir:\n", "run_dir must be a string, got null"),            # not the string "None"
+    ("actors: yes\n", "actors must be an integer, got True"),        # a YAML bool is not 1
+    ("hidden_sizes: [64.7]\n", "hidden_sizes must be a list of integers, got [64.7]"),  # not 64
+    ("learning_rate: true\n", "learning_rate must be a number, got True"),
+    ("dueling: 1\n", "dueling must be true or false, got 1"),
+    ("env: 7\n", "env must be a string, got 7"),
+    ("runtime: null\n", "runtime must be one of ray, local, got null"),
+    ("gamma: .nan\n", "gamma must be a number, got nan"),
+    ("hidden_sizes: 64\n", "hidden_sizes must be a list of integers, got 64"),
+])
+def test_yaml_values_of_the_wrong_type_are_named(tmp_path, text, words):
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as error:
+        build_config("cartpole", str(path))
+    assert str(error.value) == words
+
+
+def test_whole_floats_are_integers_and_ints_are_floats(tmp_path):
+    path = tmp_path / "ok.yaml"
+    path.write_text("total_frames: 2.0e+5\nhidden_sizes: [32.0, 16]\nlearning_rate: 1\nrun_dir: runs/x\n")
+    config = build_config("cartpole", str(path))
+    assert (config.total_frames, config.hidden_sizes) == (200_000, (32, 16))
+    assert config.learning_rate == 1.0 and isinstance(config.learning_rate, float)
+    assert config.run_dir == "runs/x"
+
+
+@pytest.mark.parametrize("overrides, words", [
+    ({"seed": -1}, "seed must lie in [0, 1073741823]"),
+    ({"seed": 2**30}, "seed must lie in [0, 1073741823]"),
+    ({"hidden_sizes": "64,7.5"}, "hidden_sizes must be a list of integers"),
+    ({"address": "no-port"}, "address must be HOST:PORT or auto"),
+    ({"address": "host:99999"}, "address must be HOST:PORT or auto"),
+    ({"learner_gpus": "1.5"}, "learner_gpus must be a fraction in [0, 1] or a whole number"),
+    ({"max_staleness": "-2"}, "max_staleness must be"),
+])
+def test_values_out_of_range_are_named(overrides, words):
+    with pytest.raises(ConfigError) as error:
+        build_config("cartpole", overrides=overrides)
+    assert str(error.value).startswith(words)

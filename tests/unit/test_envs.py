@@ -52,7 +52,9 @@ def test_gym_ids(name):
 
 
 def test_gym_id_beats_rom_of_same_name():
-    assert resolve_env("Blackjack-v1").kind == "gym"
+    # Gymnasium's card game, not the Atari ROM, and its tuple observations are refused by name
+    with pytest.raises(EnvError, match=r"^env: 'Blackjack-v1' has observation space Tuple\("):
+        resolve_env("Blackjack-v1")
     assert resolve_env("ALE/Blackjack-v5").kind == "atari"
 
 

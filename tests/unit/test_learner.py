@@ -69,7 +69,7 @@ def make_replay(reward: float, seed: int = 0) -> ReplayMemory:
 
 def make_learner(replay, **overrides):
     config = Config(hidden_sizes=(8,), batch_size=8, optimizer="sgd", learning_rate=0.01, outlier_k=3.0,
-                    outlier_warmup=3, max_staleness=0, param_shards=2, learner_sync_every=1, target_update_every=1000,
+                    outlier_warmup=3, max_staleness=-1, param_shards=2, learner_sync_every=1, target_update_every=1000,
                     seed=3, **overrides)
     theta = factory.initial_parameters(config, CARTPOLE)
     bounds = factory.parameter_bounds(config, theta.size)

@@ -1,0 +1,169 @@
+"""What `gorila train` refuses before it starts: fields against the environment and this machine, and
+run directories that two launches could share or that cannot be written."""
+import os
+import socket
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+import torch
+
+from gorila import cli
+from gorila.config import Config, ConfigError, build_config
+from gorila.core import EnvInfo
+from gorila.factory import min_sample_size, replay_warmup
+from gorila.preflight import (available_memory_bytes, check_address, check_devices, check_fits_env,
+                              check_replay_memory, preflight, replay_memory_need)
+from gorila.replay import ReplayMemory
+from gorila.replay.storage import StreamStorage
+
+CARTPOLE = EnvInfo((4,), "float32", 2, (4,), 1, 1, False)
+ATARI = EnvInfo((4, 84, 84), "uint8", 6, (84, 84), 4, 4, True)
+
+
+def error_of(check, *args) -> str:
+    with pytest.raises(ConfigError) as error:
+        check(*args)
+    return str(error.value)
+
+
+def test_presets_pass_every_check():
+    assert preflight(build_config("cartpole")) == CARTPOLE
+    check_fits_env(build_config("atari"), ATARI)
+
+
+def test_a_cnn_on_vector_observations_names_the_network():
+    line = error_of(check_fits_env, build_config("cartpole", overrides={"network": "nature_cnn"}), CARTPOLE)
+    assert line.startswith("network: nature_cnn cannot take CartPole-v1's observations of shape (4,)")
+
+
+def test_learning_starts_beyond_the_replay_is_named_with_the_capacity_it_needs():
+    line = error_of(check_fits_env, build_config("atari", overrides={"replay_capacity": 10_000}), ATARI)
+    # 50,000 frames = 12,500 agent steps; twice that plus one stream's stack + n-step window
+    assert line.startswith("learning_starts: each replay memory must hold 12,500 sampleable transitions")
+    assert "raise replay_capacity to >= 25,005" in line
+    check_fits_env(build_config("atari", overrides={"replay_capacity": 25_005}), ATARI)
+
+
+def test_a_minibatch_beyond_the_replay_names_batch_size():
+    config = build_config("cartpole", overrides={"batch_size": 200, "replay_capacity": 300, "learning_starts": 10})
+    assert error_of(check_fits_env, config, CARTPOLE).startswith("batch_size: each replay memory must hold 200")
+
+
+def test_more_env_copies_than_replay_slots_names_envs_per_actor():
+    config = build_config("cartpole", overrides={"envs_per_actor": 64, "replay_capacity": 100})
+    line = error_of(check_fits_env, config, CARTPOLE)
+    assert line.startswith("replay_capacity: 100 transitions over 64 environment streams (envs_per_actor=64)")
+    assert "raise replay_capacity to >= 320" in line
+
+
+def test_global_replay_shards_are_sized_as_a_whole():
+    base = dict(bundled=False, replay="global", actors=2, learners=1, envs_per_actor=2, replay_shards=2,
+                learning_starts=1_000, batch_size=32)
+    line = error_of(check_fits_env, build_config("cartpole", overrides={**base, "replay_capacity": 1_000}), CARTPOLE)
+    assert "raise replay_capacity to >= " in line
+    needed = int(line.rsplit(">= ", 1)[1].split()[0].replace(",", ""))
+    check_fits_env(build_config("cartpole", overrides={**base, "replay_capacity": needed}), CARTPOLE)
+
+
+@pytest.mark.parametrize("stack, n_step, streams", [(1, 1, 1), (1, 3, 4), (4, 1, 1), (4, 3, 2)])
+def test_the_capacity_rule_is_enough_even_for_one_step_episodes(stack, n_step, streams):
+    """The rule promises that a replay of 2 N + S (n + k) entries reaches N sampleable ones, whatever
+    the episodes: fill one with the worst case, an episode end at every other step."""
+    needed = 50
+    capacity = 2 * needed + streams * (n_step + stack)
+    replay = ReplayMemory(capacity, streams, (3,), np.uint8, stack, n_step, min_size=needed)
+    ids = np.arange(streams)
+    for step in range(3 * capacity):
+        last = np.full(streams, step % 2 == 1)
+        replay.add(ids, np.zeros((streams, 3), np.uint8), np.zeros(streams), np.zeros(streams), last, last)
+        if step >= capacity:
+            assert replay.sampleable() >= needed
+            assert replay.sample(8) is not None
+
+
+def test_replay_warmup_counts_per_memory():
+    info = CARTPOLE
+    bundled = build_config("cartpole", overrides={"actors": 2, "learners": 2})
+    assert replay_warmup(bundled, info) == 1_000          # each bundle waits for the whole warm-up
+    apart = build_config("cartpole", overrides={"actors": 4, "learners": 1, "bundled": False})
+    assert replay_warmup(apart, info) == 250              # four local replays share it
+    assert min_sample_size(apart, 10) == apart.batch_size
+
+
+def test_bytes_per_entry_matches_the_arrays_a_storage_allocates():
+    storage = StreamStorage(1_000, 2, (84, 84), np.uint8)
+    per_stream_counters = 2 * storage.counts.nbytes      # counts and lasts totals: per stream, not per entry
+    assert StreamStorage.bytes_per_entry((84, 84), np.uint8) * 1_000 == storage.nbytes() - per_stream_counters
+
+
+def test_replay_memory_need_of_the_atari_preset():
+    need, transitions, per_entry = replay_memory_need(build_config("atari", overrides={"actors": 3, "learners": 3}),
+                                                      ATARI)
+    assert (transitions, per_entry) == (3_000_000, 84 * 84 + 18)     # each frame stored once
+    assert need == 3_000_000 * (84 * 84 + 18)
+
+
+def test_a_replay_larger_than_this_machine_is_refused_with_the_numbers():
+    available = available_memory_bytes()
+    if available is None:
+        pytest.skip("no /proc/meminfo here")
+    actors = int(available // (1_000_000 * (84 * 84 + 18))) + 1          # one bundle more than fits
+    config = build_config("atari", overrides={"actors": actors, "learners": actors, "runtime": "local"})
+    line = error_of(check_replay_memory, config, ATARI)
+    assert line.startswith(f"replay_capacity: the replay needs {actors * 7.074:.1f} GB")
+    assert f"{available / 1e9:.1f} GB available" in line
+    check_replay_memory(build_config("atari", overrides={"runtime": "local", "replay_capacity": 10_000}), ATARI)
+
+
+def test_gpus_that_are_not_here_are_refused_at_once():
+    present = torch.cuda.device_count()
+    config = build_config("cartpole", overrides={"learner_gpus": 1, "actors": present + 1, "learners": present + 1})
+    assert error_of(check_devices, config).startswith("learner_gpus: 1 per learner asks for")
+    check_devices(build_config("cartpole", overrides={"learner_gpus": 1, "runtime": "local"}))   # Ray's setting only
+
+
+def test_an_address_where_nothing_listens_is_named():
+    with socket.socket() as probe:              # a port that was free a moment ago
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    line = error_of(check_address, Config(address=f"127.0.0.1:{port}"))
+    assert line.startswith(f"address: nothing answers at 127.0.0.1:{port}")
+
+
+# ---- run directories ---------------------------------------------------------------------------
+
+def test_launches_in_the_same_second_never_share_a_default_run_dir(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    config = Config()
+    with ThreadPoolExecutor(8) as pool:
+        claimed = list(pool.map(lambda _: cli.claim_run_dir(config), range(16)))
+    paths = [path for path, created in claimed]
+    assert all(created for _, created in claimed)
+    assert len(set(paths)) == 16 and all(path.is_dir() for path in paths)
+    assert all(str(path.parent) == "runs" and path.name.startswith("CartPole-v1-") for path in paths)
+
+
+def test_an_explicit_run_dir_is_created_at_once(tmp_path):
+    path, created = cli.claim_run_dir(Config(run_dir=str(tmp_path / "a" / "run")))
+    assert created and path.is_dir()
+    assert cli.claim_run_dir(Config(run_dir=str(path))) == (path, False)     # empty: still usable
+    (path / "metrics.jsonl").write_text("")
+    assert error_of(cli.claim_run_dir, Config(run_dir=str(path))).endswith("already exists and is not empty; "
+                                                                           "choose another --run-dir")
+
+
+def test_a_run_dir_that_cannot_be_made_is_named(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert error_of(cli.claim_run_dir, Config(run_dir=str(blocker / "run"))) == \
+        f"run_dir: cannot create {blocker / 'run'} (Not a directory)"
+    assert error_of(cli.claim_run_dir, Config(run_dir=str(blocker))) == \
+        f"run_dir: {blocker} is a file; choose another --run-dir"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes through permissions")
+def test_a_read_only_parent_is_refused(tmp_path):
+    (tmp_path / "ro").mkdir(mode=0o555)
+    assert error_of(cli.claim_run_dir, Config(run_dir=str(tmp_path / "ro" / "run"))).startswith(
+        f"run_dir: cannot create {tmp_path / 'ro' / 'run'} (Permission denied)")

@@ -1,0 +1,86 @@
+"""The stale-gradient threshold follows the number of learners: many learners taking turns lose no
+gradient, while one that fell far behind loses exactly the gradient it computed on old parameters."""
+import pytest
+
+from gorila.config import build_config, staleness_limit
+from gorila.core import WorkerId
+from gorila.preflight import probe_env
+from gorila.runtime.local import LocalRuntime
+from gorila.topology import build_system, describe_topology
+
+LEARNERS = 100
+
+
+def test_the_auto_threshold_grows_with_the_learners():
+    assert staleness_limit(build_config()) == 100                       # one learner: the old constant
+    assert staleness_limit(build_config(overrides={"actors": 100, "learners": 100})) == 2 * 100 * (2 + 4)
+    many = build_config(overrides={"actors": 1, "learners": 50, "bundled": False, "push_every": 4})
+    assert staleness_limit(many) == 2 * 50 * (2 + 4 * 4)
+    assert staleness_limit(build_config(overrides={"max_staleness": 30, "actors": 100, "learners": 100})) == 30
+    assert staleness_limit(build_config(overrides={"max_staleness": -1})) == 0     # keep every gradient
+
+
+def test_the_launch_line_states_the_threshold():
+    assert describe_topology(build_config(overrides={"actors": 100, "learners": 100})).endswith(
+        "1 parameter shard (gradients over 1,200 versions stale dropped)")
+    assert describe_topology(build_config(overrides={"max_staleness": -1})).endswith("(no gradient dropped as stale)")
+
+
+def many_learners(**overrides):
+    """One actor feeding a local replay sampled by LEARNERS learners, all real, on the local runtime."""
+    config = build_config("cartpole", overrides=dict(
+        runtime="local", actors=1, learners=LEARNERS, bundled=False, envs_per_actor=1, hidden_sizes=(8,),
+        batch_size=8, learning_starts=100, replay_capacity=2_000, learner_sync_every=1, push_every=1,
+        outlier_k=0, **overrides))
+    runtime = LocalRuntime(config)
+    system = build_system(config, probe_env(config), runtime.place, runtime.calls)
+    system.workers[WorkerId("actor", 0)].run(400)
+    learners = [system.workers[WorkerId("learner", j)] for j in range(LEARNERS)]
+    return system.shards[0], learners, runtime
+
+
+def take_turns(learners, rounds):
+    """Each learner makes one update per round, in turn: every gradient waits for all the others'."""
+    for _ in range(rounds):
+        for learner in learners:
+            assert learner.run(1).updates == 1
+
+
+def test_learners_taking_turns_lose_nothing_under_the_auto_threshold():
+    shard, learners, runtime = many_learners(max_staleness=0)
+    try:
+        take_turns(learners, 5)
+        stats = shard.stats()
+        assert (stats["applied"], stats["discarded"]) == (5 * LEARNERS, 0)
+        # each gradient lands about 2 * LEARNERS versions late (parameters are fetched one refresh
+        # ahead): beyond a threshold of 100, within the auto one of 1,200
+        assert stats["mean_staleness"] > 150
+    finally:
+        runtime.shutdown()
+
+
+def test_a_constant_threshold_discards_on_schedule_gradients_of_many_learners():
+    """What the auto threshold prevents: the earlier constant, 100, against the same 100 learners."""
+    shard, learners, runtime = many_learners(max_staleness=100)
+    try:
+        take_turns(learners, 5)
+        assert shard.stats()["discarded"] >= 2 * (LEARNERS - 1)      # two rounds in five lost
+    finally:
+        runtime.shutdown()
+
+
+def test_only_the_learner_that_fell_behind_loses_its_gradients():
+    shard, learners, runtime = many_learners(max_staleness=0)
+    try:
+        take_turns(learners, 2)
+        laggard, others = learners[0], learners[1:]
+        take_turns(others, 15)                  # 15 * 99 updates while the laggard holds old parameters
+        assert shard.stats()["discarded"] == 0
+        laggard.run(1)                          # computed on parameters ~1,500 versions old: discarded
+        assert shard.stats()["discarded"] == 1
+        laggard.run(1)                          # its prefetched parameters were asked for before it fell
+        assert shard.stats()["discarded"] == 2  # behind: as old, discarded too
+        take_turns(learners, 3)                 # fresh parameters from then on: back in step
+        assert shard.stats()["discarded"] == 2
+    finally:
+        runtime.shutdown()
