@@ -7,7 +7,8 @@ the action repeat) appear only at the edges: the config, the command line, logs 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+import os
+from dataclasses import dataclass, field, fields, replace
 from typing import Protocol
 
 import numpy as np
@@ -71,6 +72,7 @@ class Report:
     loss_count: int = 0
     dropped_outliers: int = 0                   # gradients the outlier filter dropped
     replay_size: int | None = None              # entries in the worker's own replay (bundles)
+    process: int = field(default_factory=os.getpid)  # who reported: changes when Ray restarts the worker
 
     def merge(self, other: Report) -> Report:
         """The report of a bundle: its actor's and its learner's in one."""

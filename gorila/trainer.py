@@ -61,6 +61,7 @@ class Trainer:
         self.faults = FaultBudget(config.max_failures, resume.get("faults", 0) if resume else 0)
         self.resting_until: dict[WorkerId, float] = {}     # a restarting worker gets no work till then
         self.restarting: set[WorkerId] = set()             # lost, and no call has succeeded since
+        self.worker_processes: dict[WorkerId, int] = {}   # the process each worker last reported from
 
     def setup(self) -> None:
         """Place every component; only then does the run leave anything on disk."""
@@ -165,10 +166,12 @@ class Trainer:
                 raise WorkerError(f"{job.worker} failed: {failure_reason(error)}") from error
             self.recover(job, error)
             return
+        recorded = job.worker in self.restarting
         self.restarting.discard(job.worker)
         if job.worker == EVALUATOR:
             self.evaluated(result)
         else:
+            self.notice_restart(job.worker, result.process, recorded)
             self.scheduler.finished(job.worker, job.budget, result)
             self.window.add(result)
 
@@ -202,6 +205,18 @@ class Trainer:
         if job.worker.role != "learner" and not restarting:
             handle = self.system.workers[job.worker]
             self.calls.call(handle, "continue_from", self.scheduler.counters.worker_steps[job.worker])
+
+    def notice_restart(self, worker: WorkerId, process: int, recorded: bool) -> None:
+        """A worker that reports from a new process was restarted; unless a lost call already said so
+        (a worker that was idle when it died loses no call), record it and let it continue."""
+        known = self.worker_processes.get(worker)
+        self.worker_processes[worker] = process
+        if known is None or known == process or recorded:
+            return
+        self.fault(str(worker), f"{worker} was restarted (its process ended while it was idle)")
+        if worker.role != "learner":
+            steps = self.scheduler.counters.worker_steps[worker]
+            self.calls.call(self.system.workers[worker], "continue_from", steps)
 
     def check_components(self) -> None:
         """Restart workers past their deadline; record servers that Ray restarted since the last look."""
