@@ -130,6 +130,8 @@ class Config:
     """Frames between greedy evaluations (0 = only at the end)."""
     eval_episodes: int = 20
     """Episodes per evaluation."""
+    confirm_episodes: int = 100
+    """Episodes of the independent confirmation of an evaluation that reached stop_at_return (as many as `gorila evaluate RUN --episodes 100` plays afterwards)."""
     eval_epsilon: float = 0.0
     """Exploration rate during evaluation (Atari protocol: 0.05)."""
     eval_max_frames: int = 18_000
@@ -234,6 +236,7 @@ _RULES: dict[str, tuple[typing.Callable, str]] = {
     "max_inflight_pushes": (lambda v: v >= 1, "be >= 1"),
     "eval_every_frames": (lambda v: v >= 0, "be >= 0"),
     "eval_episodes": (lambda v: v >= 1, "be >= 1"),
+    "confirm_episodes": (lambda v: v >= 1, "be >= 1"),
     "eval_epsilon": (lambda v: 0.0 <= v <= 1.0, "lie in [0, 1]"),
     "eval_max_frames": (lambda v: v >= 1, "be >= 1"),
     "checkpoint_every_frames": (lambda v: v >= 0, "be >= 0"),

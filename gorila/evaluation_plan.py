@@ -2,8 +2,8 @@
 
 theta+ is evaluated every `every_steps` agent steps, one evaluation at a time. With a target return,
 an evaluation that reaches it is only a candidate: the same parameters are evaluated a second time on
-fresh episode seeds, and only if that independent confirmation also reaches the target is the run
-solved. A lucky round therefore cannot stop a run. The parameters with the best score (the
+fresh episode seeds (and more episodes: `confirm_episodes`), and only if that independent
+confirmation also reaches the target is the run solved. A lucky round therefore cannot stop a run. The parameters with the best score (the
 confirmation's mean where there is one) are kept for the run's `best` checkpoint.
 Pure bookkeeping: the trainer does the calls.
 """

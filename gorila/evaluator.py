@@ -35,14 +35,16 @@ class Evaluator:
             q_values = self.network(torch.as_tensor(obs)).numpy()
         return dqn.greedy_with_epsilon(q_values, self.config.eval_epsilon, self.rng)
 
-    def evaluate(self, flat_parameters: np.ndarray) -> dict:
-        """Mean, standard deviation and all returns of one evaluation round.
+    def evaluate(self, flat_parameters: np.ndarray, episodes: int | None = None) -> dict:
+        """Mean, standard deviation and all returns of one evaluation round of `episodes` episodes
+        (default: eval_episodes).
 
         Each round starts its environment copies from seeds no earlier round used, so two rounds on
         the same parameters are independent.
         """
         load_flat_parameters(self.network, flat_parameters)
-        returns = play_episodes(self.env, self.act, self.episodes, seed=self.seed + self.rounds * self.env.num_envs)
+        returns = play_episodes(self.env, self.act, episodes or self.episodes,
+                                seed=self.seed + self.rounds * self.env.num_envs)
         self.rounds += 1
         return {"eval_return_mean": float(np.mean(returns)), "eval_return_std": float(np.std(returns)),
                 "eval_episodes": len(returns), "eval_returns": [float(r) for r in returns]}

@@ -245,7 +245,8 @@ class Trainer:
     # ---- evaluation --------------------------------------------------------------------------
     def start_evaluation(self, candidate: Candidate) -> None:
         self.evals.started(candidate)
-        self.pending[self.calls.call(self.system.evaluator, "evaluate", candidate.theta)] = Job(EVALUATOR)
+        episodes = self.config.confirm_episodes if candidate.results else self.config.eval_episodes
+        self.pending[self.calls.call(self.system.evaluator, "evaluate", candidate.theta, episodes)] = Job(EVALUATOR)
 
     def evaluated(self, result: dict) -> None:
         candidate = self.evals.pending
