@@ -37,7 +37,7 @@ class System:
         return self.replays or [h for w, h in self.workers.items() if w.role == "bundle"]
 
     def servers(self) -> list:
-        """Components that answer calls rather than do work: shards, replay memories, the evaluator."""
+        """Components that answer calls rather than do work: shards, replay memories, then the evaluator."""
         return [*self.shards, *self.replays, self.evaluator]
 
 

@@ -228,12 +228,16 @@ class Trainer:
                 self.display.message(f"{job.worker} has not answered for {now - job.since:.0f} s: restarting it")
                 self.runtime.restart(self.system.workers[job.worker])
                 self.pending[future] = replace(job, since=now)     # its call now fails as a lost one
-        processes = self.runtime.processes(self.system.servers())
+        servers = self.system.servers()
+        if any(job.worker == EVALUATOR for job in self.pending.values()):
+            servers = servers[:-1]      # the evaluator answers only after its evaluation: not now
+        processes = self.runtime.processes(servers)
         for index, (before, now_running) in enumerate(zip(self.server_processes, processes)):
             if now_running is not None and before is not None and now_running != before:
                 name = server_name(self.system, index)
                 self.fault(name, f"{name} was restarted ({restart_consequence(name, self.config.save_replay)})")
-        self.server_processes = [now or before for before, now in zip(self.server_processes, processes)]
+        self.server_processes[:len(processes)] = [now or before for before, now in zip(self.server_processes,
+                                                                                      processes)]
 
     def fault(self, component: str, what: str) -> None:
         """Count and record one failure (WorkerError once max_failures is spent)."""
