@@ -1,6 +1,6 @@
 """The stale-gradient threshold follows the number of learners: many learners taking turns lose no
 gradient, while one that fell far behind loses exactly the gradient it computed on old parameters."""
-import pytest
+import contextlib
 
 from gorila.config import build_config, staleness_limit
 from gorila.core import WorkerId
@@ -26,8 +26,10 @@ def test_the_launch_line_states_the_threshold():
     assert describe_topology(build_config(overrides={"max_staleness": -1})).endswith("(no gradient dropped as stale)")
 
 
+@contextlib.contextmanager
 def many_learners(**overrides):
-    """One actor feeding a local replay sampled by LEARNERS learners, all real, on the local runtime."""
+    """(shard, learners): one actor feeding a local replay sampled by LEARNERS learners, all real, on
+    the local runtime, released afterwards."""
     config = build_config("cartpole", overrides=dict(
         runtime="local", actors=1, learners=LEARNERS, bundled=False, envs_per_actor=1, hidden_sizes=(8,),
         batch_size=8, learning_starts=100, replay_capacity=2_000, learner_sync_every=1, push_every=1,
@@ -36,7 +38,10 @@ def many_learners(**overrides):
     system = build_system(config, probe_env(config), runtime.place, runtime.calls)
     system.workers[WorkerId("actor", 0)].run(400)
     learners = [system.workers[WorkerId("learner", j)] for j in range(LEARNERS)]
-    return system.shards[0], learners, runtime
+    try:
+        yield system.shards[0], learners
+    finally:
+        runtime.shutdown()
 
 
 def take_turns(learners, rounds):
@@ -47,31 +52,24 @@ def take_turns(learners, rounds):
 
 
 def test_learners_taking_turns_lose_nothing_under_the_auto_threshold():
-    shard, learners, runtime = many_learners(max_staleness=0)
-    try:
+    with many_learners(max_staleness=0) as (shard, learners):
         take_turns(learners, 5)
         stats = shard.stats()
         assert (stats["applied"], stats["discarded"]) == (5 * LEARNERS, 0)
         # each gradient lands about 2 * LEARNERS versions late (parameters are fetched one refresh
         # ahead): beyond a threshold of 100, within the auto one of 1,200
         assert stats["mean_staleness"] > 150
-    finally:
-        runtime.shutdown()
 
 
 def test_a_constant_threshold_discards_on_schedule_gradients_of_many_learners():
     """What the auto threshold prevents: the earlier constant, 100, against the same 100 learners."""
-    shard, learners, runtime = many_learners(max_staleness=100)
-    try:
+    with many_learners(max_staleness=100) as (shard, learners):
         take_turns(learners, 5)
         assert shard.stats()["discarded"] >= 2 * (LEARNERS - 1)      # two rounds in five lost
-    finally:
-        runtime.shutdown()
 
 
 def test_only_the_learner_that_fell_behind_loses_its_gradients():
-    shard, learners, runtime = many_learners(max_staleness=0)
-    try:
+    with many_learners(max_staleness=0) as (shard, learners):
         take_turns(learners, 2)
         laggard, others = learners[0], learners[1:]
         take_turns(others, 15)                  # 15 * 99 updates while the laggard holds old parameters
@@ -82,5 +80,3 @@ def test_only_the_learner_that_fell_behind_loses_its_gradients():
         assert shard.stats()["discarded"] == 2  # behind: as old, discarded too
         take_turns(learners, 3)                 # fresh parameters from then on: back in step
         assert shard.stats()["discarded"] == 2
-    finally:
-        runtime.shutdown()
