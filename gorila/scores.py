@@ -1,0 +1,70 @@
+"""Published Atari scores and the paper's normalisations (Nair et al., 2015, tables 2-3).
+
+Each evaluation protocol has its own reference columns in `envs/atari_scores.tsv`:
+
+- `noop` (up to 30 null-op starts): random, human, DQN (Nature) and Gorila;
+- `human-starts` (start points sampled from human play): the `_hs` columns;
+- `machado` (sticky actions; Machado et al., 2018) has no published Gorila or DQN column here: its
+  scores are normalised against the null-op columns and say so (`reference_protocol`).
+
+Normalised score = 100 * (score - random) / (reference - random), so 0 is random play and 100 the
+reference. The paper counts a game "above DQN" when Gorila's score beats DQN's, and "at human level"
+when the human-normalised score is at least 75%.
+"""
+from __future__ import annotations
+
+import statistics
+
+from gorila.envs import ATARI_GAMES, reference_scores
+
+PROTOCOLS = ("noop", "human-starts", "machado")
+HUMAN_LEVEL = 75.0          # percent of human, the paper's threshold
+_COLUMNS = {"noop": {"random": "random", "human": "human", "dqn": "dqn_nature", "gorila": "gorila"},
+            "human-starts": {"random": "random_hs", "human": "human_hs", "dqn": "dqn_hs", "gorila": "gorila_hs"}}
+
+
+def reference_protocol(protocol: str) -> str:
+    """The protocol whose published columns `protocol`'s scores are compared with."""
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"unknown protocol {protocol!r}; choose one of {', '.join(PROTOCOLS)}")
+    return "human-starts" if protocol == "human-starts" else "noop"
+
+
+def published(game: str, protocol: str) -> dict[str, float]:
+    """random, human, dqn and gorila scores of `game` for the reference columns of `protocol`."""
+    row = reference_scores(game)
+    return {name: float(row[column]) for name, column in _COLUMNS[reference_protocol(protocol)].items()}
+
+
+def normalise(score: float, random: float, reference: float) -> float:
+    """100 * (score - random) / (reference - random): 0 is random play, 100 the reference."""
+    return 100.0 * (score - random) / (reference - random)
+
+
+def normalised_scores(game: str, score: float, protocol: str) -> dict:
+    """Human- and DQN-normalised `score`, with the published numbers they were taken against."""
+    ref = published(game, protocol)
+    return {"reference_protocol": reference_protocol(protocol), "published": ref,
+            "human_normalised": normalise(score, ref["random"], ref["human"]),
+            "dqn_normalised": normalise(score, ref["random"], ref["dqn"]),
+            "gorila_paper_normalised": normalise(score, ref["random"], ref["gorila"])}
+
+
+def is_paper_game(game: str | None) -> bool:
+    return game is not None and game in ATARI_GAMES
+
+
+def suite_summary(scores: dict[str, float], protocol: str) -> dict:
+    """The paper's aggregate figures over games {ale-py name: score}.
+
+    games_above_dqn: games whose score beats DQN's published score under the same protocol;
+    games_at_human_level: games at >= 75% of human (human-normalised);
+    median and mean human-normalised score.
+    """
+    rows = {game: normalised_scores(game, score, protocol) for game, score in scores.items()}
+    human = [row["human_normalised"] for row in rows.values()]
+    return {"protocol": protocol, "games": len(rows),
+            "games_above_dqn": sum(scores[g] > rows[g]["published"]["dqn"] for g in rows),
+            "games_at_human_level": sum(h >= HUMAN_LEVEL for h in human),
+            "median_human_normalised": statistics.median(human) if human else None,
+            "mean_human_normalised": statistics.mean(human) if human else None}

@@ -1,0 +1,34 @@
+"""Normalised scores against hand-computed numbers from the published table."""
+import pytest
+
+from gorila.scores import normalised_scores, reference_protocol, suite_summary
+
+
+def test_noop_pong_against_hand_computed_numbers():
+    # Pong, null-op columns: random -20.7, human 9.3, DQN 18.9.
+    row = normalised_scores("Pong", 0.0, "noop")
+    assert row["human_normalised"] == pytest.approx(100 * 20.7 / 30.0)
+    assert row["dqn_normalised"] == pytest.approx(100 * 20.7 / 39.6)
+
+
+def test_human_starts_use_their_own_columns():
+    # Pong, human-start columns: random -18.0, human 15.5, DQN 16.2.
+    row = normalised_scores("pong", 15.5, "human-starts")
+    assert row["human_normalised"] == pytest.approx(100.0)
+    assert row["dqn_normalised"] == pytest.approx(100 * 33.5 / 34.2)
+
+
+def test_machado_is_compared_with_the_noop_columns():
+    assert reference_protocol("machado") == "noop"
+    assert normalised_scores("Breakout", 1.7, "machado")["human_normalised"] == pytest.approx(0.0)
+    with pytest.raises(ValueError):
+        reference_protocol("sticky")
+
+
+def test_suite_counts_as_the_paper_does():
+    # Breakout: random 1.7, human 31.8, DQN 401.2; Pong: human 9.3, DQN 18.9.
+    summary = suite_summary({"breakout": 402.0, "pong": 0.0}, "noop")
+    assert summary["games_above_dqn"] == 1
+    assert summary["games_at_human_level"] == 1          # Breakout far above human, Pong at 69%
+    breakout = 100 * (402.0 - 1.7) / (31.8 - 1.7)
+    assert summary["median_human_normalised"] == pytest.approx((breakout + 69.0) / 2)
