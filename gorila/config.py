@@ -80,6 +80,8 @@ class Config:
     """Agent steps per learner update in a bundle (DQN: one update per 4 steps); non-bundled learners keep the same ratio to frames collected."""
     huber_delta: float = 1.0
     """Huber loss threshold (DQN's error clipping)."""
+    loss_reduction: Literal["mean", "sum"] = "mean"
+    """How a minibatch's Huber losses combine into the loss a gradient is taken of: `sum` as in DQN's reference code (a gradient batch_size times the mean's; RMSProp's eps floor and the learning rate were tuned with it), or `mean`. The logged loss is always the mean per transition."""
     clip_rewards: bool = False
     """Clip rewards to [-1, 1] for learning (Atari); logged returns stay raw."""
     max_grad_norm: float = 10.0
@@ -188,7 +190,7 @@ PRESETS: dict[str, dict] = {
     "atari": dict(
         env="Pong", total_frames=50_000_000, network="nature_cnn", gamma=0.99, n_step=1,
         batch_size=32, replay_capacity=1_000_000, learning_starts=50_000, update_every=4,
-        clip_rewards=True, max_grad_norm=0.0,
+        loss_reduction="sum", clip_rewards=True, max_grad_norm=0.0,
         epsilon_start=1.0, epsilon_end=0.1, epsilon_decay_frames=1_000_000, epsilon_ladder=False,
         optimizer="rmsprop", learning_rate=2.5e-4, rmsprop_alpha=0.95, optimizer_eps=0.01,
         target_update_every=10_000, actor_sync_every=400, learner_sync_every=1,
