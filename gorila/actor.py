@@ -35,7 +35,7 @@ class Actor:
         self.env = make_vector_env(config.env, config.envs_per_actor, seed=seed)
         self.network = q_network_for(config, info).requires_grad_(False)
         self.epsilon_end = final_epsilon(config, index)
-        self.epsilon_decay_steps = info.steps(config.epsilon_decay_frames)
+        self.epsilon_decay_steps = config.epsilon_decay_steps
         self.obs = self.env.reset(seed=seed)
         num_envs = self.env.num_envs
         self.episode_ended = np.zeros(num_envs, bool)   # the current obs is the last of its episode

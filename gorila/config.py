@@ -73,9 +73,9 @@ class Config:
     batch_size: int = 32
     """Minibatch size of each learner update."""
     replay_capacity: int = 100_000
-    """Transitions held by one local replay (M per actor) or by the whole global replay."""
+    """Transitions (agent steps) held by one local replay (M per actor) or by the whole global replay."""
     learning_starts: int = 1_000
-    """Frames of experience before learning starts: each bundle's replay must hold this many (outside bundles, all replay memories together); capped at a quarter of total_frames so that short runs still learn."""
+    """Agent steps (transitions) of experience before learning starts, as DQN's reference code counts its 50,000 (Atari: 4 frames each): each bundle's replay must hold this many (outside bundles, all replay memories together); capped at a quarter of total_frames' agent steps so that short runs still learn."""
     update_every: int = 4
     """Agent steps per learner update in a bundle (DQN: one update per 4 steps); non-bundled learners keep the same ratio to frames collected."""
     huber_delta: float = 1.0
@@ -92,8 +92,8 @@ class Config:
     """Initial exploration rate of every actor."""
     epsilon_end: float = 0.05
     """Final exploration rate of every actor; with epsilon_ladder and several actors the ladder sets each actor's instead."""
-    epsilon_decay_frames: int = 10_000
-    """Frames (per actor) over which epsilon anneals linearly to its final value."""
+    epsilon_decay_steps: int = 10_000
+    """Agent steps (per actor, summed over its environment copies) over which epsilon anneals linearly to its final value, as DQN's reference code counts its 1M (Atari: 4 frames each)."""
     epsilon_ladder: bool = True
     """Give each actor its own final epsilon, base ** (1 + alpha * i / (N - 1)) as in Ape-X, so actors behave differently."""
     ladder_base: float = 0.4
@@ -181,17 +181,18 @@ PRESETS: dict[str, dict] = {
         env="CartPole-v1", total_frames=250_000, stop_at_return=475.0, envs_per_actor=4,
         hidden_sizes=(64, 64), gamma=0.99, n_step=3, double_dqn=True, batch_size=64,
         replay_capacity=50_000, learning_starts=1_000, update_every=4,
-        epsilon_start=1.0, epsilon_end=0.04, epsilon_decay_frames=8_000, ladder_base=0.05, ladder_alpha=1.0,
+        epsilon_start=1.0, epsilon_end=0.04, epsilon_decay_steps=8_000, ladder_base=0.05, ladder_alpha=1.0,
         optimizer="adam", learning_rate=4e-3, target_update_every=128,
         push_every=1, learner_sync_every=1,
         eval_every_frames=5_000, eval_episodes=20, eval_epsilon=0.0,
     ),
-    # DQN (Mnih et al. 2015) per learner, Gorila's parameter server around it.
+    # DQN (Mnih et al. 2015) per learner, Gorila's parameter server around it. Replay capacity, learning
+    # start and the epsilon schedule are in agent steps (4 frames each), as DQN's reference code has them.
     "atari": dict(
         env="Pong", total_frames=50_000_000, network="nature_cnn", gamma=0.99, n_step=1,
         batch_size=32, replay_capacity=1_000_000, learning_starts=50_000, update_every=4,
         loss_reduction="sum", clip_rewards=True, max_grad_norm=0.0,
-        epsilon_start=1.0, epsilon_end=0.1, epsilon_decay_frames=1_000_000, epsilon_ladder=False,
+        epsilon_start=1.0, epsilon_end=0.1, epsilon_decay_steps=1_000_000, epsilon_ladder=False,
         optimizer="rmsprop", learning_rate=2.5e-4, rmsprop_alpha=0.95, optimizer_eps=0.01,
         target_update_every=10_000, actor_sync_every=400, learner_sync_every=1,
         eval_every_frames=1_000_000, eval_episodes=30, eval_epsilon=0.05, eval_max_frames=18_000,
@@ -222,7 +223,7 @@ _RULES: dict[str, tuple[typing.Callable, str]] = {
     "max_grad_norm": (lambda v: v >= 0, "be >= 0"),
     "epsilon_start": (lambda v: 0.0 <= v <= 1.0, "lie in [0, 1]"),
     "epsilon_end": (lambda v: 0.0 <= v <= 1.0, "lie in [0, 1]"),
-    "epsilon_decay_frames": (lambda v: v >= 0, "be >= 0"),
+    "epsilon_decay_steps": (lambda v: v >= 0, "be >= 0"),
     "ladder_base": (lambda v: 0.0 < v <= 1.0, "lie in (0, 1]"),
     "ladder_alpha": (lambda v: v >= 0, "be >= 0"),
     "learning_rate": (lambda v: v > 0, "be > 0"),
@@ -367,10 +368,45 @@ def apply_overrides(config: Config, overrides: dict, source: str = "") -> Config
     values = {}
     for key, value in overrides.items():
         name = str(key).replace("-", "_")
+        if name == FRAME_COUNTED_KEY:
+            values[name] = coerce(name, value, int)
+            continue
         if name not in types:
             raise ConfigError(f"{key}: unknown config key{where}")
         values[name] = coerce(name, value, types[name])
-    return dataclasses.replace(config, **values)
+    return dataclasses.replace(config, **in_agent_steps(values, values.get("env", config.env)))
+
+
+FRAME_COUNTED_KEY = "epsilon_decay_frames"
+
+
+def in_agent_steps(values: dict, env: str) -> dict:
+    """`values` with counts written in frames turned into agent steps.
+
+    Before gorila counted exploration and the learning start in agent steps (as DQN does), a config
+    named `epsilon_decay_frames` and gave `learning_starts` in frames too: a mapping that names it
+    (the config saved with an older run, an older YAML file) has both divided by the frames per agent
+    step of its environment (4 on Atari), so that resuming or evaluating it means what it meant.
+    """
+    if FRAME_COUNTED_KEY not in values:
+        return values
+    values = dict(values)
+    per_step = frames_per_agent_step(env)
+    values["epsilon_decay_steps"] = values.pop(FRAME_COUNTED_KEY) // per_step
+    if "learning_starts" in values:
+        values["learning_starts"] //= per_step
+    return values
+
+
+def frames_per_agent_step(env: str) -> int:
+    """Emulator frames per agent step: the action repeat of 4 on Atari, 1 elsewhere (and for a name
+    that is no environment, which preflight reports on its own)."""
+    from gorila.envs.registry import EnvError, resolve_env
+    from gorila.envs.vector import ATARI_FRAMESKIP
+    try:
+        return ATARI_FRAMESKIP if resolve_env(env).kind == "atari" else 1
+    except EnvError:
+        return 1
 
 
 def load_yaml(path: str | Path) -> dict:
