@@ -32,7 +32,7 @@ class Actor:
         self.params, self.writer = params, writer
         seed = config.seed + 1000 * (index + 1)
         self.rng = np.random.default_rng(seed)
-        self.env = make_vector_env(config.env, config.envs_per_actor, seed=seed)
+        self.env = make_vector_env(config.env, config.envs_per_actor, seed=seed, fire_reset=config.fire_reset)
         self.network = q_network_for(config, info).requires_grad_(False)
         self.epsilon_end = final_epsilon(config, index)
         self.epsilon_decay_steps = config.epsilon_decay_steps

@@ -84,6 +84,8 @@ class Config:
     """How a minibatch's Huber losses combine into the loss a gradient is taken of: `sum` as in DQN's reference code (a gradient batch_size times the mean's; RMSProp's eps floor and the learning rate were tuned with it), or `mean`. The logged loss is always the mean per transition."""
     clip_rewards: bool = False
     """Clip rewards to [-1, 1] for learning (Atari); logged returns stay raw."""
+    fire_reset: bool = False
+    """Atari: press FIRE after every reset, in games that have it (DQN did not: its agent learns to press FIRE itself)."""
     max_grad_norm: float = 10.0
     """Clip each gradient to this global norm before it is sent (0 = no clipping)."""
 
