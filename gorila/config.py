@@ -201,6 +201,18 @@ PRESETS: dict[str, dict] = {
         checkpoint_every_frames=1_000_000, outlier_k=5.0,
     ),
 }
+# Gorila as Nair et al. (2015) ran it: 100 bundles, each DQN's actor, 1M-transition replay and learner;
+# 31 parameter shards applying AdaGrad; theta- every 60,000 parameter-server updates. The paper gives no
+# learning rate. AdaGrad is blind to the gradient's scale (summed or averaged clipped errors step alike):
+# its first step moves each parameter by about the rate itself, later ones by rate / sqrt(updates). On
+# the Nature CNN learning from a replay of random Breakout play (400 updates from theta_0, 2026-11), the
+# mean loss of the first ten updates was 14 at 1e-2 and 0.12 at 3e-3, against 0.005 at 1e-3 and 1e-4 (and
+# 0.004 for DQN's RMSProp); 1e-3 and 1e-4 stayed calm (loss 0.003 and 0.002, |Q| < 0.15), 1e-3 moving the
+# parameters ten times as far: the largest calm rate, which AdaGrad's decay needs over millions of updates.
+PRESETS["gorila-paper"] = dict(
+    PRESETS["atari"], actors=100, learners=100, param_shards=31, optimizer="adagrad", learning_rate=1e-3,
+    optimizer_eps=1e-8, target_update_every=60_000,
+)
 
 MAX_SEED = 2**30 - 1
 AUTO_STALENESS_FLOOR = 100      # the auto threshold for few learners: the constant of earlier versions
@@ -463,13 +475,14 @@ def staleness_limit(config: Config) -> int:
     return max(AUTO_STALENESS_FLOOR, 2 * config.learners * in_flight)
 
 
-def build_config(preset: str | None = None, file: str | None = None, overrides: dict | None = None) -> Config:
-    """Preset, then YAML file, then explicit overrides; validated."""
+def build_config(preset: str | None = None, file: str | None = None, overrides: dict | None = None,
+                 scale: float | None = None) -> Config:
+    """Preset (shrunk by `scale`, see `scaled_preset`), then YAML file, then explicit overrides; validated."""
     config = Config()
     if preset:
-        if preset not in PRESETS:
-            raise ConfigError(f"preset must be one of {', '.join(PRESETS)}, got {preset!r}")
-        config = apply_overrides(config, PRESETS[preset])
+        config = apply_overrides(config, scaled_preset(preset, scale)[0])
+    elif scale is not None:
+        raise ConfigError("scale: --scale shrinks a preset; give --preset too")
     if file:
         config = apply_overrides(config, load_yaml(file), source=str(file))
     if overrides:
@@ -489,3 +502,39 @@ def learner_device(config: Config) -> str:
         raise ConfigError("device: cuda was asked for, but torch sees no CUDA device here "
                           "(use --device auto or cpu)")
     return "cuda" if config.device != "cpu" and torch.cuda.is_available() else "cpu"
+
+
+SCALED_COUNTS = (("actors", "actors"), ("learners", "learners"), ("param_shards", "parameter shards"),
+                 ("replay_shards", "replay shards"))
+
+
+def scaled_preset(preset: str, scale: float | None = None) -> tuple[dict, str]:
+    """A preset's values for a cluster `scale` times the size it describes, and a line saying what changed.
+
+    Actors, learners (bundles), parameter and replay shards are multiplied by `scale` (rounded, at least
+    one). theta-'s period counts the updates of all learners, so it changes by the learners' own ratio:
+    each learner makes as many updates between two refreshes as in the full-size run. What each bundle
+    does (replay, minibatch, learning start, exploration) is unchanged.
+    """
+    if preset not in PRESETS:
+        raise ConfigError(f"preset must be one of {', '.join(PRESETS)}, got {preset!r}")
+    values = dict(PRESETS[preset])
+    if scale is None:
+        return values, ""
+    if not 0 < scale < float("inf"):
+        raise ConfigError(f"scale must be a number > 0, got {scale!r}")
+    base = Config()
+    changes = []
+    for key, words in SCALED_COUNTS:
+        old = values.get(key, getattr(base, key))
+        values[key] = max(1, round(old * scale))
+        if values[key] != old:
+            changes.append(f"{old:,} -> {values[key]:,} {words}")
+    old_learners = PRESETS[preset].get("learners", base.learners)
+    target = values.get("target_update_every", base.target_update_every)
+    values["target_update_every"] = max(1, round(target * values["learners"] / old_learners))
+    if values["target_update_every"] != target:
+        changes.append(f"theta- every {target:,} -> {values['target_update_every']:,} server updates "
+                       f"({values['target_update_every'] / values['learners']:,.0f} per learner, as at full size)")
+    return values, (f"{preset} scaled by {scale:g}: " + (", ".join(changes) or "nothing changed")
+                    + "; each bundle's replay, minibatch, learning start and exploration as at full size")

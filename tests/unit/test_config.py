@@ -4,7 +4,8 @@ import pytest
 import torch
 
 from gorila import cli, factory
-from gorila.config import PRESETS, Config, ConfigError, apply_overrides, build_config, save_yaml, validate
+from gorila.config import (PRESETS, Config, ConfigError, apply_overrides, build_config, save_yaml, scaled_preset,
+                           validate)
 from gorila.core import EnvInfo
 
 
@@ -253,3 +254,38 @@ def test_a_config_written_in_frames_is_read_in_agent_steps(env, per_step):
     assert config.epsilon_decay_steps == 1_000_000 // per_step
     assert config.learning_starts == 50_000 // per_step
     assert apply_overrides(Config(), {"env": env, "learning_starts": 50_000}).learning_starts == 50_000
+
+
+def test_the_paper_preset_has_gorilas_own_settings():
+    config = build_config("gorila-paper")
+    assert (config.actors, config.learners, config.param_shards, config.bundled) == (100, 100, 31, True)
+    assert (config.optimizer, config.target_update_every, config.loss_reduction) == ("adagrad", 60_000, "sum")
+    assert (config.replay_capacity, config.learning_starts, config.epsilon_decay_steps) == (1_000_000, 50_000, 1_000_000)
+    assert config.fire_reset is False
+
+
+def test_scale_shrinks_bundles_shards_and_thetas_period_and_says_so():
+    config = build_config("gorila-paper", scale=0.02)
+    assert (config.actors, config.learners, config.param_shards) == (2, 2, 1)
+    assert config.target_update_every == 1_200                   # 600 updates per learner, as with 100
+    assert (config.replay_capacity, config.batch_size, config.learning_rate) == (1_000_000, 32, 1e-3)
+    line = scaled_preset("gorila-paper", 0.02)[1]
+    assert line.startswith("gorila-paper scaled by 0.02: 100 -> 2 actors, 100 -> 2 learners, "
+                           "31 -> 1 parameter shards, theta- every 60,000 -> 1,200 server updates (600 per learner")
+    assert build_config("gorila-paper", overrides={"param_shards": 3}, scale=0.02).param_shards == 3   # flags win
+    assert build_config("atari", scale=4).target_update_every == 40_000
+
+
+@pytest.mark.parametrize("preset, scale, words", [
+    (None, 0.5, "scale: --scale shrinks a preset; give --preset too"),
+    ("gorila-paper", 0.0, "scale must be a number > 0, got 0.0"),
+    ("gorila-paper", float("nan"), "scale must be a number > 0, got nan"),
+])
+def test_a_bad_scale_is_named(preset, scale, words):
+    with pytest.raises(ConfigError, match=words.replace("(", r"\(")):
+        build_config(preset, scale=scale)
+
+
+def test_cli_scale_without_a_preset_is_one_line(capsys):
+    assert cli.main(["train", "--scale", "0.5", "--runtime", "local"]) == 2
+    assert capsys.readouterr().err.strip() == "gorila: error: scale: --scale shrinks a preset; give --preset too"

@@ -30,6 +30,7 @@ def error_of(check, *args) -> str:
 def test_presets_pass_every_check():
     assert preflight(build_config("cartpole")) == CARTPOLE
     check_fits_env(build_config("atari"), ATARI)
+    check_fits_env(build_config("gorila-paper"), ATARI)
 
 
 def test_a_cnn_on_vector_observations_names_the_network():
