@@ -56,8 +56,9 @@ def build_parser() -> Parser:
     train = commands.add_parser("train", help="train an agent", description="Train a Gorila DQN agent.")
     train.add_argument("--preset", choices=sorted(PRESETS), help="start from a preset (cartpole, atari, gorila-paper)")
     train.add_argument("--scale", type=float, metavar="F", default=None,
-                       help="run the preset on a cluster F times its size: bundles, shards and theta-'s period "
-                            "in server updates times F (e.g. --preset gorila-paper --scale 0.02: 2 bundles, 1 shard)")
+                       help="run the preset on a cluster F times its size: bundles and shards times F, theta-'s "
+                            "period in server updates by the learners' ratio (e.g. --preset gorila-paper --scale "
+                            "0.02: 2 bundles, 1 shard, theta- every 1,200)")
     train.add_argument("--config", metavar="FILE", help="YAML file of config fields")
     train.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
                        help="override any config field (repeatable)")
