@@ -32,10 +32,10 @@ class Actor:
         self.params, self.writer = params, writer
         seed = config.seed + 1000 * (index + 1)
         self.rng = np.random.default_rng(seed)
-        self.env = make_vector_env(config.env, config.envs_per_actor, seed=seed)
+        self.env = make_vector_env(config.env, config.envs_per_actor, seed=seed, fire_reset=config.fire_reset)
         self.network = q_network_for(config, info).requires_grad_(False)
         self.epsilon_end = final_epsilon(config, index)
-        self.epsilon_decay_steps = info.steps(config.epsilon_decay_frames)
+        self.epsilon_decay_steps = config.epsilon_decay_steps
         self.obs = self.env.reset(seed=seed)
         num_envs = self.env.num_envs
         self.episode_ended = np.zeros(num_envs, bool)   # the current obs is the last of its episode

@@ -43,7 +43,7 @@ EXTRA_SECTIONS = ("scaling",)      # for machines with many cores (benchmarks/gp
 
 def atari(**overrides) -> tuple[Config, EnvInfo]:
     """The atari preset on Breakout, sized to fill and learn within seconds."""
-    settings = dict(env=GAME, runtime="local", replay_capacity=20_000, learning_starts=4_000,
+    settings = dict(env=GAME, runtime="local", replay_capacity=20_000, learning_starts=1_000,
                     total_frames=10**9, torch_threads=1)
     config = build_config("atari", overrides={**settings, **overrides})
     with make_vector_env(config.env, 1) as probe:
@@ -304,7 +304,7 @@ def bundles_rate(bundles: int, seconds: float) -> dict:
     """Agent steps/s and updates/s of `bundles` Atari bundles on an embedded Ray, as the driver runs them."""
     from gorila.runtime.ray import RayRuntime
     from gorila.topology import build_system
-    config, info = atari(actors=bundles, learners=bundles, runtime="ray", learning_starts=2_000,
+    config, info = atari(actors=bundles, learners=bundles, runtime="ray", learning_starts=500,
                          replay_capacity=10_000)
     runtime = RayRuntime(config)
     try:
@@ -342,7 +342,7 @@ def resident_mb() -> float:
 
 
 def bench_memory(seconds: float) -> dict:
-    config, info = atari(replay_capacity=5_000, learning_starts=1_000)
+    config, info = atari(replay_capacity=5_000, learning_starts=250)
     shards, bounds = single_shard(config, info)
     bundle = make_bundle(config, info, 0, shards, bounds, DirectCalls())
     while len(bundle.replay) < config.replay_capacity:      # fill by acting alone: learning is slow here

@@ -19,7 +19,8 @@ import tempfile  # noqa: E402
 import typing  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from gorila.config import PRESETS, Config, ConfigError, build_config, field_docs, field_types  # noqa: E402
+from gorila.config import (PRESETS, Config, ConfigError, build_config, field_docs, field_types,  # noqa: E402
+                           scaled_preset)
 
 USAGE_ERROR = 2
 
@@ -53,7 +54,11 @@ def build_parser() -> Parser:
     parser = Parser(prog="gorila", description="Gorila: massively parallel DQN (Nair et al., 2015).")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     train = commands.add_parser("train", help="train an agent", description="Train a Gorila DQN agent.")
-    train.add_argument("--preset", choices=sorted(PRESETS), help="start from a preset (cartpole, atari)")
+    train.add_argument("--preset", choices=sorted(PRESETS), help="start from a preset (cartpole, atari, gorila-paper)")
+    train.add_argument("--scale", type=float, metavar="F", default=None,
+                       help="run the preset on a cluster F times its size: bundles and shards times F, theta-'s "
+                            "period in server updates by the learners' ratio (e.g. --preset gorila-paper --scale "
+                            "0.02: 2 bundles, 1 shard, theta- every 1,200)")
     train.add_argument("--config", metavar="FILE", help="YAML file of config fields")
     train.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
                        help="override any config field (repeatable)")
@@ -91,7 +96,7 @@ def cli_overrides(args) -> dict:
 
 
 def config_from_args(args) -> Config:
-    return build_config(args.preset, args.config, cli_overrides(args))
+    return build_config(args.preset, args.config, cli_overrides(args), getattr(args, "scale", None))
 
 
 def checked_train_config(args) -> tuple[Config, typing.Any]:
@@ -166,8 +171,8 @@ def resumed_run(args) -> tuple[Config, Path, dict]:
     """The config, run dir and checkpoint payload of `--resume RUN_DIR`."""
     from gorila.checkpoint import load_latest_good
     from gorila.preflight import preflight
-    if args.preset or args.config:
-        raise UserError("--resume takes the run's own config; --preset and --config cannot be combined with it")
+    if args.preset or args.config or args.scale is not None:
+        raise UserError("--resume takes the run's own config; --preset, --config and --scale cannot be combined with it")
     run_dir = Path(args.resume)
     if not (run_dir / "checkpoints").is_dir():
         raise UserError(f"--resume: {run_dir} is not a run directory (no checkpoints/ in it)")
@@ -185,6 +190,8 @@ def command_train(args) -> int:
         created = False
     else:
         (config, _), payload = checked_train_config(args), None
+        if args.scale is not None:
+            print(scaled_preset(args.preset, args.scale)[1])
         run_dir, created = claim_run_dir(config)
     try:
         result = Trainer(config, run_dir, start_time=LAUNCHED, resume=payload).run()

@@ -73,15 +73,19 @@ class Config:
     batch_size: int = 32
     """Minibatch size of each learner update."""
     replay_capacity: int = 100_000
-    """Transitions held by one local replay (M per actor) or by the whole global replay."""
+    """Transitions (agent steps) held by one local replay (M per actor) or by the whole global replay."""
     learning_starts: int = 1_000
-    """Frames of experience before learning starts: each bundle's replay must hold this many (outside bundles, all replay memories together); capped at a quarter of total_frames so that short runs still learn."""
+    """Agent steps (transitions) of experience before learning starts, as DQN's reference code counts its 50,000 (Atari: 4 frames each): each bundle's replay must hold this many (outside bundles, all replay memories together); capped at a quarter of total_frames' agent steps so that short runs still learn."""
     update_every: int = 4
     """Agent steps per learner update in a bundle (DQN: one update per 4 steps); non-bundled learners keep the same ratio to frames collected."""
     huber_delta: float = 1.0
     """Huber loss threshold (DQN's error clipping)."""
+    loss_reduction: Literal["mean", "sum"] = "mean"
+    """How a minibatch's Huber losses combine into the loss a gradient is taken of: `sum` as in DQN's reference code (a gradient batch_size times the mean's; RMSProp's eps floor and the learning rate were tuned with it), or `mean`. The logged loss is always the mean per transition."""
     clip_rewards: bool = False
     """Clip rewards to [-1, 1] for learning (Atari); logged returns stay raw."""
+    fire_reset: bool = False
+    """Atari: press FIRE after every reset, in games that have it (DQN did not: its agent learns to press FIRE itself)."""
     max_grad_norm: float = 10.0
     """Clip each gradient to this global norm before it is sent (0 = no clipping)."""
 
@@ -90,8 +94,8 @@ class Config:
     """Initial exploration rate of every actor."""
     epsilon_end: float = 0.05
     """Final exploration rate of every actor; with epsilon_ladder and several actors the ladder sets each actor's instead."""
-    epsilon_decay_frames: int = 10_000
-    """Frames (per actor) over which epsilon anneals linearly to its final value."""
+    epsilon_decay_steps: int = 10_000
+    """Agent steps (per actor, summed over its environment copies) over which epsilon anneals linearly to its final value, as DQN's reference code counts its 1M (Atari: 4 frames each)."""
     epsilon_ladder: bool = True
     """Give each actor its own final epsilon, base ** (1 + alpha * i / (N - 1)) as in Ape-X, so actors behave differently."""
     ladder_base: float = 0.4
@@ -179,23 +183,36 @@ PRESETS: dict[str, dict] = {
         env="CartPole-v1", total_frames=250_000, stop_at_return=475.0, envs_per_actor=4,
         hidden_sizes=(64, 64), gamma=0.99, n_step=3, double_dqn=True, batch_size=64,
         replay_capacity=50_000, learning_starts=1_000, update_every=4,
-        epsilon_start=1.0, epsilon_end=0.04, epsilon_decay_frames=8_000, ladder_base=0.05, ladder_alpha=1.0,
+        epsilon_start=1.0, epsilon_end=0.04, epsilon_decay_steps=8_000, ladder_base=0.05, ladder_alpha=1.0,
         optimizer="adam", learning_rate=4e-3, target_update_every=128,
         push_every=1, learner_sync_every=1,
         eval_every_frames=5_000, eval_episodes=20, eval_epsilon=0.0,
     ),
-    # DQN (Mnih et al. 2015) per learner, Gorila's parameter server around it.
+    # DQN (Mnih et al. 2015) per learner, Gorila's parameter server around it. Replay capacity, learning
+    # start and the epsilon schedule are in agent steps (4 frames each), as DQN's reference code has them.
     "atari": dict(
         env="Pong", total_frames=50_000_000, network="nature_cnn", gamma=0.99, n_step=1,
         batch_size=32, replay_capacity=1_000_000, learning_starts=50_000, update_every=4,
-        clip_rewards=True, max_grad_norm=0.0,
-        epsilon_start=1.0, epsilon_end=0.1, epsilon_decay_frames=1_000_000, epsilon_ladder=False,
+        loss_reduction="sum", clip_rewards=True, max_grad_norm=0.0,
+        epsilon_start=1.0, epsilon_end=0.1, epsilon_decay_steps=1_000_000, epsilon_ladder=False,
         optimizer="rmsprop", learning_rate=2.5e-4, rmsprop_alpha=0.95, optimizer_eps=0.01,
         target_update_every=10_000, actor_sync_every=400, learner_sync_every=1,
         eval_every_frames=1_000_000, eval_episodes=30, eval_epsilon=0.05, eval_max_frames=18_000,
         checkpoint_every_frames=1_000_000, outlier_k=5.0,
     ),
 }
+# Gorila as Nair et al. (2015) ran it: 100 bundles, each DQN's actor, 1M-transition replay and learner;
+# 31 parameter shards applying AdaGrad; theta- every 60,000 parameter-server updates. The paper gives no
+# learning rate. AdaGrad is blind to the gradient's scale (summed or averaged clipped errors step alike):
+# its first step moves each parameter by about the rate itself, later ones by rate / sqrt(updates). On
+# the Nature CNN learning from a replay of random Breakout play (400 updates from theta_0, 2026-11), the
+# mean loss of the first ten updates was 14 at 1e-2 and 0.12 at 3e-3, against 0.005 at 1e-3 and 1e-4 (and
+# 0.004 for DQN's RMSProp); 1e-3 and 1e-4 stayed calm (loss 0.003 and 0.002, |Q| < 0.15), 1e-3 moving the
+# parameters ten times as far: the largest calm rate, which AdaGrad's decay needs over millions of updates.
+PRESETS["gorila-paper"] = dict(
+    PRESETS["atari"], actors=100, learners=100, param_shards=31, optimizer="adagrad", learning_rate=1e-3,
+    optimizer_eps=1e-8, target_update_every=60_000,
+)
 
 MAX_SEED = 2**30 - 1
 AUTO_STALENESS_FLOOR = 100      # the auto threshold for few learners: the constant of earlier versions
@@ -220,7 +237,7 @@ _RULES: dict[str, tuple[typing.Callable, str]] = {
     "max_grad_norm": (lambda v: v >= 0, "be >= 0"),
     "epsilon_start": (lambda v: 0.0 <= v <= 1.0, "lie in [0, 1]"),
     "epsilon_end": (lambda v: 0.0 <= v <= 1.0, "lie in [0, 1]"),
-    "epsilon_decay_frames": (lambda v: v >= 0, "be >= 0"),
+    "epsilon_decay_steps": (lambda v: v >= 0, "be >= 0"),
     "ladder_base": (lambda v: 0.0 < v <= 1.0, "lie in (0, 1]"),
     "ladder_alpha": (lambda v: v >= 0, "be >= 0"),
     "learning_rate": (lambda v: v > 0, "be > 0"),
@@ -365,10 +382,45 @@ def apply_overrides(config: Config, overrides: dict, source: str = "") -> Config
     values = {}
     for key, value in overrides.items():
         name = str(key).replace("-", "_")
+        if name == FRAME_COUNTED_KEY:
+            values[name] = coerce(name, value, int)
+            continue
         if name not in types:
             raise ConfigError(f"{key}: unknown config key{where}")
         values[name] = coerce(name, value, types[name])
-    return dataclasses.replace(config, **values)
+    return dataclasses.replace(config, **in_agent_steps(values, values.get("env", config.env)))
+
+
+FRAME_COUNTED_KEY = "epsilon_decay_frames"
+
+
+def in_agent_steps(values: dict, env: str) -> dict:
+    """`values` with counts written in frames turned into agent steps.
+
+    Before gorila counted exploration and the learning start in agent steps (as DQN does), a config
+    named `epsilon_decay_frames` and gave `learning_starts` in frames too: a mapping that names it
+    (the config saved with an older run, an older YAML file) has both divided by the frames per agent
+    step of its environment (4 on Atari), so that resuming or evaluating it means what it meant.
+    """
+    if FRAME_COUNTED_KEY not in values:
+        return values
+    values = dict(values)
+    per_step = frames_per_agent_step(env)
+    values["epsilon_decay_steps"] = values.pop(FRAME_COUNTED_KEY) // per_step
+    if "learning_starts" in values:
+        values["learning_starts"] //= per_step
+    return values
+
+
+def frames_per_agent_step(env: str) -> int:
+    """Emulator frames per agent step: the action repeat of 4 on Atari, 1 elsewhere (and for a name
+    that is no environment, which preflight reports on its own)."""
+    from gorila.envs.registry import EnvError, resolve_env
+    from gorila.envs.vector import ATARI_FRAMESKIP
+    try:
+        return ATARI_FRAMESKIP if resolve_env(env).kind == "atari" else 1
+    except EnvError:
+        return 1
 
 
 def load_yaml(path: str | Path) -> dict:
@@ -423,13 +475,14 @@ def staleness_limit(config: Config) -> int:
     return max(AUTO_STALENESS_FLOOR, 2 * config.learners * in_flight)
 
 
-def build_config(preset: str | None = None, file: str | None = None, overrides: dict | None = None) -> Config:
-    """Preset, then YAML file, then explicit overrides; validated."""
+def build_config(preset: str | None = None, file: str | None = None, overrides: dict | None = None,
+                 scale: float | None = None) -> Config:
+    """Preset (shrunk by `scale`, see `scaled_preset`), then YAML file, then explicit overrides; validated."""
     config = Config()
     if preset:
-        if preset not in PRESETS:
-            raise ConfigError(f"preset must be one of {', '.join(PRESETS)}, got {preset!r}")
-        config = apply_overrides(config, PRESETS[preset])
+        config = apply_overrides(config, scaled_preset(preset, scale)[0])
+    elif scale is not None:
+        raise ConfigError("scale: --scale shrinks a preset; give --preset too")
     if file:
         config = apply_overrides(config, load_yaml(file), source=str(file))
     if overrides:
@@ -449,3 +502,39 @@ def learner_device(config: Config) -> str:
         raise ConfigError("device: cuda was asked for, but torch sees no CUDA device here "
                           "(use --device auto or cpu)")
     return "cuda" if config.device != "cpu" and torch.cuda.is_available() else "cpu"
+
+
+SCALED_COUNTS = (("actors", "actors"), ("learners", "learners"), ("param_shards", "parameter shards"),
+                 ("replay_shards", "replay shards"))
+
+
+def scaled_preset(preset: str, scale: float | None = None) -> tuple[dict, str]:
+    """A preset's values for a cluster `scale` times the size it describes, and a line saying what changed.
+
+    Actors, learners (bundles), parameter and replay shards are multiplied by `scale` (rounded, at least
+    one). theta-'s period counts the updates of all learners, so it changes by the learners' own ratio:
+    each learner makes as many updates between two refreshes as in the full-size run. What each bundle
+    does (replay, minibatch, learning start, exploration) is unchanged.
+    """
+    if preset not in PRESETS:
+        raise ConfigError(f"preset must be one of {', '.join(PRESETS)}, got {preset!r}")
+    values = dict(PRESETS[preset])
+    if scale is None:
+        return values, ""
+    if not 0 < scale < float("inf"):
+        raise ConfigError(f"scale must be a number > 0, got {scale!r}")
+    base = Config()
+    changes = []
+    for key, words in SCALED_COUNTS:
+        old = values.get(key, getattr(base, key))
+        values[key] = max(1, round(old * scale))
+        if values[key] != old:
+            changes.append(f"{old:,} -> {values[key]:,} {words}")
+    old_learners = PRESETS[preset].get("learners", base.learners)
+    target = values.get("target_update_every", base.target_update_every)
+    values["target_update_every"] = max(1, round(target * values["learners"] / old_learners))
+    if values["target_update_every"] != target:
+        changes.append(f"theta- every {target:,} -> {values['target_update_every']:,} server updates "
+                       f"({values['target_update_every'] / values['learners']:,.0f} per learner, as at full size)")
+    return values, (f"{preset} scaled by {scale:g}: " + (", ".join(changes) or "nothing changed")
+                    + "; each bundle's replay, minibatch, learning start and exploration as at full size")

@@ -50,16 +50,22 @@ def td_targets(rewards: torch.Tensor, discounts: torch.Tensor, next_q_target: to
     return rewards + discounts * bootstrap
 
 
-def huber_loss(q_taken: torch.Tensor, targets: torch.Tensor, delta: float = 1.0) -> torch.Tensor:
-    """Mean Huber loss: quadratic within `delta` of the target, linear outside (DQN's error clipping)."""
-    return F.huber_loss(q_taken, targets.detach(), delta=delta)
+def huber_loss(q_taken: torch.Tensor, targets: torch.Tensor, delta: float = 1.0,
+               reduction: str = "mean") -> torch.Tensor:
+    """Huber loss: quadratic within `delta` of the target, linear outside (DQN's error clipping).
+
+    Its gradient is the TD error y - Q clipped to [-delta, delta], DQN's clipped error term.
+    `reduction` "mean" averages over the minibatch; "sum" adds the transitions up, as DQN's reference
+    code does (its gradient is the sum of the clipped errors' gradients, 32 times the mean's).
+    """
+    return F.huber_loss(q_taken, targets.detach(), delta=delta, reduction=reduction)
 
 
 def dqn_loss(q_online: torch.Tensor, actions: torch.Tensor, targets: torch.Tensor,
-             huber_delta: float = 1.0) -> torch.Tensor:
-    """Loss of Q(s, a) against fixed targets y for the actions taken."""
+             huber_delta: float = 1.0, reduction: str = "mean") -> torch.Tensor:
+    """Loss of Q(s, a) against fixed targets y for the actions taken, summed or averaged over the batch."""
     q_taken = q_online.gather(1, actions.long().unsqueeze(1)).squeeze(1)
-    return huber_loss(q_taken, targets, huber_delta)
+    return huber_loss(q_taken, targets, huber_delta, reduction)
 
 
 def clip_norm(gradient: np.ndarray, max_norm: float) -> np.ndarray:

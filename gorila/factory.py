@@ -63,9 +63,9 @@ def parameter_client(config: Config, shards: list, bounds, calls) -> ParameterCl
 
 
 def warmup_steps(config: Config, info: EnvInfo) -> int:
-    """Agent steps of experience before learners sample: `learning_starts` frames, capped at a quarter
-    of the budget so that short smoke runs still update."""
-    return info.steps(min(config.learning_starts, config.total_frames // 4))
+    """Agent steps of experience before learners sample: `learning_starts`, capped at a quarter of the
+    budget's agent steps so that short smoke runs still update."""
+    return min(config.learning_starts, info.steps(config.total_frames) // 4)
 
 
 def replay_warmup(config: Config, info: EnvInfo) -> int:

@@ -88,7 +88,8 @@ class Learner:
             load_flat_parameters(self.target_parameters, self.params.pull_target())
 
     def gradient(self, batch: Minibatch) -> tuple[float, np.ndarray]:
-        """Loss and flat gradient of the DQN loss on one minibatch, theta- fixed."""
+        """Mean loss per transition and flat gradient of the DQN loss (`loss_reduction`) on one
+        minibatch, theta- fixed."""
         as_tensor = lambda array: torch.as_tensor(array, device=self.device)
         obs, next_obs = as_tensor(batch.obs), as_tensor(batch.next_obs)
         with torch.no_grad():
@@ -96,11 +97,13 @@ class Learner:
             next_q_online = self.online(next_obs) if self.config.double_dqn else None
             targets = dqn.td_targets(as_tensor(batch.returns), as_tensor(batch.discounts), next_q_target,
                                      next_q_online)
-        loss = dqn.dqn_loss(self.online(obs), as_tensor(batch.actions), targets, self.config.huber_delta)
+        loss = dqn.dqn_loss(self.online(obs), as_tensor(batch.actions), targets, self.config.huber_delta,
+                            self.config.loss_reduction)
         for parameter in self.online_parameters:
             parameter.grad = None
         loss.backward()
-        return float(loss.item()), dqn.clip_norm(flat_gradients(self.online_parameters), self.config.max_grad_norm)
+        per_transition = float(loss.item()) / (len(batch) if self.config.loss_reduction == "sum" else 1)
+        return per_transition, dqn.clip_norm(flat_gradients(self.online_parameters), self.config.max_grad_norm)
 
     def update(self) -> bool:
         """One learner step; False when the replay cannot give a minibatch yet."""

@@ -96,7 +96,7 @@ def check_replay_sizes(config: Config, info: EnvInfo) -> None:
         sure = 2 * needed + streams * (config.n_step + info.stack)
         if capacity < sure:
             field, why = (("batch_size", "one minibatch") if config.batch_size >= warmup else
-                          ("learning_starts", f"learning_starts={config.learning_starts:,} frames"))
+                          ("learning_starts", f"learning_starts={config.learning_starts:,} agent steps"))
             raise ConfigError(
                 f"{field}: each replay memory must hold {needed:,} sampleable transitions ({why}) before "
                 f"learners start, more than a replay_capacity of {capacity * shards:,} can promise (episode "

@@ -69,7 +69,8 @@ def build_system(config: Config, info: EnvInfo, place, calls, shard_backups: lis
             system.workers[WorkerId("actor", i)] = place("worker", make_actor, config, info, i, shards, bounds,
                                                          calls, writer)
         for j in range(config.learners):
-            sampler = ReplaySampler([system.replays[r] for r in learner_replays(config, j)], calls)
+            sampler = ReplaySampler([system.replays[r] for r in learner_replays(config, j)], calls,
+                                    seed=config.seed + j)
             system.workers[WorkerId("learner", j)] = place("learner", make_learner, config, info, j, shards,
                                                            bounds, calls, sampler)
     system.evaluator = place("evaluator", Evaluator, config, info)

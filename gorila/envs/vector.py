@@ -11,8 +11,11 @@ returns a `Step` with the same meaning:
   episode with reward 0, terminal False, episode_end False (it is no transition).
 
 Atari runs on ale-py's C++ `AtariVectorEnv` (frameskip 4 with a max over the
-last two frames, 84x84 grey, stack of 4, up to 30 no-ops and FIRE at reset,
-no sticky actions). Facts checked on ale-py 0.12.1 (Breakout, Pong, 2 envs):
+last two frames, 84x84 grey, stack of 4, up to 30 no-ops at reset, no sticky
+actions). DQN pressed no FIRE at reset: the agent learns to launch the ball
+itself; `fire_reset=True` asks ale-py to press it (Breakout then loses its
+first life within about 20 steps of doing nothing, instead of never). Facts
+checked on ale-py 0.12.1 (Breakout, Pong, 2 envs):
 
 - with `episodic_life=False, life_loss_info=True`, `terminated` is True at a
   life loss (only while lives remain > 0) and the game goes on: lives drop by
@@ -119,7 +122,8 @@ class VectorEnv:
 class _AtariVector(VectorEnv):
     """ale-py's AtariVectorEnv, with the game-over / life-loss split done here."""
 
-    def __init__(self, spec: EnvSpec, num_envs: int, evaluation: bool, max_frames: int, num_threads: int):
+    def __init__(self, spec: EnvSpec, num_envs: int, evaluation: bool, max_frames: int, num_threads: int,
+                 fire_reset: bool):
         from ale_py.vector_env import AtariVectorEnv
 
         self.spec, self.num_envs, self._max_frames = spec, num_envs, max_frames
@@ -133,7 +137,7 @@ class _AtariVector(VectorEnv):
             frameskip=ATARI_FRAMESKIP,
             stack_num=ATARI_STACK,
             noop_max=30,
-            use_fire_reset=True,
+            use_fire_reset=fire_reset,
             episodic_life=False,
             life_loss_info=not evaluation,
             reward_clipping=False,
@@ -270,6 +274,7 @@ def make_vector_env(
     evaluation: bool = False,
     max_episode_frames: int | None = None,
     num_threads: int = 0,
+    fire_reset: bool = False,
 ) -> VectorEnv:
     """Build K copies; `reset()` (call it first) then seeds copy i with seed + i.
 
@@ -278,6 +283,7 @@ def make_vector_env(
     the Atari cap is 108,000 frames. For Gymnasium envs `max_episode_frames`
     replaces the TimeLimit (counted in env steps). num_threads: ale-py's C++
     worker threads (0 lets ale-py choose); ignored for Gymnasium envs.
+    fire_reset: Atari only; press FIRE after each reset (DQN did not).
     """
     spec = resolve_env(name_or_spec)
     if num_envs < 1:
@@ -286,7 +292,7 @@ def make_vector_env(
         raise EnvError(f"max_episode_frames must be positive, got {max_episode_frames}")
     if spec.kind == "atari":
         cap = max_episode_frames or (EVAL_MAX_FRAMES if evaluation else TRAIN_MAX_FRAMES)
-        env: VectorEnv = _AtariVector(spec, num_envs, evaluation, cap, num_threads)
+        env: VectorEnv = _AtariVector(spec, num_envs, evaluation, cap, num_threads, fire_reset)
     elif _has_batched_implementation(spec.id):
         env = _NativeGymVector(spec, num_envs, max_episode_frames)
     else:

@@ -9,6 +9,10 @@ arithmetic. Every rule subtracts; `gradient` is the gradient of the loss.
 - `rmsprop`:  a = 0.95 by default; m = a m + (1-a) g;  n = a n + (1-a) g^2;
               theta -= lr * g / sqrt(n - m^2 + eps)            (DQN's RMSProp, Graves 2013; eps inside)
 - `adam`:     Kingma & Ba (2015), with bias correction.
+
+DQN's rule was tuned on the gradient of the clipped TD errors summed over the minibatch, not averaged
+(`loss_reduction: sum`): on a mean, 32 times smaller, its eps would dominate the root. AdaGrad divides
+the scale out, so the reduction matters to it only through eps.
 """
 from __future__ import annotations
 

@@ -52,6 +52,14 @@ class ReplayMemory:
                                                    int(batch_size), self.rng)
         return self.gather(streams, indices)
 
+    def sample_share(self, batch_size: int) -> tuple[Minibatch | None, int]:
+        """This memory's share of a minibatch split over several memories (`sample(batch_size)`, None
+        while warming up), and the sampleable entries it held: the weight of its next share."""
+        count = self.sampleable()
+        if count < self.min_size:
+            return None, count
+        return self.sample(batch_size), count
+
     def gather(self, streams, indices) -> Minibatch:
         """The batch for explicit (stream, absolute index) pairs, shaped like `sample`'s."""
         batch = sampling.gather_batch(self.storage, streams, indices, self.stack, self.n_step,

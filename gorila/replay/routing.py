@@ -3,7 +3,7 @@
 `ReplayWriter` sends each of an actor's environment streams to the replay memory that holds it (its
 local replay, or one shard of the global replay), buffering remote writes so that at least 64
 transitions cross a process boundary at a time. `ReplaySampler` draws one minibatch across several
-replay memories, asking each for its share.
+replay memories, uniformly over their transitions, asking each for its share.
 """
 from __future__ import annotations
 
@@ -64,21 +64,39 @@ def remote_batch_steps(num_slots: int) -> int:
 
 
 class ReplaySampler:
-    """One minibatch drawn across several replay memories, each contributing a near-equal share."""
+    """One minibatch drawn across several replay memories, uniformly over all the transitions they hold.
 
-    def __init__(self, replays: list, calls):
+    How many of the batch each memory gives is drawn from a multinomial over the memories' sampleable
+    counts, so a transition is as likely as any other whichever memory holds it (a global-replay shard
+    with more streams, or fuller, gives more). Equal shares would favour the transitions of the smaller
+    memories. The counts are those each memory sent with its previous share (the first minibatch asks
+    for them): they are one minibatch old, which moves a memory's odds by a few transitions in its
+    thousands, and costs no extra round trip.
+    """
+
+    def __init__(self, replays: list, calls, seed: int = 0):
         self.replays = replays
         self.calls = calls
+        self.rng = np.random.default_rng(seed)
+        self.counts: np.ndarray | None = None
 
     def sample(self, batch_size: int) -> Minibatch | None:
-        shares = np.full(len(self.replays), batch_size // len(self.replays))
-        shares[: batch_size % len(self.replays)] += 1
-        futures = [self.calls.call(replay, "sample", int(share))
-                   for replay, share in zip(self.replays, shares) if share > 0]
-        parts = self.calls.get(futures)
+        if self.counts is None:
+            self.counts = np.array(self.calls.get([self.calls.call(replay, "sampleable") for replay in self.replays]))
+        shares = self.shares(batch_size)
+        replies = self.calls.get([self.calls.call(replay, "sample_share", int(share))
+                                  for replay, share in zip(self.replays, shares)])
+        self.counts = np.array([count for _, count in replies])
+        parts = [part for part, _ in replies]                  # a share of 0 is an empty minibatch
         if any(part is None for part in parts):
             return None
         return Minibatch.concatenate(parts)
+
+    def shares(self, batch_size: int) -> np.ndarray:
+        """Transitions to draw from each memory: multinomial over their counts (equal while all are empty)."""
+        total = self.counts.sum()
+        weights = self.counts / total if total else np.full(len(self.replays), 1 / len(self.replays))
+        return self.rng.multinomial(batch_size, weights)
 
     def stats(self) -> list[dict]:
         return self.calls.get([self.calls.call(replay, "stats") for replay in self.replays])

@@ -21,7 +21,7 @@ from gorila.trainer import Trainer
 TOTAL = 12_000
 CONFIG = dict(env="CartPole-v1", runtime="local", total_frames=TOTAL, learning_starts=500, batch_size=32,
               hidden_sizes="32", eval_every_frames=4_000, eval_episodes=2, checkpoint_every_frames=0,
-              replay_capacity=20_000, envs_per_actor=2, epsilon_decay_frames=20_000, save_replay=True,
+              replay_capacity=20_000, envs_per_actor=2, epsilon_decay_steps=20_000, save_replay=True,
               log_every_seconds=0.5, seed=5)
 
 

@@ -3,8 +3,10 @@
 import pytest
 import torch
 
-from gorila import cli
-from gorila.config import PRESETS, Config, ConfigError, apply_overrides, build_config, save_yaml, validate
+from gorila import cli, factory
+from gorila.config import (PRESETS, Config, ConfigError, apply_overrides, build_config, save_yaml, scaled_preset,
+                           validate)
+from gorila.core import EnvInfo
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
@@ -218,3 +220,72 @@ def test_values_out_of_range_are_named(overrides, words):
     with pytest.raises(ConfigError) as error:
         build_config("cartpole", overrides=overrides)
     assert str(error.value).startswith(words)
+
+
+ATARI_INFO = EnvInfo((4, 84, 84), "uint8", 6, (84, 84), 4, 4, True)
+
+
+def test_atari_counts_replay_learning_start_and_exploration_in_agent_steps_as_dqn():
+    config = build_config("atari")
+    assert (config.replay_capacity, config.learning_starts, config.epsilon_decay_steps) == (1_000_000, 50_000, 1_000_000)
+    assert factory.warmup_steps(config, ATARI_INFO) == 50_000                 # not 50,000 frames = 12,500 steps
+    short = build_config("atari", overrides={"total_frames": 80_000})         # 20,000 agent steps
+    assert factory.warmup_steps(short, ATARI_INFO) == 5_000                   # a quarter of them
+
+
+def test_an_actor_anneals_epsilon_over_agent_steps_on_atari():
+    from gorila.actor import Actor
+
+    class Theta:
+        def pull(self, prefetch=False):
+            return factory.initial_parameters(config, ATARI_INFO), False
+
+    config = build_config("atari", overrides={"env": "Breakout", "epsilon_decay_steps": 100, "runtime": "local"})
+    actor = Actor(config, ATARI_INFO, 0, Theta(), writer=None)
+    actor.steps = 50                                                           # 200 frames
+    assert actor.epsilon == pytest.approx(0.55)                                # halfway from 1.0 to 0.1
+    actor.env.close()
+
+
+@pytest.mark.parametrize("env, per_step", [("Pong", 4), ("CartPole-v1", 1)])
+def test_a_config_written_in_frames_is_read_in_agent_steps(env, per_step):
+    old = {"env": env, "epsilon_decay_frames": 1_000_000, "learning_starts": 50_000}    # an older run's config
+    config = apply_overrides(Config(), old)
+    assert config.epsilon_decay_steps == 1_000_000 // per_step
+    assert config.learning_starts == 50_000 // per_step
+    assert apply_overrides(Config(), {"env": env, "learning_starts": 50_000}).learning_starts == 50_000
+
+
+def test_the_paper_preset_has_gorilas_own_settings():
+    config = build_config("gorila-paper")
+    assert (config.actors, config.learners, config.param_shards, config.bundled) == (100, 100, 31, True)
+    assert (config.optimizer, config.target_update_every, config.loss_reduction) == ("adagrad", 60_000, "sum")
+    assert (config.replay_capacity, config.learning_starts, config.epsilon_decay_steps) == (1_000_000, 50_000, 1_000_000)
+    assert config.fire_reset is False
+
+
+def test_scale_shrinks_bundles_shards_and_thetas_period_and_says_so():
+    config = build_config("gorila-paper", scale=0.02)
+    assert (config.actors, config.learners, config.param_shards) == (2, 2, 1)
+    assert config.target_update_every == 1_200                   # 600 updates per learner, as with 100
+    assert (config.replay_capacity, config.batch_size, config.learning_rate) == (1_000_000, 32, 1e-3)
+    line = scaled_preset("gorila-paper", 0.02)[1]
+    assert line.startswith("gorila-paper scaled by 0.02: 100 -> 2 actors, 100 -> 2 learners, "
+                           "31 -> 1 parameter shards, theta- every 60,000 -> 1,200 server updates (600 per learner")
+    assert build_config("gorila-paper", overrides={"param_shards": 3}, scale=0.02).param_shards == 3   # flags win
+    assert build_config("atari", scale=4).target_update_every == 40_000
+
+
+@pytest.mark.parametrize("preset, scale, words", [
+    (None, 0.5, "scale: --scale shrinks a preset; give --preset too"),
+    ("gorila-paper", 0.0, "scale must be a number > 0, got 0.0"),
+    ("gorila-paper", float("nan"), "scale must be a number > 0, got nan"),
+])
+def test_a_bad_scale_is_named(preset, scale, words):
+    with pytest.raises(ConfigError, match=words.replace("(", r"\(")):
+        build_config(preset, scale=scale)
+
+
+def test_cli_scale_without_a_preset_is_one_line(capsys):
+    assert cli.main(["train", "--scale", "0.5", "--runtime", "local"]) == 2
+    assert capsys.readouterr().err.strip() == "gorila: error: scale: --scale shrinks a preset; give --preset too"

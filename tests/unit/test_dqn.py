@@ -90,6 +90,15 @@ def test_dqn_loss_takes_the_q_value_of_the_action_taken_and_treats_targets_as_fi
     assert q_online.grad.tolist() == [[0.0, -0.25], [-0.5, 0.0]]
 
 
+def test_summed_dqn_loss_has_dqns_clipped_errors_as_its_gradient():
+    q_online = torch.tensor([[0.0, 1.0], [2.0, 3.0]], requires_grad=True)
+    loss = dqn.dqn_loss(q_online, torch.tensor([1, 0]), torch.tensor([1.5, 5.0]), huber_delta=1.0, reduction="sum")
+    assert loss.item() == pytest.approx(2.625)    # 0.125 + 2.5
+    loss.backward()
+    # d/dq = -(y - q) clipped to [-1, 1]: -0.5 inside delta, -1 outside; DQN steps along minus this
+    assert q_online.grad.tolist() == [[0.0, -0.5], [-1.0, 0.0]]
+
+
 def test_linear_epsilon_endpoints_midpoint_and_hold():
     assert dqn.linear_epsilon(0, 1.0, 0.1, 100) == 1.0
     assert dqn.linear_epsilon(50, 1.0, 0.1, 100) == pytest.approx(0.55)

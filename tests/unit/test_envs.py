@@ -270,3 +270,16 @@ def test_out_of_range_action_raises_instead_of_hanging():
     with pytest.raises(ValueError, match="actions must lie"):
         env.step(np.array([env.num_actions, 0]))
     env.close()
+
+
+@pytest.mark.parametrize("fire_reset, loses_a_life", [(False, False), (True, True)])
+def test_fire_reset_is_off_unless_asked(fire_reset, loses_a_life):
+    """Doing nothing in Breakout loses a life only once FIRE has launched the ball: ale-py presses it
+    at reset only when asked (DQN did not)."""
+    env = make_vector_env("Breakout", 1, seed=0, num_threads=1, fire_reset=fire_reset)
+    try:
+        env.reset()
+        steps = [env.step(np.zeros(1, np.int64)) for _ in range(200)]
+        assert any(s.terminal[0] for s in steps) == loses_a_life
+    finally:
+        env.close()

@@ -117,3 +117,14 @@ def test_learner_waits_for_a_warm_replay():
     learner, shards = make_learner(empty)
     assert learner.run(5) == Report()
     assert versions(shards) == [0, 0]
+
+
+def test_summed_loss_sends_batch_size_times_the_mean_gradient_and_logs_the_same_loss():
+    batch = make_replay(1.0).sample(8)
+    mean_learner, _ = make_learner(make_replay(1.0), max_grad_norm=0.0)
+    sum_learner, _ = make_learner(make_replay(1.0), loss_reduction="sum", max_grad_norm=0.0)
+    mean_loss, mean_gradient = mean_learner.gradient(batch)
+    sum_loss, sum_gradient = sum_learner.gradient(batch)
+    assert sum_loss == pytest.approx(mean_loss, rel=1e-6)          # logged per transition either way
+    np.testing.assert_allclose(sum_gradient, 8 * mean_gradient, rtol=1e-4, atol=1e-6)
+    assert np.abs(mean_gradient).max() > 0

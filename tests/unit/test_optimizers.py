@@ -35,6 +35,26 @@ def test_rmsprop_is_dqns_centred_rule_with_eps_inside_the_root():
     assert one[0].item() == pytest.approx(first, rel=1e-6)
 
 
+def test_rmsprop_two_steps_match_dqns_formula_worked_by_hand_and_not_torchs_centred_rmsprop():
+    # lr 0.1, eps 0.01, a 0.95, theta 1.0, gradients 0.5 then 0.1:
+    # step 1: m = 0.025, n = 0.0125; n - m^2 + eps = 0.021875; sqrt = 0.147902; theta = 1 - 0.05 / 0.147902 = 0.661938
+    # step 2: m = 0.02875, n = 0.012375; n - m^2 + eps = 0.0215484; sqrt = 0.146794; theta = 0.661938 - 0.01 / 0.146794
+    #         = 0.593816
+    theta = torch.tensor([1.0])
+    rule = make_optimizer("rmsprop", 1, 0.1, 0.01, 0.95)
+    rule.step(theta, torch.tensor([0.5]))
+    assert theta.item() == pytest.approx(0.661938, abs=1e-6)
+    rule.step(theta, torch.tensor([0.1]))
+    assert theta.item() == pytest.approx(0.593816, abs=1e-6)
+    # torch's centred RMSprop, sqrt(n - m^2) + eps, lands elsewhere: 0.494602 after the same two steps
+    parameter = torch.nn.Parameter(torch.tensor([1.0]))
+    centred = torch.optim.RMSprop([parameter], lr=0.1, alpha=0.95, eps=0.01, centered=True)
+    for g in (0.5, 0.1):
+        parameter.grad = torch.tensor([g])
+        centred.step()
+    assert parameter.item() == pytest.approx(0.494602, abs=1e-5)
+
+
 @pytest.mark.parametrize("name, reference", [
     ("adam", lambda p: torch.optim.Adam(p, lr=0.1, eps=0.01)),
     ("adagrad", lambda p: torch.optim.Adagrad(p, lr=0.1, eps=0.01)),

@@ -30,6 +30,7 @@ def error_of(check, *args) -> str:
 def test_presets_pass_every_check():
     assert preflight(build_config("cartpole")) == CARTPOLE
     check_fits_env(build_config("atari"), ATARI)
+    check_fits_env(build_config("gorila-paper"), ATARI)
 
 
 def test_a_cnn_on_vector_observations_names_the_network():
@@ -39,10 +40,11 @@ def test_a_cnn_on_vector_observations_names_the_network():
 
 def test_learning_starts_beyond_the_replay_is_named_with_the_capacity_it_needs():
     line = error_of(check_fits_env, build_config("atari", overrides={"replay_capacity": 10_000}), ATARI)
-    # 50,000 frames = 12,500 agent steps; twice that plus one stream's stack + n-step window
-    assert line.startswith("learning_starts: each replay memory must hold 12,500 sampleable transitions")
-    assert "raise replay_capacity to >= 25,005" in line
-    check_fits_env(build_config("atari", overrides={"replay_capacity": 25_005}), ATARI)
+    # DQN's 50,000 agent steps; twice that plus one stream's stack + n-step window
+    assert line.startswith("learning_starts: each replay memory must hold 50,000 sampleable transitions "
+                           "(learning_starts=50,000 agent steps)")
+    assert "raise replay_capacity to >= 100,005" in line
+    check_fits_env(build_config("atari", overrides={"replay_capacity": 100_005}), ATARI)
 
 
 def test_a_minibatch_beyond_the_replay_names_batch_size():

@@ -128,3 +128,37 @@ def test_invalid_settings_and_writes_are_rejected():
     storage = StreamStorage(10, 2, (4,), np.float32)
     with pytest.raises(ValueError, match="unique"):
         storage.add([1, 1], np.zeros((2, 4)), [0, 0], [0, 0], [False, False], [False, False])
+
+
+def filled_memory(entries: int, label: int, streams: int = 1) -> ReplayMemory:
+    """A memory whose every frame holds `label`, `entries` plain steps in each of `streams` streams."""
+    memory = ReplayMemory(4 * entries * streams, streams, (1,), np.float32, stack=1, n_step=1, min_size=1)
+    for _ in range(entries):
+        memory.add(list(range(streams)), np.full((streams, 1), label, np.float32), [0] * streams,
+                   [0.0] * streams, [False] * streams, [False] * streams)
+    return memory
+
+
+def test_a_minibatch_over_memories_of_very_different_sizes_is_uniform_over_transitions():
+    from gorila.replay.routing import ReplaySampler
+    from gorila.runtime.calls import DirectCalls
+    memories = [filled_memory(601, 0, streams=2), filled_memory(201, 1), filled_memory(41, 2)]
+    counts = np.array([m.sampleable() for m in memories])
+    assert counts.tolist() == [1200, 200, 40]
+    sampler = ReplaySampler(memories, DirectCalls(), seed=0)
+    labels = np.concatenate([sampler.sample(32).obs[:, 0] for _ in range(400)]).astype(int)
+    assert len(labels) == 400 * 32
+    drawn = np.bincount(labels, minlength=3) / len(labels)
+    # each memory's share of 12,800 draws is its share of the transitions, 0.833 / 0.139 / 0.028, within
+    # 5 standard deviations (at most 0.0165); equal shares per memory (1/3 each) would fail
+    expected = counts / counts.sum()
+    tolerance = 5 * np.sqrt(expected * (1 - expected) / len(labels))
+    assert np.all(np.abs(drawn - expected) <= tolerance), (drawn, expected)
+
+
+def test_a_minibatch_over_memories_waits_for_every_memory_to_warm_up():
+    from gorila.replay.routing import ReplaySampler
+    from gorila.runtime.calls import DirectCalls
+    cold = ReplayMemory(100, 1, (1,), np.float32, min_size=50)
+    sampler = ReplaySampler([filled_memory(200, 0), cold], DirectCalls())
+    assert sampler.sample(32) is None
