@@ -79,6 +79,9 @@ def evaluate_checkpoint(path, episodes: int | None = None, epsilon: float | None
     points, header = _start_points(starts, spec, rules)
     episodes = episodes or (len(points) if points else config.eval_episodes)
     config = _evaluation_config(config, info, rules, episodes, epsilon, seed, max_frames)
+    if points and max(point.frames for point in points) >= config.eval_max_frames:
+        raise ConfigError(f"a start point in {starts} is {max(p.frames for p in points):,} frames in, not "
+                          f"before the cap of {config.eval_max_frames:,} frames")
     make_env = None
     if spec.kind == "atari" and protocol != "noop":
         def make_env(copies, base):

@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from gorila.envs import resolve_env
 from gorila.envs.ale_single import AtariGame
 from gorila.start_points import (
     StartPointError,
@@ -49,8 +50,9 @@ def checkpoint_policy(game: AtariGame, path: str, seed: int) -> tuple[Callable[[
     from gorila.protocols import action_ids
 
     network, config, info, file = load_network(path)
-    if config.env != game.spec.id:
-        raise StartPointError(f"{file} was trained on {config.env}, not on {game.spec.id}")
+    trained_on = resolve_env(config.env)
+    if trained_on != game.spec:
+        raise StartPointError(f"{file} was trained on {trained_on.id}, not on {game.spec.id}")
     ids, rng = action_ids(game, info.num_actions), np.random.default_rng(seed)
 
     def policy(obs: np.ndarray) -> int:

@@ -94,3 +94,16 @@ def test_human_play_without_a_display_is_one_clear_line(monkeypatch, tmp_path):
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     with pytest.raises(StartPointError, match="needs a display"):
         record_starts("Pong", str(tmp_path / "s.json"), 3, human=True)
+
+
+def test_record_starts_from_a_checkpoint_says_so_and_refuses_another_games(monkeypatch, tmp_path):
+    import gorila.record_starts as recording
+    from fresh_checkpoint import fresh_checkpoint
+    run = fresh_checkpoint(tmp_path / "run")
+    monkeypatch.setattr(recording, "RECORD_MAX_FRAMES", 400)     # a short game keeps the test short
+    done = record_starts("Pong", str(tmp_path / "s.json"), 2, checkpoint=str(run))
+    points, header = load_start_points(tmp_path / "s.json", "Pong")
+    assert done["source"] == header["source"] == "checkpoint" and header["recorded_from"].endswith(".pt")
+    assert len(points) == 2 and max(p.frames for p in points) < 400
+    with pytest.raises(StartPointError, match="trained on ALE/Pong-v5, not on ALE/Breakout-v5"):
+        record_starts("Breakout", str(tmp_path / "b.json"), 2, checkpoint=str(run))
