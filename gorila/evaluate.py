@@ -85,7 +85,8 @@ def evaluate_checkpoint(path, episodes: int | None = None, epsilon: float | None
     make_env = None
     if spec.kind == "atari" and protocol != "noop":
         def make_env(copies, base):
-            return ProtocolEnv(spec, copies, rules, info.num_actions, config.eval_max_frames, points)
+            return ProtocolEnv(spec, copies, rules, info.num_actions, config.eval_max_frames, points,
+                               config.eval_episodes)
     started = time.time()
     evaluator = Evaluator(config, info, seed_offset=INDEPENDENT_SEED_OFFSET, make_env=make_env)
     try:
@@ -137,7 +138,8 @@ def _settings(rules, config, info, evaluator, header) -> dict:
     """What the episodes were played under."""
     if not info.is_atari:
         return {"epsilon": config.eval_epsilon, "plain": "Gymnasium episodes, no Atari protocol"}
-    settings = {**rules.settings(), "epsilon": config.eval_epsilon, "max_frames": config.eval_max_frames,
+    settings = {**rules.settings(), "epsilon": config.eval_epsilon, "epsilon_seed": evaluator.seed,
+                "max_frames": config.eval_max_frames,
                 "frameskip": 4, "frame_max_pool": 2, "stack": 4, "network_actions": info.num_actions}
     if isinstance(evaluator.env, ProtocolEnv):
         settings["network_action_ale_ids"] = [int(a) for a in evaluator.env.action_ids]

@@ -68,16 +68,18 @@ class ProtocolEnv(VectorEnv):
     """K `AtariGame`s behind the `VectorEnv` contract, each episode begun as the protocol says.
 
     Episode e of a round (seeded with `reset(seed)`) is played by copy e mod K from emulator seed
-    seed + e, or, under human starts, from start point e mod len(starts) replayed from its own
-    seed. The reward of the start's own frames is never returned. `actions` are the network's;
+    seed + e, or, under human starts, from start point `start_of(e)` replayed from its own seed: a
+    round of `episodes` <= len(starts) episodes takes start points spread evenly over the file
+    (which lists them in order of play), a longer one goes round them. The reward of the start's own frames is never returned. `actions` are the network's;
     `self.action_ids` turns them into ALE actions.
     """
 
     def __init__(self, spec: EnvSpec, num_envs: int, protocol: Protocol, num_actions: int,
-                 max_frames: int | None = None, starts: list | None = None):
+                 max_frames: int | None = None, starts: list | None = None, episodes: int | None = None):
         if protocol.start_points and not starts:
             raise EnvError("the human-starts protocol needs start points (--starts FILE)")
         self.spec, self.num_envs, self.protocol, self.starts = spec, num_envs, protocol, starts
+        self.planned = episodes
         self.max_frames = int(max_frames or protocol.max_frames)
         self._games = [AtariGame(spec, protocol.sticky_actions, self.max_frames) for _ in range(num_envs)]
         self.action_ids = np.array(action_ids(self._games[0], num_actions))
@@ -113,8 +115,15 @@ class ProtocolEnv(VectorEnv):
         """Start episode `self._episode[slot]` in copy `slot`; its first observation."""
         game, episode = self._games[slot], int(self._episode[slot])
         if self.starts:
-            return self.starts[episode % len(self.starts)].play(game)
+            return self.starts[self.start_of(episode)].play(game)
         return game.reset(self._base + episode, fire=False, noops=0)
+
+    def start_of(self, episode: int) -> int:
+        """Index of the start point episode `episode` begins at."""
+        count = len(self.starts)
+        if self.planned and self.planned <= count and episode < self.planned:
+            return episode * count // self.planned
+        return episode % count
 
     def episodes(self, seed: int, num_episodes: int) -> list[dict]:
         """Seed (and start point) of each episode of a round, in `play_episodes`' order (copy by
@@ -122,8 +131,7 @@ class ProtocolEnv(VectorEnv):
         order = [slot + k * self.num_envs for slot in range(self.num_envs)
                  for k in range(num_episodes) if slot + k * self.num_envs < num_episodes]
         if self.starts:
-            return [{"start_point": e % len(self.starts), "seed": self.starts[e % len(self.starts)].seed}
-                    for e in order]
+            return [{"start_point": self.start_of(e), "seed": self.starts[self.start_of(e)].seed} for e in order]
         return [{"seed": seed + e} for e in order]
 
     def close(self) -> None:

@@ -132,3 +132,12 @@ def test_non_atari_runs_have_only_plain_evaluation(tmp_path):
     assert evaluate_checkpoint(run, episodes=2, protocol="noop")["normalised"] is None
     with pytest.raises(EnvError, match="--protocol machado is for Atari games"):
         evaluate_checkpoint(run, episodes=2, protocol="machado")
+
+
+def test_fewer_episodes_than_start_points_spread_over_them_more_go_round(pong_play):
+    trajectory, _ = pong_play
+    starts = start_points_of(trajectory, AtariGame("Pong"))[:5]
+    spread = ProtocolEnv(AtariGame("Pong").spec, 1, PROTOCOLS["human-starts"], 6, starts=starts, episodes=2)
+    assert [spread.start_of(e) for e in range(2)] == [0, 2]
+    rounds = ProtocolEnv(AtariGame("Pong").spec, 1, PROTOCOLS["human-starts"], 6, starts=starts, episodes=7)
+    assert [rounds.start_of(e) for e in range(7)] == [0, 1, 2, 3, 4, 0, 1]
