@@ -231,7 +231,8 @@ def command_train(args) -> int:
 def command_evaluate(args) -> int:
     from gorila.evaluate import evaluate_checkpoint
     result = evaluate_checkpoint(args.path, episodes=args.episodes, epsilon=args.epsilon, seed=args.seed,
-                                 protocol=args.protocol, starts=args.starts, max_frames=args.max_frames)
+                                 protocol=args.protocol, starts=args.starts, max_frames=args.max_frames,
+                                 say=lambda line: print(line, flush=True))
     print(f"checkpoint: {result['checkpoint']}")
     print(f"{result['env']}: mean {result['eval_return_mean']:.2f} +/- {result['eval_return_std']:.2f} over "
           f"{result['eval_episodes']} episodes ({result['protocol'] + ', ' if result['atari'] else ''}epsilon "

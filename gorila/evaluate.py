@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable
 
 from gorila.checkpoint import CheckpointError, find_checkpoint, load_checkpoint
 from gorila.config import Config, ConfigError, apply_overrides
@@ -65,30 +66,26 @@ def check_fits_game(config: Config, info: EnvInfo, file) -> None:
 
 def evaluate_checkpoint(path, episodes: int | None = None, epsilon: float | None = None,
                         seed: int | None = None, protocol: str = "noop", starts: str | None = None,
-                        max_frames: int | None = None) -> dict:
+                        max_frames: int | None = None, say: Callable[[str], None] | None = None) -> dict:
     """Evaluate theta+ of a checkpoint under `protocol` on episodes no training evaluation played;
-    the returns, their mean and spread, the protocol's settings, the seeds and normalised scores."""
+    the returns, their mean and spread, the protocol's settings, the seeds and normalised scores.
+    `say` receives a progress line every 30 s of a long evaluation."""
     rules = get_protocol(protocol)
     file, payload, config, info, _ = load_checked(path)
     spec = resolve_env(config.env)
-    if spec.kind != "atari" and protocol != "noop":
-        raise EnvError(f"--protocol {protocol} is for Atari games; {spec.id} has only plain evaluation "
-                       "(--protocol noop)")
-    if starts and not rules.start_points:
-        raise ConfigError(f"--starts belongs to --protocol human-starts, not {protocol}")
+    _check_protocol(spec, rules, starts)
     points, header = _start_points(starts, spec, rules)
-    episodes = episodes or (len(points) if points else config.eval_episodes)
+    if episodes is None and points:
+        episodes = len(points)                      # one episode per start point
     config = _evaluation_config(config, info, rules, episodes, epsilon, seed, max_frames)
     if points and max(point.frames for point in points) >= config.eval_max_frames:
         raise ConfigError(f"a start point in {starts} is {max(p.frames for p in points):,} frames in, not "
                           f"before the cap of {config.eval_max_frames:,} frames")
-    make_env = None
-    if spec.kind == "atari" and protocol != "noop":
-        def make_env(copies, base):
-            return ProtocolEnv(spec, copies, rules, info.num_actions, config.eval_max_frames, points,
-                               config.eval_episodes)
     started = time.time()
-    evaluator = Evaluator(config, info, seed_offset=INDEPENDENT_SEED_OFFSET, make_env=make_env)
+    evaluator = Evaluator(config, info, seed_offset=INDEPENDENT_SEED_OFFSET,
+                          make_env=_protocol_env(spec, rules, config, info, points))
+    if say is not None:
+        evaluator.act = _ticking(evaluator.act, config.eval_episodes, say)
     try:
         result = evaluator.evaluate(payload["theta"].numpy())
         played = _episode_seeds(evaluator, config.eval_episodes)
@@ -99,6 +96,37 @@ def evaluate_checkpoint(path, episodes: int | None = None, epsilon: float | None
             "settings": _settings(rules, config, info, evaluator, header), "seeds": played,
             "wall_seconds": round(time.time() - started, 2), **result,
             **_normalised(spec, result["eval_return_mean"], protocol)}
+
+
+def _check_protocol(spec, rules, starts) -> None:
+    """Refuse what a protocol cannot do with this environment."""
+    if spec.kind != "atari" and rules.name != "noop":
+        raise EnvError(f"--protocol {rules.name} is for Atari games; {spec.id} has only plain evaluation "
+                       "(--protocol noop)")
+    if starts and not rules.start_points:
+        raise ConfigError(f"--starts belongs to --protocol human-starts, not {rules.name}")
+
+
+def _protocol_env(spec, rules, config, info, points):
+    """How the evaluator builds its copies: None (ale-py's vector env) for null-op starts."""
+    if spec.kind != "atari" or rules.name == "noop":
+        return None
+    return lambda copies, base: ProtocolEnv(spec, copies, rules, info.num_actions, config.eval_max_frames,
+                                            points, config.eval_episodes)
+
+
+def _ticking(act, episodes: int, say, every: float = 30.0):
+    """`act`, saying every `every` seconds how many agent steps the evaluation has played."""
+    clock = {"start": time.time(), "last": time.time(), "steps": 0}
+
+    def counted(obs):
+        clock["steps"] += len(obs)
+        if time.time() - clock["last"] >= every:
+            clock["last"] = time.time()
+            say(f"evaluating {episodes} episodes: {clock['steps']:,} agent steps in "
+                f"{clock['last'] - clock['start']:.0f} s")
+        return act(obs)
+    return counted
 
 
 def _start_points(starts, spec, rules):
@@ -112,6 +140,8 @@ def _start_points(starts, spec, rules):
 
 
 def _evaluation_config(config, info, rules, episodes, epsilon, seed, max_frames) -> Config:
+    """The checkpoint's config with the evaluation's episodes, epsilon, seed and frame cap."""
+    episodes = config.eval_episodes if episodes is None else episodes
     if episodes < 1:
         raise ConfigError("--episodes must be >= 1")
     if epsilon is not None and not 0.0 <= epsilon <= 1.0:

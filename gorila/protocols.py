@@ -131,7 +131,8 @@ class ProtocolEnv(VectorEnv):
         order = [slot + k * self.num_envs for slot in range(self.num_envs)
                  for k in range(num_episodes) if slot + k * self.num_envs < num_episodes]
         if self.starts:
-            return [{"start_point": self.start_of(e), "seed": self.starts[self.start_of(e)].seed} for e in order]
+            points = [(self.start_of(e), self.starts[self.start_of(e)]) for e in order]
+            return [{"start_point": i, "seed": point.seed, "start_frames": point.frames} for i, point in points]
         return [{"seed": seed + e} for e in order]
 
     def close(self) -> None:

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from fresh_checkpoint import fresh_checkpoint
 
+from gorila.config import ConfigError
 from gorila.envs import EnvError, make_vector_env, play_episodes
 from gorila.envs.ale_single import AtariGame
 from gorila.evaluate import evaluate_checkpoint
@@ -120,11 +121,23 @@ def test_human_starts_result_normalised_against_the_human_start_columns(pong_run
     result = evaluate_checkpoint(pong_run, protocol="human-starts", starts=str(tmp_path / "starts"),
                                  max_frames=start.frames + 200)
     mean = result["eval_return_mean"]
-    assert result["eval_episodes"] == 1 and result["seeds"] == [{"start_point": 0, "seed": trajectory.seed}]
+    assert result["eval_episodes"] == 1
+    assert result["seeds"] == [{"start_point": 0, "seed": trajectory.seed, "start_frames": start.frames}]
     # Pong, human-start columns: random -18.0, human 15.5, DQN 16.2
     assert result["human_normalised"] == pytest.approx(100 * (mean + 18.0) / 33.5)
     assert result["dqn_normalised"] == pytest.approx(100 * (mean + 18.0) / 34.2)
     assert result["settings"]["start_points"]["source"] == "random"
+
+
+def test_zero_episodes_or_a_start_past_the_cap_is_refused(pong_run, pong_play, tmp_path):
+    with pytest.raises(ConfigError, match="--episodes must be >= 1"):
+        evaluate_checkpoint(pong_run, episodes=0, protocol="machado")
+    trajectory, rewards = pong_play
+    start = start_before_second_point(trajectory, rewards)
+    save_start_points(tmp_path / "starts", "Pong", [start], "random")
+    with pytest.raises(ConfigError, match="not before the cap"):
+        evaluate_checkpoint(pong_run, protocol="human-starts", starts=str(tmp_path / "starts"),
+                            max_frames=start.frames)
 
 
 def test_non_atari_runs_have_only_plain_evaluation(tmp_path):
