@@ -62,6 +62,14 @@ def checkpoint_policy(game: AtariGame, path: str, seed: int) -> tuple[Callable[[
     return policy, str(file)
 
 
+def gymnasium_game(game: AtariGame):
+    """Gymnasium's env of the same game, stepped as `AtariGame` replays: 4 frames an action, no sticky
+    actions, all 18 actions (index i is ALE action i)."""
+    import gymnasium
+    return gymnasium.make(game.spec.id, render_mode="rgb_array", frameskip=4, repeat_action_probability=0.0,
+                          full_action_space=True)
+
+
 def human_trajectory(game: AtariGame, seed: int) -> Trajectory:
     """One game played by a person with the keyboard (Gymnasium's play utility), up to its first end."""
     if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
@@ -72,15 +80,15 @@ def human_trajectory(game: AtariGame, seed: int) -> Trajectory:
         from gymnasium.utils.play import play
     except (ImportError, gymnasium.error.DependencyNotInstalled) as error:
         raise StartPointError(f"--human needs pygame ({error}); pip install pygame") from None
-    env = gymnasium.make(game.spec.id, render_mode="rgb_array", frameskip=4, repeat_action_probability=0.0,
-                         full_action_space=True)
+    env = gymnasium_game(game)
     actions, state = [], {"ended": False, "seed": None}
+    ale_ids = [action.value for action in env.unwrapped.ale.getLegalActionSet()]   # the full set, in order
 
     def record(obs, next_obs, action, reward, terminated, truncated, info):
         if state["seed"] is None:
             state["seed"] = env.unwrapped.ale.getInt("random_seed")
         if not state["ended"]:
-            actions.append(int(action))
+            actions.append(ale_ids[int(action)])
             state["ended"] = terminated or truncated
     print("play with the keyboard; close the window (or Escape) to finish")
     play(env, keys_to_action=env.unwrapped.get_keys_to_action(), seed=seed, callback=record, noop=0)

@@ -108,3 +108,21 @@ def test_record_starts_from_a_checkpoint_says_so_and_refuses_another_games(monke
     assert len(points) == 2 and max(p.frames for p in points) < 400
     with pytest.raises(StartPointError, match="trained on ALE/Pong-v5, not on ALE/Breakout-v5"):
         record_starts("Breakout", str(tmp_path / "b.json"), 2, checkpoint=str(run))
+
+
+def test_play_recorded_on_gymnasiums_env_replays_to_the_same_state():
+    """What `--human` records (Gymnasium's env under its play utility) replays on `AtariGame`."""
+    from gorila.record_starts import gymnasium_game
+    game = AtariGame("Pong")
+    env = gymnasium_game(game)
+    env.reset(seed=3)
+    seed = env.unwrapped.ale.getInt("random_seed")
+    actions = np.random.default_rng(0).integers(18, size=150).tolist()
+    for action in actions:
+        env.step(action)
+    game.reset(seed)
+    for action in actions:
+        game.step(action)
+    assert np.array_equal(game.ale.getRAM(), env.unwrapped.ale.getRAM())
+    assert np.array_equal(game.ale.getScreen(), env.unwrapped.ale.getScreen())
+    env.close()
