@@ -70,8 +70,9 @@ class ProtocolEnv(VectorEnv):
     Episode e of a round (seeded with `reset(seed)`) is played by copy e mod K from emulator seed
     seed + e, or, under human starts, from start point `start_of(e)` replayed from its own seed: a
     round of `episodes` <= len(starts) episodes takes start points spread evenly over the file
-    (which lists them in order of play), a longer one goes round them. The reward of the start's own frames is never returned. `actions` are the network's;
-    `self.action_ids` turns them into ALE actions.
+    (which lists them in order of play), a longer one goes round them. The reward of the start's own
+    frames is never returned. `actions` are the network's; `self.action_ids` turns them into ALE
+    actions.
     """
 
     def __init__(self, spec: EnvSpec, num_envs: int, protocol: Protocol, num_actions: int,
