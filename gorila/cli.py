@@ -66,12 +66,19 @@ def build_parser() -> Parser:
                        help="continue the run in RUN_DIR from its latest good checkpoint (its config, "
                             "with any fields given here changed, e.g. a larger --total-frames)")
     add_config_flags(train)
-    evaluate = commands.add_parser("evaluate", help="evaluate a checkpoint with null-op starts")
+    evaluate = commands.add_parser("evaluate", help="evaluate a checkpoint under an evaluation protocol")
     evaluate.add_argument("path", help="run directory (its best checkpoint, else its latest) or checkpoint file")
-    evaluate.add_argument("--episodes", type=int, default=None, help="episodes (default: the run's eval_episodes)")
+    evaluate.add_argument("--protocol", choices=["noop", "human-starts", "machado"], default="noop",
+                          help="noop: up to 30 no-ops, 18,000 frames; human-starts: from --starts points, "
+                               "108,000 frames; machado: sticky actions 0.25, 18 actions, 108,000 frames")
+    evaluate.add_argument("--starts", metavar="FILE", help="start points for human-starts (gorila record-starts)")
+    evaluate.add_argument("--max-frames", type=int, default=None, help="frame cap per episode (default: the protocol's)")
+    evaluate.add_argument("--episodes", type=int, default=None,
+                          help="episodes (default: one per start point, else the run's eval_episodes)")
     evaluate.add_argument("--epsilon", type=float, default=None, help="exploration rate (default: the run's eval_epsilon)")
     evaluate.add_argument("--seed", type=int, default=None, help="evaluation seed")
     evaluate.add_argument("--json", metavar="FILE", help="also write the result as JSON")
+    add_record_starts(commands)
     report = commands.add_parser("report", help="summarise a run and plot its learning curve")
     report.add_argument("run_dir")
     bench = commands.add_parser("bench", help="measure each stage against its own limit (ratios, minutes)",
@@ -82,6 +89,20 @@ def build_parser() -> Parser:
     bench.add_argument("--seconds", type=float, default=10.0, help="measuring window of each rate (default 10)")
     bench.add_argument("--device", choices=["cpu", "cuda"], default="cpu", help="where the learner benchmark runs")
     return parser
+
+
+def add_record_starts(commands) -> None:
+    record = commands.add_parser("record-starts", help="record start points for --protocol human-starts")
+    record.add_argument("--env", required=True, help="Atari game (Pong, ALE/Pong-v5, ...)")
+    record.add_argument("--out", required=True, metavar="FILE", help="start-point file to write (JSON)")
+    record.add_argument("--count", type=int, default=100, help="start points (default 100, as in the paper)")
+    source = record.add_mutually_exclusive_group()
+    source.add_argument("--trajectory", metavar="FILE", action="append",
+                        help="JSON/NPZ of ALE actions from reset (repeatable; README: Start points)")
+    source.add_argument("--human", action="store_true", help="play with the keyboard (needs a display)")
+    source.add_argument("--checkpoint", metavar="RUN_OR_CKPT", help="a trained agent plays (epsilon 0.05)")
+    record.add_argument("--games", type=int, default=1, help="games the agent or random play plays (default 1)")
+    record.add_argument("--seed", type=int, default=0, help="seed of play and of the choice of start points")
 
 
 def cli_overrides(args) -> dict:
@@ -216,13 +237,27 @@ def command_train(args) -> int:
 
 def command_evaluate(args) -> int:
     from gorila.evaluate import evaluate_checkpoint
-    result = evaluate_checkpoint(args.path, episodes=args.episodes, epsilon=args.epsilon, seed=args.seed)
+    result = evaluate_checkpoint(args.path, episodes=args.episodes, epsilon=args.epsilon, seed=args.seed,
+                                 protocol=args.protocol, starts=args.starts, max_frames=args.max_frames,
+                                 say=lambda line: print(line, flush=True))
     print(f"checkpoint: {result['checkpoint']}")
     print(f"{result['env']}: mean {result['eval_return_mean']:.2f} +/- {result['eval_return_std']:.2f} over "
-          f"{result['eval_episodes']} episodes ({'null-op starts, ' if result['atari'] else ''}epsilon {result['epsilon']:g}, "
-          f"{result['env_frames']:,} training frames)")
+          f"{result['eval_episodes']} episodes ({result['protocol'] + ', ' if result['atari'] else ''}epsilon "
+          f"{result['epsilon']:g}, {result['env_frames']:,} training frames, {result['wall_seconds']:.1f} s)")
+    if result.get("normalised"):
+        print(f"human-normalised {result['human_normalised']:.1f}%, DQN-normalised {result['dqn_normalised']:.1f}% "
+              f"(published {result['normalised']['reference_protocol']} scores)")
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+    return 0
+
+
+def command_record_starts(args) -> int:
+    from gorila.record_starts import record_starts
+    done = record_starts(args.env, args.out, args.count, args.trajectory, args.human, args.checkpoint,
+                         args.seed, args.games)
+    print(f"{done['count']} start points of {done['game']} ({done['source']} play, {min(done['frames']):,}-"
+          f"{max(done['frames']):,} frames in): {done['out']}")
     return 0
 
 
@@ -252,14 +287,16 @@ def command_bench(args) -> int:
     return 0
 
 
-COMMANDS = {"train": command_train, "evaluate": command_evaluate, "report": command_report, "bench": command_bench}
+COMMANDS = {"train": command_train, "evaluate": command_evaluate, "report": command_report, "bench": command_bench,
+            "record-starts": command_record_starts}
 
 
 def user_error_types() -> tuple[type[Exception], ...]:
     """Errors a user causes and can fix: `main` prints them as one line and exits with 2."""
     from gorila.checkpoint import CheckpointError
     from gorila.envs import EnvError
-    return UserError, ConfigError, EnvError, CheckpointError
+    from gorila.start_points import StartPointError
+    return UserError, ConfigError, EnvError, CheckpointError, StartPointError
 
 
 def main(argv: list[str] | None = None) -> int:

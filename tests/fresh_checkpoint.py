@@ -1,0 +1,23 @@
+"""An untrained agent's checkpoint, written in a second: what evaluation tests need from a run."""
+from dataclasses import asdict
+from pathlib import Path
+
+import torch
+
+from gorila.checkpoint import save_checkpoint
+from gorila.config import build_config
+from gorila.core import describe_env
+from gorila.envs import make_vector_env
+from gorila.networks import flat_parameters, q_network_for
+
+
+def fresh_checkpoint(run_dir: Path, env: str = "Pong", preset: str = "atari", seed: int = 0) -> Path:
+    """A run directory holding one checkpoint of a freshly initialised Q-network for `env`."""
+    config = build_config(preset, overrides={"env": env, "seed": seed})
+    with make_vector_env(config.env, 1) as vector_env:
+        info = describe_env(vector_env)
+    torch.manual_seed(seed)
+    theta = flat_parameters(q_network_for(config, info))
+    payload = {"config": config.to_dict(), "env_info": asdict(info), "theta": torch.as_tensor(theta)}
+    save_checkpoint(run_dir, payload, 0)
+    return run_dir

@@ -1,0 +1,156 @@
+"""Each evaluation protocol on real ALE games: no-op counts, frame caps, post-start reward only,
+sticky actions and the full action set, and the normalised scores of `gorila evaluate`'s result."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+from fresh_checkpoint import fresh_checkpoint
+
+from gorila.config import ConfigError
+from gorila.envs import EnvError, make_vector_env, play_episodes
+from gorila.envs.ale_single import AtariGame
+from gorila.evaluate import evaluate_checkpoint
+from gorila.protocols import PROTOCOLS, ProtocolEnv, action_ids
+from gorila.record_starts import play_trajectory, random_policy
+from gorila.start_points import StartPoint, save_start_points, start_points_of
+
+
+def test_noop_starts_play_between_1_and_30_frames_before_the_agent():
+    with make_vector_env("Pong", 8, evaluation=True) as env:
+        env.reset(seed=100)
+        frames = env._frames[1]                       # FIRE's frame and the no-ops, before the first step
+    assert frames.min() >= 1 and frames.max() <= 30 and len(set(frames.tolist())) > 2
+
+
+def test_noop_episodes_stop_at_the_frame_cap():
+    steps = []
+    with make_vector_env("Pong", 2, evaluation=True, max_episode_frames=200) as env:
+        def act(obs):
+            steps.append(len(obs))
+            return np.zeros(len(obs), np.int64)
+        play_episodes(env, act, 2, seed=0)
+    assert len(steps) == 50                               # 200 frames = 50 agent steps per episode
+
+
+@pytest.fixture(scope="module")
+def pong_play():
+    """A random Pong game of 600 agent steps and the reward of each of its steps."""
+    game = AtariGame("Pong", max_frames=2_400)
+    trajectory = play_trajectory(game, random_policy(game, 1), seed=2)
+    game.reset(trajectory.seed)
+    rewards = np.array([game.step(action)[1] for action in trajectory.actions])
+    return trajectory, rewards
+
+
+def start_before_second_point(trajectory, rewards) -> StartPoint:
+    """A start point 5 steps before the second point of the game: the first was scored before it."""
+    scored = np.flatnonzero(rewards)
+    assert len(scored) >= 2
+    return start_points_of(trajectory, AtariGame("Pong"))[scored[1] - 5 - 1]
+
+
+def test_human_starts_count_only_the_reward_after_the_start_point(pong_play):
+    trajectory, rewards = pong_play
+    start = start_before_second_point(trajectory, rewards)
+    k = len(start.actions)
+    assert start.reward_before == rewards[:k].sum() != 0
+    env = ProtocolEnv(AtariGame("Pong").spec, 1, PROTOCOLS["human-starts"], 6, start.frames + 40, [start])
+    network_action = {ale: i for i, ale in enumerate(env.action_ids)}
+    env.reset(0)
+    total, steps = 0.0, 0
+    for action in trajectory.actions[k:k + 10]:
+        step = env.step(np.array([network_action[action]]))
+        total, steps = total + step.reward[0], steps + 1
+        if step.episode_end[0]:
+            break
+    assert steps == 10                        # the 108,000-frame cap counts the start's frames: here F + 40
+    assert total == rewards[k:k + 10].sum() != 0 and total != rewards[:k + 10].sum()
+
+
+def test_human_starts_need_start_points():
+    with pytest.raises(EnvError, match="needs start points"):
+        ProtocolEnv(AtariGame("Pong").spec, 1, PROTOCOLS["human-starts"], 6)
+
+
+def test_machado_sticky_actions_full_action_set_no_life_loss_signal_and_frame_cap():
+    rules = PROTOCOLS["machado"]
+    assert (rules.sticky_actions, rules.full_action_set, rules.life_loss_signal, rules.max_frames) == \
+        (0.25, True, False, 108_000)
+    env = ProtocolEnv(AtariGame("Breakout").spec, 2, rules, 4, max_frames=400)
+    assert env._games[0].ale.getFloat("repeat_action_probability") == 0.25
+    assert env.action_ids.tolist() == [0, 1, 3, 4]           # the network's minimal actions as ALE ids
+    env.reset(seed=0)
+    rng, steps, lives, differed = np.random.default_rng(0), 0, [], False
+    while True:
+        step = env.step(rng.integers(4) * np.ones(2, np.int64))   # the same actions in both copies
+        steps, differed = steps + 1, differed or not np.array_equal(step.obs[0], step.obs[1])
+        lives.append(env._games[0].lives)
+        if step.episode_end.any():
+            break
+    assert steps == 100 and step.episode_end.all()            # 400 frames, not a life loss, ended it
+    assert min(lives) < 5 and differed                         # lives were lost; sticky actions diverge
+
+
+def test_a_network_with_another_action_count_does_not_fit():
+    game = AtariGame("Pong")
+    assert action_ids(game, 18) == list(range(18))
+    with pytest.raises(EnvError, match="a network with 4 actions does not fit ALE/Pong-v5"):
+        action_ids(game, 4)
+
+
+@pytest.fixture(scope="module")
+def pong_run(tmp_path_factory):
+    return fresh_checkpoint(tmp_path_factory.mktemp("pong") / "run")
+
+
+def test_machado_result_normalised_against_the_null_op_columns(pong_run):
+    result = evaluate_checkpoint(pong_run, episodes=2, protocol="machado", max_frames=400)
+    mean = result["eval_return_mean"]
+    assert result["eval_returns"] and mean == np.mean(result["eval_returns"])
+    # Pong, null-op columns: random -20.7, human 9.3, DQN 18.9
+    assert result["human_normalised"] == pytest.approx(100 * (mean + 20.7) / 30.0)
+    assert result["dqn_normalised"] == pytest.approx(100 * (mean + 20.7) / 39.6)
+    assert result["settings"]["sticky_actions"] == 0.25 and result["settings"]["max_frames"] == 400
+    assert result["seeds"] == [{"seed": 10**9}, {"seed": 10**9 + 1}] and result["epsilon"] == 0.05
+
+
+def test_human_starts_result_normalised_against_the_human_start_columns(pong_run, pong_play, tmp_path):
+    trajectory, rewards = pong_play
+    start = start_before_second_point(trajectory, rewards)
+    save_start_points(tmp_path / "starts", "Pong", [start], "random")
+    result = evaluate_checkpoint(pong_run, protocol="human-starts", starts=str(tmp_path / "starts"),
+                                 max_frames=start.frames + 200)
+    mean = result["eval_return_mean"]
+    assert result["eval_episodes"] == 1
+    assert result["seeds"] == [{"start_point": 0, "seed": trajectory.seed, "start_frames": start.frames}]
+    # Pong, human-start columns: random -18.0, human 15.5, DQN 16.2
+    assert result["human_normalised"] == pytest.approx(100 * (mean + 18.0) / 33.5)
+    assert result["dqn_normalised"] == pytest.approx(100 * (mean + 18.0) / 34.2)
+    assert result["settings"]["start_points"]["source"] == "random"
+
+
+def test_zero_episodes_or_a_start_past_the_cap_is_refused(pong_run, pong_play, tmp_path):
+    with pytest.raises(ConfigError, match="--episodes must be >= 1"):
+        evaluate_checkpoint(pong_run, episodes=0, protocol="machado")
+    trajectory, rewards = pong_play
+    start = start_before_second_point(trajectory, rewards)
+    save_start_points(tmp_path / "starts", "Pong", [start], "random")
+    with pytest.raises(ConfigError, match="not before the cap"):
+        evaluate_checkpoint(pong_run, protocol="human-starts", starts=str(tmp_path / "starts"),
+                            max_frames=start.frames)
+
+
+def test_non_atari_runs_have_only_plain_evaluation(tmp_path):
+    run = fresh_checkpoint(Path(tmp_path) / "run", env="CartPole-v1", preset="cartpole")
+    assert evaluate_checkpoint(run, episodes=2, protocol="noop")["normalised"] is None
+    with pytest.raises(EnvError, match="--protocol machado is for Atari games"):
+        evaluate_checkpoint(run, episodes=2, protocol="machado")
+
+
+def test_fewer_episodes_than_start_points_spread_over_them_more_go_round(pong_play):
+    trajectory, _ = pong_play
+    starts = start_points_of(trajectory, AtariGame("Pong"))[:5]
+    spread = ProtocolEnv(AtariGame("Pong").spec, 1, PROTOCOLS["human-starts"], 6, starts=starts, episodes=2)
+    assert [spread.start_of(e) for e in range(2)] == [0, 2]
+    rounds = ProtocolEnv(AtariGame("Pong").spec, 1, PROTOCOLS["human-starts"], 6, starts=starts, episodes=7)
+    assert [rounds.start_of(e) for e in range(7)] == [0, 1, 2, 3, 4, 0, 1]
