@@ -31,7 +31,8 @@ class Evaluator:
         copies = min(self.episodes, MAX_PARALLEL_EPISODES)
         if make_env is None:
             cap = config.eval_max_frames if info.is_atari else None
-            self.env = make_vector_env(config.env, copies, seed=self.seed, evaluation=True, max_episode_frames=cap)
+            self.env = make_vector_env(config.env, copies, seed=self.seed, evaluation=True, max_episode_frames=cap,
+                                       fire_reset=config.fire_reset)
         else:
             self.env = make_env(copies, self.seed)
         self.rounds, self.next_seed = 0, self.seed

@@ -23,7 +23,7 @@ def test_shrink_keeps_a_flat_frame_flat_and_averages_stripes():
 
 @pytest.mark.parametrize("game", ["Pong", "Breakout"])
 def test_observations_match_the_vector_env_for_the_same_actions(game):
-    vector = make_vector_env(game, 1, evaluation=True)
+    vector = make_vector_env(game, 1, evaluation=True, fire_reset=True)     # FIRE on: both paths press it
     first = vector.reset(seed=11)
     start_frames = int(vector._frames[1][0])             # FIRE (1 frame) and the random no-ops of the reset
     single = AtariGame(game)
