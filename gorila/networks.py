@@ -1,4 +1,5 @@
-"""Q-networks (MLP, Nature CNN, MinAtar's small CNN, optional dueling head) and the flat-vector view of their parameters.
+"""Q-networks (MLP, Nature CNN, MinAtar's small CNN, optional dueling head) and the flat-vector view
+of their parameters.
 
 Parameters and gradients travel between components as one flat float32 vector;
 `flat_parameters`, `load_flat_parameters` and `flat_gradients` are the only conversions.

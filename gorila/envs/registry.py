@@ -5,8 +5,9 @@ C++ vector environment with the DQN preprocessing; MinAtar's miniature Atari
 games (Young & Tian 2019, `MinAtar/Breakout-v1`: 10x10 boolean frames, one
 channel per kind of object), which show learning from pixels on a CPU in
 minutes; and any other Gymnasium environment with a discrete action space
-(CartPole and friends, for quick checks). `resolve_env` turns a user's spelling into one canonical `EnvSpec`
-so that configs, logs and checkpoints all name an environment the same way.
+(CartPole and friends, for quick checks). `resolve_env` turns a user's
+spelling into one canonical `EnvSpec` so that configs, logs and checkpoints
+all name an environment the same way.
 
 The paper's 49 games and their reference scores come from `atari_scores.tsv`
 next to this module. Its slugs use hyphens (`space-invaders`); ale-py names
@@ -177,16 +178,16 @@ def register_minatar() -> None:
 
 def _resolve_minatar(name: str) -> EnvSpec:
     """Spec of 'MinAtar/Breakout-v1' (any case; the newest version when none is given)."""
+    import gymnasium
+
     register_minatar()
-    wanted = _squash(name[len(MINATAR_PREFIX):].split("-v")[0])
-    versioned = re.search(r"-v\d+$", name)
-    candidates = [key for key in _minatar_ids() if _squash(key[len(MINATAR_PREFIX):].rsplit("-v", 1)[0]) == wanted
-                  and (not versioned or key.lower() == name.lower())]
+    game, _, version = name[len(MINATAR_PREFIX):].partition("-v")
+    candidates = [key for key in _minatar_ids()
+                  if _squash(key[len(MINATAR_PREFIX):].rsplit("-v", 1)[0]) == _squash(game)
+                  and version in ("", key.rsplit("-v", 1)[1])]
     if not candidates:
         raise EnvError(f"unknown environment '{name}': MinAtar has {', '.join(_minatar_ids())}")
     env_id = max(candidates, key=lambda key: int(key.rsplit("-v", 1)[1]))
-    import gymnasium
-
     return EnvSpec(kind="minatar", id=env_id, game=gymnasium.spec(env_id).kwargs["game"])
 
 
