@@ -200,13 +200,12 @@ PRESETS: dict[str, dict] = {
     # action set (v0) of the paper's curves. Its floor on the RMSProp denominator is 0.01 outside the
     # square root (torch's centred RMSprop); gorila's RMSProp adds optimizer_eps inside the root, so 1e-4
     # is the same floor. Scaled for minutes on 2 CPU cores (benchmarks/minatar.py): four copies per actor
-    # share each forward pass, one update of 64 per 4 frames instead of one of 32 per frame (16 sampled
-    # transitions a frame instead of 32, at a quarter of the updates), epsilon annealed over 25k frames
-    # instead of 100k, learning after 2,000 frames instead of 5,000, theta- refreshed every 250 updates
-    # (1,000 frames, as in the paper's one update per frame).
+    # share each forward pass, one update of 64 per 2 frames instead of one of 32 per frame (the same 32
+    # sampled transitions a frame, at half the updates), epsilon annealed over 25k frames instead of
+    # 100k, learning after 2,000 frames instead of 5,000, theta- refreshed every 250 updates.
     "minatar": dict(
         env="MinAtar/Breakout-v0", total_frames=100_000, network="minatar_cnn", gamma=0.99, n_step=1,
-        envs_per_actor=4, batch_size=64, replay_capacity=100_000, learning_starts=2_000, update_every=4,
+        envs_per_actor=4, batch_size=64, replay_capacity=100_000, learning_starts=2_000, update_every=2,
         clip_rewards=False, max_grad_norm=0.0,
         epsilon_start=1.0, epsilon_end=0.1, epsilon_decay_frames=25_000, epsilon_ladder=False,
         optimizer="rmsprop", learning_rate=2.5e-4, rmsprop_alpha=0.95, optimizer_eps=1e-4,
