@@ -56,8 +56,8 @@ class Config:
     """Environment copies each actor steps at once with one batched forward pass."""
 
     # --- network --------------------------------------------------------------------------------
-    network: Literal["auto", "mlp", "nature_cnn"] = "auto"
-    """Q-network: `auto` picks the Nature CNN for Atari and an MLP otherwise."""
+    network: Literal["auto", "mlp", "nature_cnn", "minatar_cnn"] = "auto"
+    """Q-network: `auto` picks the Nature CNN for Atari, MinAtar's one-convolution CNN for MinAtar's 10x10 frames and an MLP otherwise."""
     hidden_sizes: tuple[int, ...] = (128, 128)
     """Hidden layer widths of the MLP."""
     dueling: bool = False
@@ -199,6 +199,23 @@ PRESETS: dict[str, dict] = {
         target_update_every=10_000, actor_sync_every=400, learner_sync_every=1,
         eval_every_frames=1_000_000, eval_episodes=30, eval_epsilon=0.05, eval_max_frames=18_000,
         checkpoint_every_frames=1_000_000, outlier_k=5.0,
+    ),
+    # MinAtar's DQN (Young & Tian 2019): its one-convolution network on 10x10 boolean frames, replay of
+    # 100k, gamma 0.99, epsilon down to 0.1, RMSProp 2.5e-4 with squared-gradient momentum 0.95, the full
+    # action set (v0) of the paper's curves. Its floor on the RMSProp denominator is 0.01 outside the
+    # square root (torch's centred RMSprop); gorila's RMSProp adds optimizer_eps inside the root, so 1e-4
+    # is the same floor. Scaled for minutes on 2 CPU cores (benchmarks/minatar.py): four copies per actor
+    # share each forward pass, one update of 64 per 2 frames instead of one of 32 per frame (the same 32
+    # sampled transitions a frame, at half the updates), epsilon annealed over 25k frames instead of
+    # 100k, learning after 2,000 frames instead of 5,000, theta- refreshed every 250 updates.
+    "minatar": dict(
+        env="MinAtar/Breakout-v0", total_frames=100_000, network="minatar_cnn", gamma=0.99, n_step=1,
+        envs_per_actor=4, batch_size=64, replay_capacity=100_000, learning_starts=2_000, update_every=2,
+        clip_rewards=False, max_grad_norm=0.0,
+        epsilon_start=1.0, epsilon_end=0.1, epsilon_decay_steps=25_000, epsilon_ladder=False,
+        optimizer="rmsprop", learning_rate=2.5e-4, rmsprop_alpha=0.95, optimizer_eps=1e-4,
+        target_update_every=250, actor_sync_every=4, learner_sync_every=1,
+        eval_every_frames=25_000, eval_episodes=20, eval_epsilon=0.0, checkpoint_every_frames=50_000,
     ),
 }
 # Gorila as Nair et al. (2015) ran it: 100 bundles, each DQN's actor, 1M-transition replay and learner;

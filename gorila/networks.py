@@ -1,4 +1,5 @@
-"""Q-networks (MLP, Nature CNN, optional dueling head) and the flat-vector view of their parameters.
+"""Q-networks (MLP, Nature CNN, MinAtar's small CNN, optional dueling head) and the flat-vector view
+of their parameters.
 
 Parameters and gradients travel between components as one flat float32 vector;
 `flat_parameters`, `load_flat_parameters` and `flat_gradients` are the only conversions.
@@ -76,16 +77,47 @@ class NatureCNN(nn.Module):
         return self.head(self.torso(obs.float() / 255.0))
 
 
+class MinAtarCNN(nn.Module):
+    """The Q-network of MinAtar's DQN (Young & Tian 2019): one 3x3 convolution with 16 filters,
+    stride 1, on Cx10x10 boolean frames, then 128 rectified units, then one Q-value per action."""
+
+    FILTERS, HIDDEN = 16, 128
+
+    def __init__(self, obs_shape: tuple, num_actions: int, dueling: bool = False):
+        super().__init__()
+        channels, height, width = obs_shape
+        self.torso = nn.Sequential(nn.Conv2d(channels, self.FILTERS, 3, stride=1), nn.ReLU(), nn.Flatten())
+        self.head = QHead(self.FILTERS * (height - 2) * (width - 2), num_actions, self.HIDDEN, dueling)
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        # Cells are 0/1 (bool or uint8) until here: the cast is the network's first operation.
+        return self.head(self.torso(obs.float()))
+
+
+NATURE_CNN_MIN_SIZE = 36     # smaller frames vanish in its 8x8 / 4x4 / 3x3 convolutions
+
+
 def build_q_network(network: str, obs_shape: tuple, num_actions: int, hidden_sizes=(128, 128),
                     dueling: bool = False) -> nn.Module:
-    """The Q-network a config asks for; `auto` means the Nature CNN for image stacks, else an MLP."""
+    """The Q-network a config asks for; `auto` means the Nature CNN for Atari's image stacks, MinAtar's
+    CNN for small images (MinAtar's 10x10 frames), else an MLP."""
     if network == "auto":
-        network = "nature_cnn" if len(obs_shape) == 3 else "mlp"
+        network = _auto_network(obs_shape)
+    if network in ("nature_cnn", "minatar_cnn") and len(obs_shape) != 3:
+        raise ValueError(f"the {network} network needs image observations (C, H, W), got shape {obs_shape}")
     if network == "nature_cnn":
-        if len(obs_shape) != 3:
-            raise ValueError(f"the Nature CNN needs image observations (C, H, W), got shape {obs_shape}")
         return NatureCNN(obs_shape[0], num_actions, dueling)
+    if network == "minatar_cnn":
+        if min(obs_shape[1:]) < 3:
+            raise ValueError(f"the minatar_cnn network's 3x3 convolution needs frames of at least 3x3, got {obs_shape}")
+        return MinAtarCNN(tuple(obs_shape), num_actions, dueling)
     return MLPQNetwork(int(np.prod(obs_shape)), num_actions, tuple(hidden_sizes), dueling)
+
+
+def _auto_network(obs_shape: tuple) -> str:
+    if len(obs_shape) != 3:
+        return "mlp"
+    return "nature_cnn" if min(obs_shape[1:]) >= NATURE_CNN_MIN_SIZE else "minatar_cnn"
 
 
 def q_network_for(config, info) -> nn.Module:

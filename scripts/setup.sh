@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Creates .venv with gorila and its test tools. torch is pinned to the CPU wheel first so that no
-# multi-GB CUDA build is downloaded; everything else comes from pyproject.toml. pip's output goes to
+# multi-GB CUDA build is downloaded; everything else comes from pyproject.toml, with
+# the dev and minatar extras (the tests and benchmarks/minatar.py use MinAtar's games). pip's output goes to
 # .venv/setup.log and is shown only when something fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +12,6 @@ install() { .venv/bin/python -m pip install "$@" >>"$log" 2>&1 || { cat "$log"; 
 : >"$log"
 install -q --upgrade pip
 install -q "torch==2.13.0"
-install -q -e ".[dev]"
-.venv/bin/python -c "import gorila.cli, torch, ray, ale_py, gymnasium" || { echo "setup failed"; exit 1; }
+install -q -e ".[dev,minatar]"
+.venv/bin/python -c "import gorila.cli, torch, ray, ale_py, gymnasium, minatar" || { echo "setup failed"; exit 1; }
 echo "setup: .venv ready ($(.venv/bin/python -c 'import torch, ray; print(f"torch {torch.__version__}, ray {ray.__version__}")'))"

@@ -1,10 +1,13 @@
 """Environment names: what a user may type, and what it resolves to.
 
-Two kinds of environment exist for gorila: Atari games, run through ale-py's
-C++ vector environment with the DQN preprocessing, and any other Gymnasium
-environment with a discrete action space (CartPole and friends, for quick
-checks). `resolve_env` turns a user's spelling into one canonical `EnvSpec`
-so that configs, logs and checkpoints all name an environment the same way.
+Three kinds of environment exist for gorila: Atari games, run through ale-py's
+C++ vector environment with the DQN preprocessing; MinAtar's miniature Atari
+games (Young & Tian 2019, `MinAtar/Breakout-v1`: 10x10 boolean frames, one
+channel per kind of object), which show learning from pixels on a CPU in
+minutes; and any other Gymnasium environment with a discrete action space
+(CartPole and friends, for quick checks). `resolve_env` turns a user's
+spelling into one canonical `EnvSpec` so that configs, logs and checkpoints
+all name an environment the same way.
 
 The paper's 49 games and their reference scores come from `atari_scores.tsv`
 next to this module. Its slugs use hyphens (`space-invaders`); ale-py names
@@ -30,7 +33,8 @@ class EnvError(ValueError):
 
 @dataclass(frozen=True)
 class EnvSpec:
-    """A resolved environment: `kind` is 'atari' or 'gym'; `game` is the ale-py ROM name or None."""
+    """A resolved environment: `kind` is 'atari', 'minatar' or 'gym'; `game` is the ale-py ROM name,
+    MinAtar's game name ('space_invaders'), or None."""
 
     kind: str
     id: str
@@ -134,6 +138,8 @@ def resolve_env(name: str | EnvSpec) -> EnvSpec:
     if not isinstance(name, str) or not name.strip():
         raise EnvError(f"environment name must be a non-empty string, got {name!r}")
     name = name.strip()
+    if name.lower().startswith(MINATAR_PREFIX.lower()):
+        return _resolve_minatar(name)
     gym_id = None if name.startswith("ALE/") else _gym_id(name)
     if gym_id is not None and re.search(r"-v\d+$", name):
         return _gym_spec(gym_id)  # an exact Gymnasium id wins over a ROM of the same name
@@ -152,3 +158,41 @@ def _gym_spec(gym_id: str) -> EnvSpec:
     """Spec of a Gymnasium env, once its spaces are known to be ones gorila supports."""
     _check_spaces(gym_id)
     return EnvSpec(kind="gym", id=gym_id, game=None)
+
+
+MINATAR_PREFIX = "MinAtar/"
+
+
+def register_minatar() -> None:
+    """Register MinAtar's Gymnasium ids once per process; the package does not do it on import
+    (Gymnasium 1.x no longer loads its entry-point plugins), so each process that makes one calls this."""
+    import gymnasium
+
+    try:
+        from minatar.gym import register_envs
+    except ImportError:
+        raise EnvError("MinAtar environments need the minatar package: pip install 'gorila[minatar]'") from None
+    if f"{MINATAR_PREFIX}Breakout-v1" not in gymnasium.registry:
+        register_envs()
+
+
+def _resolve_minatar(name: str) -> EnvSpec:
+    """Spec of 'MinAtar/Breakout-v1' (any case; the newest version when none is given)."""
+    import gymnasium
+
+    register_minatar()
+    game, _, version = name[len(MINATAR_PREFIX):].partition("-v")
+    candidates = [key for key in _minatar_ids()
+                  if _squash(key[len(MINATAR_PREFIX):].rsplit("-v", 1)[0]) == _squash(game)
+                  and version in ("", key.rsplit("-v", 1)[1])]
+    if not candidates:
+        raise EnvError(f"unknown environment '{name}': MinAtar has {', '.join(_minatar_ids())}")
+    env_id = max(candidates, key=lambda key: int(key.rsplit("-v", 1)[1]))
+    return EnvSpec(kind="minatar", id=env_id, game=gymnasium.spec(env_id).kwargs["game"])
+
+
+def _minatar_ids() -> list[str]:
+    """MinAtar's registered Gymnasium ids, in registry order."""
+    import gymnasium
+
+    return [key for key in gymnasium.registry if key.startswith(MINATAR_PREFIX)]

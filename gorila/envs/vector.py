@@ -31,7 +31,8 @@ checked on ale-py 0.12.1 (Breakout, Pong, 2 envs):
   frame in the last slot (the stack is not filled with copies of it);
 - `reset(seed=s)` seeds copy i with s + i and the whole run is reproducible.
 
-Other Gymnasium envs use their own batched implementation where Gymnasium has
+MinAtar's games step K plain environments in a loop, frames channels-first and
+boolean. Other Gymnasium envs use their own batched implementation where Gymnasium has
 one (CartPole), else K plain environments stepped in a loop; both with the
 next-step autoreset of Gymnasium 1.x vector envs: reward 0, terminated and
 truncated False on the step after an episode end, the same convention as
@@ -205,33 +206,62 @@ class _GymVector(VectorEnv):
         self._envs = [gymnasium.make(spec.id, **kwargs) for _ in range(num_envs)]
         self.num_actions = int(self._envs[0].action_space.n)
         self.frames_per_step = 1
-        self._set_shapes(self._envs[0].observation_space.shape, np.float32, 1)
+        shape = self._observe(np.zeros(self._envs[0].observation_space.shape)).shape
+        self._set_shapes(shape, self.OBS_DTYPE, 1)
         self._ended = None
+
+    OBS_DTYPE = np.float32
+
+    def _observe(self, obs: np.ndarray) -> np.ndarray:
+        """One copy's observation as the network takes it."""
+        return obs
 
     def reset(self, seed: int | None = None) -> np.ndarray:
         seed = int(self.seed if seed is None else seed)
         self._ended = np.zeros(self.num_envs, bool)
-        return np.stack([env.reset(seed=seed + i)[0] for i, env in enumerate(self._envs)]).astype(np.float32)
+        first = [self._observe(env.reset(seed=seed + i)[0]) for i, env in enumerate(self._envs)]
+        return np.stack(first).astype(self.obs_dtype)
 
     def step(self, actions: np.ndarray) -> Step:
         if self._ended is None:
             raise RuntimeError("call reset() before step()")
         actions = self._actions(actions)
-        obs = np.empty((self.num_envs,) + self.obs_shape, np.float32)
+        obs = np.empty((self.num_envs,) + self.obs_shape, self.obs_dtype)
         reward = np.zeros(self.num_envs, np.float32)
         terminal = np.zeros(self.num_envs, bool)
         truncated = np.zeros(self.num_envs, bool)
         for i, env in enumerate(self._envs):
             if self._ended[i]:
-                obs[i] = env.reset()[0]
+                obs[i] = self._observe(env.reset()[0])
             else:
-                obs[i], reward[i], terminal[i], truncated[i], _ = env.step(int(actions[i]))
+                frame, reward[i], terminal[i], truncated[i], _ = env.step(int(actions[i]))
+                obs[i] = self._observe(frame)
         self._ended = terminal | truncated
         return Step(obs, reward, terminal, self._ended.copy())
 
     def close(self) -> None:
         for env in self._envs:
             env.close()
+
+
+class _MinAtarVector(_GymVector):
+    """MinAtar's games (Young & Tian 2019) as Gymnasium registers them: each 10x10xC boolean frame
+    becomes channels-first C x 10 x 10 and stays boolean (one byte a cell in replay) until the
+    network's first layer. Sticky actions (0.1) and difficulty ramping are MinAtar's defaults, as in
+    its paper; one agent step is one frame, and an episode runs until the game ends."""
+
+    OBS_DTYPE = np.bool_
+
+    def __init__(self, spec: EnvSpec, num_envs: int, max_frames: int | None):
+        from gorila.envs.registry import register_minatar
+
+        register_minatar()              # a fresh process (a Ray worker) has not registered them yet
+        with warnings.catch_warnings():  # v0, the full action set of MinAtar's paper, is "out of date"
+            warnings.filterwarnings("ignore", message=".*is out of date", category=DeprecationWarning)
+            super().__init__(spec, num_envs, max_frames)
+
+    def _observe(self, obs: np.ndarray) -> np.ndarray:
+        return np.moveaxis(obs, -1, 0)
 
 
 class _NativeGymVector(VectorEnv):
@@ -278,8 +308,9 @@ def make_vector_env(
 ) -> VectorEnv:
     """Build K copies; `reset()` (call it first) then seeds copy i with seed + i.
 
-    evaluation: Atari only; no life-loss terminals and an 18,000-frame cap (the
-    paper's 5 minutes) unless `max_episode_frames` says otherwise. In training
+    evaluation: Atari: no life-loss terminals and an 18,000-frame cap (the
+    paper's 5 minutes) unless `max_episode_frames` says otherwise; MinAtar: the
+    same cap (a greedy agent may otherwise play one episode for ever). In training
     the Atari cap is 108,000 frames. For Gymnasium envs `max_episode_frames`
     replaces the TimeLimit (counted in env steps). num_threads: ale-py's C++
     worker threads (0 lets ale-py choose); ignored for Gymnasium envs.
@@ -293,6 +324,8 @@ def make_vector_env(
     if spec.kind == "atari":
         cap = max_episode_frames or (EVAL_MAX_FRAMES if evaluation else TRAIN_MAX_FRAMES)
         env: VectorEnv = _AtariVector(spec, num_envs, evaluation, cap, num_threads, fire_reset)
+    elif spec.kind == "minatar":
+        env = _MinAtarVector(spec, num_envs, max_episode_frames or (EVAL_MAX_FRAMES if evaluation else None))
     elif _has_batched_implementation(spec.id):
         env = _NativeGymVector(spec, num_envs, max_episode_frames)
     else:
