@@ -80,8 +80,14 @@ def build_parser() -> Parser:
     evaluate.add_argument("--json", metavar="FILE", help="also write the result as JSON")
     add_record_starts(commands)
     add_suite_parser(commands)
-    report = commands.add_parser("report", help="summarise a run and plot its learning curve")
-    report.add_argument("run_dir")
+    report = commands.add_parser("report", help="plots and an HTML page of runs and suites",
+                                 description="Plots (return vs frames and wall time; per-game bars of a suite), "
+                                             "index.html and a summary of runs and suite directories.")
+    report.add_argument("runs", nargs="+", metavar="RUN", help="run or suite directories")
+    report.add_argument("--out", metavar="DIR", help="report directory (default: RUN/report for one RUN)")
+    report.add_argument("--video", action="store_true", help="record an evaluation episode of each run (MP4 or GIF)")
+    report.add_argument("--episodes", type=int, default=None,
+                        help="episodes of the final evaluation when no suite stored one (default: the run's eval_episodes)")
     bench = commands.add_parser("bench", help="measure each stage against its own limit (ratios, minutes)",
                                 description="Measure each stage of Gorila against its own limit, side by side.")
     bench.add_argument("--json", metavar="FILE", help="also write every figure as JSON")
@@ -311,8 +317,11 @@ def command_suite(args) -> int:
 
 
 def command_report(args) -> int:
-    from gorila.report import report_run
-    print(report_run(args.run_dir))
+    from gorila.report_page import make_report
+    if not args.out and len(args.runs) > 1:
+        raise UserError("report: several runs need --out DIR")
+    text, _ = make_report(args.runs, Path(args.out or Path(args.runs[0]) / "report"), args.video, args.episodes)
+    print(text)
     return 0
 
 
@@ -344,8 +353,9 @@ def user_error_types() -> tuple[type[Exception], ...]:
     """Errors a user causes and can fix: `main` prints them as one line and exits with 2."""
     from gorila.checkpoint import CheckpointError
     from gorila.envs import EnvError
+    from gorila.report import ReportError
     from gorila.start_points import StartPointError
-    return UserError, ConfigError, EnvError, CheckpointError, StartPointError
+    return UserError, ConfigError, EnvError, CheckpointError, StartPointError, ReportError
 
 
 def main(argv: list[str] | None = None) -> int:
