@@ -24,7 +24,7 @@ from gorila.config import Config, ConfigError, build_config
 from gorila.metrics import read_metrics
 
 SUITE_FILE = "suite.json"
-FINAL_PARAMETERS = "final parameters (checkpoints/latest.pt at the end of training)"
+FINAL_PARAMETERS = "parameters saved at the end of training (checkpoints/latest.pt)"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -80,7 +80,19 @@ def check_plan(plan: SuitePlan) -> None:
         check_human_starts(plan.starts)
     for game in plan.games:
         if not plan.finished(game):
+            check_game_dir(plan.game_dir(game))
             preflight(plan.game_config(game))
+
+
+RUN_FILES = ("config.yaml", "metrics.jsonl", "checkpoints", "tensorboard")
+
+
+def check_game_dir(path: Path) -> None:
+    """A game's directory is new, empty or a run of an earlier suite: never someone else's files,
+    since a game that left nothing to resume from is started again in a cleared directory."""
+    if path.exists() and (not path.is_dir() or (any(path.iterdir()) and
+                                                not any((path / name).exists() for name in RUN_FILES))):
+        raise ConfigError(f"--out: {path} exists and is not a run directory; choose another --out")
 
 
 def check_human_starts(starts: str | None) -> None:

@@ -54,6 +54,14 @@ def test_games_run_at_once_as_ray_tasks(tmp_path):
     assert len(rows) == 3 and rows[1].startswith("CartPole-v1") and rows[2].startswith("Acrobot-v1")
 
 
+def test_a_game_dir_holding_other_files_is_refused(tmp_path, capsys):
+    (tmp_path / "s" / "Pong").mkdir(parents=True)
+    (tmp_path / "s" / "Pong" / "thesis.tex").write_text("mine")
+    assert main(["suite", "--games", "Pong", "--out", str(tmp_path / "s")]) == 2
+    assert "is not a run directory" in capsys.readouterr().err
+    assert (tmp_path / "s" / "Pong" / "thesis.tex").read_text() == "mine"
+
+
 @pytest.mark.parametrize("argv, words", [
     (["suite", "--games", "NoSuchGame", "--out", "{dir}/s"], "NoSuchGame"),
     (["suite", "--games", "Pong", "--env", "Pong", "--out", "{dir}/s"], "give --games instead of env"),
