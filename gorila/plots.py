@@ -26,13 +26,20 @@ def training(records: list[dict]) -> list[dict]:
     return [r for r in records if r.get("kind") == "train" and r.get("return_mean") is not None]
 
 
-def plot_returns(runs: list[tuple[str, list[dict]]], x: str, path: Path, title: str = "") -> Path:
+def plot_returns(runs: list[tuple[str, list[dict]]], x: str, path: Path, title: str = "",
+                 finals: dict[str, dict] | None = None) -> Path:
     """Episode return against `x` (env_frames or wall_time), several runs overlaid: each run's
-    evaluations as markers with a line, its recent training return as a faint line of the same colour."""
+    evaluations as markers with a line, its recent training return as a faint line of the same colour,
+    and its final evaluation of the saved parameters (`finals`, by label) as a star at the run's end."""
     plt = _pyplot()
     figure, axis = plt.subplots(figsize=(8, 4.5))
     for index, (label, records) in enumerate(runs):
         colour = f"C{index % 10}"
+        final = (finals or {}).get(label)
+        if final and records:
+            at = final["env_frames"] if x == "env_frames" else max(r["wall_time"] for r in records)
+            axis.plot([at], [final["eval_return_mean"]], "*", color=colour, markersize=14, markeredgecolor="k",
+                      label=f"{label}: final evaluation of the saved parameters")
         train = training(records)
         if train:
             axis.plot([r[x] for r in train], [r["return_mean"] for r in train], color=colour, alpha=0.35,
@@ -81,16 +88,18 @@ def plot_normalised_bars(rows: list[dict], path: Path, key: str = "noop") -> Pat
         return None
     rows = sorted(rows, key=lambda r: r[f"human_normalised_{key}"])
     plt = _pyplot()
-    figure, axis = plt.subplots(figsize=(8, 1.2 + 0.28 * len(rows)))
+    figure, axis = plt.subplots(figsize=(8, 2.2 + 0.28 * len(rows)))
     positions = range(len(rows))
     ours = [r[f"human_normalised_{key}"] for r in rows]
     for at_human, colour, label in ((False, "C0", "ours, below 75% of human"), (True, "C2", "ours, at >= 75% of human")):
         chosen = [(p, v) for p, v in zip(positions, ours) if (v >= HUMAN_LEVEL) == at_human]
         if chosen:
             axis.barh([p for p, _ in chosen], [v for _, v in chosen], color=colour, label=label)
+    shown = list(ours)
     for source, marker, colour in (("dqn", "|", "k"), ("gorila", "x", "C3")):
         points = [(_normalised(r, source, key), p) for r, p in zip(rows, positions)]
         points = [(v, p) for v, p in points if v is not None]
+        shown += [v for v, _ in points]
         axis.scatter([v for v, _ in points], [p for _, p in points], marker=marker, color=colour, s=60, zorder=3,
                      label=f"{source.upper() if source == 'dqn' else 'Gorila'} (published)")
     axis.axvline(HUMAN_LEVEL, color="grey", linestyle="--", linewidth=1, label="75% of human")
@@ -100,8 +109,9 @@ def plot_normalised_bars(rows: list[dict], path: Path, key: str = "noop") -> Pat
     axis.set_xlabel("human-normalised score (%)")
     axis.set_title(f"human-normalised score per game, {PROTOCOL_NAMES[key]}, final evaluation")
     axis.grid(axis="x", alpha=0.3)
-    axis.legend(fontsize=7, loc="lower right")
-    return _save(plt, figure, path)
+    axis.set_xlim(min(min(shown) * 2, -1.0), max(max(shown) * 2, 200.0))     # room for every marker
+    figure.legend(*axis.get_legend_handles_labels(), fontsize=7, loc="lower center", ncol=3)
+    return _save(plt, figure, path, bottom=0.5 / figure.get_figheight())
 
 
 def _normalised(row: dict, source: str, key: str) -> float | None:
@@ -111,8 +121,8 @@ def _normalised(row: dict, source: str, key: str) -> float | None:
     return 100.0 * (row[f"{source}_{key}"] - random) / (human - random)
 
 
-def _save(plt, figure, path: Path) -> Path:
-    figure.tight_layout()
+def _save(plt, figure, path: Path, bottom: float = 0.0) -> Path:
+    figure.tight_layout(rect=(0, bottom, 1, 1))     # `bottom`: the figure's share kept for its legend
     figure.savefig(path, dpi=100)
     plt.close(figure)
     return path

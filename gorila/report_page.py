@@ -46,8 +46,9 @@ def _labelled_runs(paths: list[Path]) -> list[RunSummary]:
 
 def _runs_section(runs: list[RunSummary], out: Path) -> str:
     pairs = [(run.label, run.records) for run in runs]
-    figures = [plots.plot_returns(pairs, "env_frames", out / "return_vs_frames.png"),
-               plots.plot_returns(pairs, "wall_time", out / "return_vs_wall_time.png")]
+    finals = {run.label: run.final for run in runs if run.final}
+    figures = [plots.plot_returns(pairs, "env_frames", out / "return_vs_frames.png", finals=finals),
+               plots.plot_returns(pairs, "wall_time", out / "return_vs_wall_time.png", finals=finals)]
     parts = ["<h2>Runs</h2>", *(_img(f) for f in figures)]
     for run in runs:
         parts.append(_run_html(run))

@@ -90,7 +90,7 @@ def markdown(plan: SuitePlan, rows: list[dict], summary: dict) -> str:
     head = ("| game | frames | ours, null-op | human-norm. % | DQN null-op | Gorila null-op "
             "| ours, human starts | human-norm. % | DQN human starts | Gorila human starts |")
     lines = [f"# Suite results: {len(rows)} of {len(plan.games)} games finished", "",
-             f"Scores are a final evaluation of the saved {FINAL_PARAMETERS}, on episodes no training "
+             f"Scores are a final evaluation of the {FINAL_PARAMETERS}, on episodes no training "
              "evaluation played; not the best evaluation seen during training. DQN: Mnih et al. (2015); "
              "Gorila: Nair et al. (2015). Human-normalised: 100 (score - random) / (human - random).", "",
              head, "|" + "---|" * head.count(" | ") + "---|"]
