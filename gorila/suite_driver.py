@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import time
 from typing import Callable
 
@@ -14,6 +15,7 @@ from gorila.metrics import read_metrics
 from gorila.runtime.calls import failure_reason
 from gorila.suite import SUITE_FILE, SuitePlan, play_game
 from gorila.suite_table import write_tables
+from gorila.trainer import _stop_on_signals
 
 PROGRESS_EVERY_S = 30.0
 CANCEL_WAIT_S = 120.0     # an interrupted game's final checkpoint
@@ -111,6 +113,7 @@ def _run_on_ray(plan: SuitePlan, todo: list[str], parallel: int, address: str, c
     """`parallel` games at a time, each a Ray task training on the local runtime."""
     from gorila.suite import play_game_task
     ray = _start_ray(address, parallel * cpus_per_game)
+    previous = _stop_on_signals()           # after Ray started: it replaces the SIGTERM handler
     task = ray.remote(num_cpus=cpus_per_game, max_retries=0)(play_game_task)
     queue, running = list(todo), {}
     try:
@@ -129,6 +132,8 @@ def _run_on_ray(plan: SuitePlan, todo: list[str], parallel: int, address: str, c
         write_tables(plan)
         raise
     finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
         ray.shutdown()
 
 
