@@ -122,7 +122,8 @@ def add_suite_parser(commands) -> None:
     suite.add_argument("--parallel", type=int, default=1, help="games at once, as Ray tasks (default 1: here, in turn)")
     suite.add_argument("--cpus-per-game", type=float, default=1.0, help="Ray CPUs each game asks for (default 1)")
     suite.add_argument("--episodes", type=int, help="final evaluation episodes (default: the config's eval_episodes)")
-    suite.add_argument("--starts", metavar="FILE", help="recorded human start points: also evaluate with human starts")
+    suite.add_argument("--starts", metavar="DIR", help="start points of each game, DIR/<game>.json (gorila record-starts; "
+                                                      "a FILE for one game): also evaluate with human starts")
     suite.add_argument("--preset", choices=sorted(PRESETS), default="atari", help="preset of every game (default atari)")
     suite.add_argument("--config", metavar="FILE", help="YAML file of config fields for every game")
     suite.add_argument("--set", metavar="KEY=VALUE", action="append", default=[], help="override any config field")
@@ -269,7 +270,8 @@ def command_evaluate(args) -> int:
           f"{result['eval_episodes']} episodes ({result['protocol'] + ', ' if result['atari'] else ''}epsilon "
           f"{result['epsilon']:g}, {result['env_frames']:,} training frames, {result['wall_seconds']:.1f} s)")
     if result.get("normalised"):
-        print(f"human-normalised {result['human_normalised']:.1f}%, DQN-normalised {result['dqn_normalised']:.1f}% "
+        dqn = "-" if result["dqn_normalised"] is None else f"{result['dqn_normalised']:.1f}%"
+        print(f"human-normalised {result['human_normalised']:.1f}%, DQN-normalised {dqn} "
               f"(published {result['normalised']['reference_protocol']} scores)")
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2) + "\n")

@@ -14,7 +14,6 @@ Ray or an existing cluster), each training on the local runtime inside its task.
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import json
 import shutil
 from pathlib import Path
@@ -77,7 +76,7 @@ def check_plan(plan: SuitePlan) -> None:
     if plan.episodes is not None and plan.episodes < 1:
         raise ConfigError("--episodes must be >= 1")
     if "human-starts" in plan.protocols:
-        check_human_starts(plan.starts)
+        check_human_starts(plan)
     for game in plan.games:
         if not plan.finished(game):
             check_game_dir(plan.game_dir(game))
@@ -95,13 +94,24 @@ def check_game_dir(path: Path) -> None:
         raise ConfigError(f"--out: {path} exists and is not a run directory; choose another --out")
 
 
-def check_human_starts(starts: str | None) -> None:
-    """Human-starts evaluation needs start points and an evaluation that takes a protocol."""
-    from gorila.evaluate import evaluate_checkpoint
-    if not starts or not Path(starts).exists():
-        raise ConfigError(f"--starts: no start points at {starts!r}")
-    if "protocol" not in inspect.signature(evaluate_checkpoint).parameters:
-        raise ConfigError("--starts: this version of `gorila evaluate` has only null-op starts")
+def check_human_starts(plan: SuitePlan) -> None:
+    """Every game evaluated with human starts has a start-point file."""
+    for game in plan.games:
+        path = starts_of(plan, game)
+        if not path.is_file():
+            raise ConfigError(f"--starts: no start points of {game} at {path} (record them with "
+                              f"`gorila record-starts --env {game} --out {path}`)")
+
+
+def starts_of(plan: SuitePlan, game: str) -> Path:
+    """The start-point file of `game`: --starts itself for a one-game suite given a file, else
+    <game>.json (the name as given, or its ale-py name) in the --starts directory."""
+    starts = Path(plan.starts or "")
+    if starts.is_file() and len(plan.games) == 1:
+        return starts
+    given = starts / f"{game.replace('/', '_')}.json"
+    name = paper_game(game)
+    return given if given.is_file() or not name else starts / f"{name}.json"
 
 
 # ---- one game ----------------------------------------------------------------------------------
@@ -156,7 +166,8 @@ def resumable(run_dir: Path) -> dict | None:
 def evaluate_game(plan: SuitePlan, game: str, protocol: str) -> dict:
     """Evaluate the final parameters of `game` under `protocol` and store the result file."""
     checkpoint = (plan.game_dir(game) / "checkpoints" / LATEST).resolve()     # the file latest.pt links to
-    result = evaluate_saved(checkpoint, protocol, plan.episodes, plan.starts)
+    starts = str(starts_of(plan, game)) if protocol == "human-starts" else None
+    result = evaluate_saved(checkpoint, protocol, plan.episodes, starts)
     result.update(protocol=protocol, parameters=FINAL_PARAMETERS, game=game)
     result.update(normalised(game, result["eval_return_mean"], protocol))
     path = plan.result_file(game, protocol)
@@ -167,11 +178,8 @@ def evaluate_game(plan: SuitePlan, game: str, protocol: str) -> dict:
 
 
 def evaluate_saved(checkpoint: Path, protocol: str, episodes: int | None, starts: str | None) -> dict:
-    """`gorila evaluate` of a checkpoint under `protocol` (null-op starts unless told otherwise)."""
+    """`gorila evaluate` of a checkpoint under `protocol` (human starts from the file `starts`)."""
     from gorila.evaluate import evaluate_checkpoint
-    if protocol == "noop":
-        return evaluate_checkpoint(checkpoint, episodes=episodes)
-    # Human starts: an evaluate_checkpoint that takes protocol= and starts= (checked by check_plan).
     return evaluate_checkpoint(checkpoint, episodes=episodes, protocol=protocol, starts=starts)
 
 

@@ -72,3 +72,26 @@ def test_bad_input_exits_2_with_one_line(argv, words, tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("gorila: error: ") and words in err[0], err
     assert not (tmp_path / "s").exists()
+
+
+def test_human_starts_are_evaluated_from_each_games_start_points(tmp_path, capsys):
+    starts = tmp_path / "starts"
+    starts.mkdir()
+    assert main(["record-starts", "--env", "Pong", "--out", str(starts / "Pong.json"), "--count", "2"]) == 0
+    fields = {"eval_episodes": 1, "learning_starts": 500, "log_every_seconds": 5.0}
+    outcome = run_suite(SuitePlan(tmp_path / "s", ("Pong",), 2000, overrides=fields, episodes=2,
+                                  protocols=("noop", "human-starts"), starts=str(starts)), say=lambda line: None)
+    assert outcome["finished"] == ["Pong"]
+    result = json.loads((tmp_path / "s" / "Pong" / "final_eval-human-starts.json").read_text())
+    assert result["protocol"] == "human-starts" and result["eval_episodes"] == 2
+    assert result["normalised"]["reference_protocol"] == "human-starts"
+    markdown = (tmp_path / "s" / "results.md").read_text()
+    assert "| human starts | ours | 1 |" in markdown
+
+
+def test_a_game_without_start_points_is_refused_before_training(tmp_path, capsys):
+    (tmp_path / "starts").mkdir()
+    argv = ["suite", "--games", "Pong", "--starts", str(tmp_path / "starts"), "--out", str(tmp_path / "s")]
+    assert main(argv) == 2
+    assert "no start points of Pong" in capsys.readouterr().err
+    assert not (tmp_path / "s").exists()
