@@ -1,4 +1,4 @@
-"""`gorila train | evaluate | report | bench`: the command line, generated from `Config`.
+"""`gorila train | evaluate | record-starts | suite | report | bench`: the command line, generated from `Config`.
 
 Every config field is a flag (`--total-frames`, `--bundled/--no-bundled`, ...) whose help is the
 field's docstring; `--preset`, `--config FILE` and `--set KEY=VALUE` layer on top in that order.
@@ -79,8 +79,15 @@ def build_parser() -> Parser:
     evaluate.add_argument("--seed", type=int, default=None, help="evaluation seed")
     evaluate.add_argument("--json", metavar="FILE", help="also write the result as JSON")
     add_record_starts(commands)
-    report = commands.add_parser("report", help="summarise a run and plot its learning curve")
-    report.add_argument("run_dir")
+    add_suite_parser(commands)
+    report = commands.add_parser("report", help="plots and an HTML page of runs and suites",
+                                 description="Plots (return vs frames and wall time; per-game bars of a suite), "
+                                             "index.html and a summary of runs and suite directories.")
+    report.add_argument("runs", nargs="+", metavar="RUN", help="run or suite directories")
+    report.add_argument("--out", metavar="DIR", help="report directory (default: RUN/report for one RUN)")
+    report.add_argument("--video", action="store_true", help="record an evaluation episode of each run (MP4 or GIF)")
+    report.add_argument("--episodes", type=int, default=None,
+                        help="episodes of the final evaluation when no suite stored one (default: the run's eval_episodes)")
     bench = commands.add_parser("bench", help="measure each stage against its own limit (ratios, minutes)",
                                 description="Measure each stage of Gorila against its own limit, side by side.")
     bench.add_argument("--json", metavar="FILE", help="also write every figure as JSON")
@@ -103,6 +110,24 @@ def add_record_starts(commands) -> None:
     source.add_argument("--checkpoint", metavar="RUN_OR_CKPT", help="a trained agent plays (epsilon 0.05)")
     record.add_argument("--games", type=int, default=1, help="games the agent or random play plays (default 1)")
     record.add_argument("--seed", type=int, default=0, help="seed of play and of the choice of start points")
+
+
+def add_suite_parser(commands) -> None:
+    suite = commands.add_parser("suite", help="train and evaluate a list of Atari games (the paper's table)",
+                                description="Train one run per game, evaluate each run's final parameters, and "
+                                            "write a results table beside the published DQN and Gorila scores.")
+    suite.add_argument("--games", help="comma-separated games (default: the paper's 49)")
+    suite.add_argument("--frames-per-game", type=int, help="training frames per game (default: the config's total_frames)")
+    suite.add_argument("--out", metavar="DIR", default="runs/suite", help="suite directory, one run per game (default runs/suite)")
+    suite.add_argument("--parallel", type=int, default=1, help="games at once, as Ray tasks (default 1: here, in turn)")
+    suite.add_argument("--cpus-per-game", type=float, default=1.0, help="Ray CPUs each game asks for (default 1)")
+    suite.add_argument("--episodes", type=int, help="final evaluation episodes (default: the config's eval_episodes)")
+    suite.add_argument("--starts", metavar="DIR", help="start points of each game, DIR/<game>.json (gorila record-starts; "
+                                                      "a FILE for one game): also evaluate with human starts")
+    suite.add_argument("--preset", choices=sorted(PRESETS), default="atari", help="preset of every game (default atari)")
+    suite.add_argument("--config", metavar="FILE", help="YAML file of config fields for every game")
+    suite.add_argument("--set", metavar="KEY=VALUE", action="append", default=[], help="override any config field")
+    add_config_flags(suite)
 
 
 def cli_overrides(args) -> dict:
@@ -245,7 +270,8 @@ def command_evaluate(args) -> int:
           f"{result['eval_episodes']} episodes ({result['protocol'] + ', ' if result['atari'] else ''}epsilon "
           f"{result['epsilon']:g}, {result['env_frames']:,} training frames, {result['wall_seconds']:.1f} s)")
     if result.get("normalised"):
-        print(f"human-normalised {result['human_normalised']:.1f}%, DQN-normalised {result['dqn_normalised']:.1f}% "
+        dqn = "-" if result["dqn_normalised"] is None else f"{result['dqn_normalised']:.1f}%"
+        print(f"human-normalised {result['human_normalised']:.1f}%, DQN-normalised {dqn} "
               f"(published {result['normalised']['reference_protocol']} scores)")
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
@@ -261,9 +287,43 @@ def command_record_starts(args) -> int:
     return 0
 
 
+def suite_plan(args):
+    """The suite's plan and the Ray address its games run on (never passed to the games themselves)."""
+    from gorila.envs import ATARI_GAMES
+    from gorila.suite import SuitePlan
+    overrides = cli_overrides(args)
+    for field, flag in (("env", "--games"), ("run_dir", "--out"), ("total_frames", "--frames-per-game")):
+        if field in overrides:
+            raise UserError(f"suite: give {flag} instead of {field}")
+    address = overrides.pop("address", "")
+    if args.parallel < 1 or (args.parallel > 1 and overrides.get("runtime") == "ray"):
+        raise UserError("--parallel must be >= 1, and games run at once train on the local runtime")
+    games = tuple(dict.fromkeys(g.strip() for g in args.games.split(",") if g.strip())) if args.games else ATARI_GAMES
+    frames = args.frames_per_game if args.frames_per_game is not None else build_config(
+        args.preset, args.config, overrides).total_frames
+    return SuitePlan(Path(args.out), games, frames, args.preset, args.config, overrides, args.episodes,
+                     ("noop", "human-starts") if args.starts else ("noop",), args.starts), address
+
+
+def command_suite(args) -> int:
+    from gorila.suite import check_plan
+    from gorila.suite_driver import run_suite
+    plan, address = suite_plan(args)
+    check_plan(plan)
+    try:
+        outcome = run_suite(plan, args.parallel, address, args.cpus_per_game)
+    except KeyboardInterrupt:
+        print(f"gorila: suite interrupted; the same command resumes it from {plan.out}", file=sys.stderr)
+        return 130
+    return 1 if outcome["failed"] else 0
+
+
 def command_report(args) -> int:
-    from gorila.report import report_run
-    print(report_run(args.run_dir))
+    from gorila.report_page import make_report
+    if not args.out and len(args.runs) > 1:
+        raise UserError("report: several runs need --out DIR")
+    text, _ = make_report(args.runs, Path(args.out or Path(args.runs[0]) / "report"), args.video, args.episodes)
+    print(text)
     return 0
 
 
@@ -287,16 +347,17 @@ def command_bench(args) -> int:
     return 0
 
 
-COMMANDS = {"train": command_train, "evaluate": command_evaluate, "report": command_report, "bench": command_bench,
-            "record-starts": command_record_starts}
+COMMANDS = {"train": command_train, "evaluate": command_evaluate, "suite": command_suite, "report": command_report,
+            "bench": command_bench, "record-starts": command_record_starts}
 
 
 def user_error_types() -> tuple[type[Exception], ...]:
     """Errors a user causes and can fix: `main` prints them as one line and exits with 2."""
     from gorila.checkpoint import CheckpointError
     from gorila.envs import EnvError
+    from gorila.report import ReportError
     from gorila.start_points import StartPointError
-    return UserError, ConfigError, EnvError, CheckpointError, StartPointError
+    return UserError, ConfigError, EnvError, CheckpointError, StartPointError, ReportError
 
 
 def main(argv: list[str] | None = None) -> int:

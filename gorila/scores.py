@@ -36,8 +36,11 @@ def published(game: str, protocol: str) -> dict[str, float]:
     return {name: float(row[column]) for name, column in _COLUMNS[reference_protocol(protocol)].items()}
 
 
-def normalise(score: float, random: float, reference: float) -> float:
-    """100 * (score - random) / (reference - random): 0 is random play, 100 the reference."""
+def normalise(score: float, random: float, reference: float) -> float | None:
+    """100 * (score - random) / (reference - random): 0 is random play, 100 the reference; None where
+    the reference scored the same as random play (DQN on Montezuma's Revenge: no scale to measure on)."""
+    if reference == random:
+        return None
     return 100.0 * (score - random) / (reference - random)
 
 

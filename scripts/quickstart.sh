@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets up, trains Gorila on CartPole-v1 with 2 bundles on an embedded Ray, then evaluates the saved
-# best parameters on 100 fresh episodes and plots the learning curve.
+# best parameters on 100 fresh episodes and writes a report (plots, index.html) in RUN/report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh

@@ -32,3 +32,10 @@ def test_suite_counts_as_the_paper_does():
     assert summary["games_at_human_level"] == 1          # Breakout far above human, Pong at 69%
     breakout = 100 * (402.0 - 1.7) / (31.8 - 1.7)
     assert summary["median_human_normalised"] == pytest.approx((breakout + 69.0) / 2)
+
+
+def test_no_dqn_scale_where_dqn_scored_as_random_play():
+    # Montezuma's Revenge, null-op columns: random 0.0, human 4366.7, DQN 0.
+    row = normalised_scores("montezuma_revenge", 100.0, "noop")
+    assert row["dqn_normalised"] is None
+    assert row["human_normalised"] == pytest.approx(100 * 100.0 / 4366.7)

@@ -1,0 +1,128 @@
+"""PNG figures of runs and suites: learning curves against frames or wall time, and the paper-style
+per-game bar chart of human-normalised scores (Nair et al., 2015, figures 2-3)."""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+X_AXES = {"env_frames": "environment frames", "wall_time": "wall time (s)"}
+HUMAN_LEVEL = 75.0
+PROTOCOL_NAMES = {"noop": "null-op starts", "human_starts": "human starts"}
+
+
+def _pyplot():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def evaluations(records: list[dict]) -> list[dict]:
+    """Greedy evaluations during training (confirmations of a solve included)."""
+    return [r for r in records if "eval_return_mean" in r]
+
+
+def training(records: list[dict]) -> list[dict]:
+    return [r for r in records if r.get("kind") == "train" and r.get("return_mean") is not None]
+
+
+def plot_returns(runs: list[tuple[str, list[dict]]], x: str, path: Path, title: str = "",
+                 finals: dict[str, dict] | None = None) -> Path:
+    """Episode return against `x` (env_frames or wall_time), several runs overlaid: each run's
+    evaluations as markers with a line, its recent training return as a faint line of the same colour,
+    and its final evaluation of the saved parameters (`finals`, by label) as a star at the run's end."""
+    plt = _pyplot()
+    figure, axis = plt.subplots(figsize=(8, 4.5))
+    for index, (label, records) in enumerate(runs):
+        colour = f"C{index % 10}"
+        final = (finals or {}).get(label)
+        if final and records:
+            at = final["env_frames"] if x == "env_frames" else max(r["wall_time"] for r in records)
+            axis.plot([at], [final["eval_return_mean"]], "*", color=colour, markersize=14, markeredgecolor="k",
+                      label=f"{label}: final evaluation of the saved parameters")
+        train = training(records)
+        if train:
+            axis.plot([r[x] for r in train], [r["return_mean"] for r in train], color=colour, alpha=0.35,
+                      linewidth=1, label=f"{label}: training return")
+        evals = evaluations(records)
+        if evals:
+            axis.errorbar([r[x] for r in evals], [r["eval_return_mean"] for r in evals],
+                          yerr=[r.get("eval_return_std", 0.0) for r in evals], fmt="o-", color=colour,
+                          capsize=3, markersize=4, label=f"{label}: evaluation")
+    axis.set_xlabel(X_AXES[x])
+    axis.set_ylabel("episode return")
+    axis.set_title(title or f"return vs {X_AXES[x]}")
+    axis.grid(alpha=0.3)
+    if axis.get_legend_handles_labels()[0]:
+        axis.legend(fontsize=8)
+    return _save(plt, figure, path)
+
+
+def plot_game_grid(games: list[tuple[str, list[dict]]], path: Path) -> Path:
+    """One small return-vs-frames panel per game of a suite."""
+    plt = _pyplot()
+    columns = min(7, max(1, len(games)))
+    rows = max(1, math.ceil(len(games) / columns))
+    figure, axes = plt.subplots(rows, columns, figsize=(2.6 * columns, 2.1 * rows), squeeze=False)
+    for axis in axes.flat[len(games):]:
+        axis.set_visible(False)
+    for axis, (game, records) in zip(axes.flat, games):
+        train, evals = training(records), evaluations(records)
+        if train:
+            axis.plot([r["env_frames"] for r in train], [r["return_mean"] for r in train], alpha=0.5, linewidth=1)
+        if evals:
+            axis.plot([r["env_frames"] for r in evals], [r["eval_return_mean"] for r in evals], "o-", markersize=3)
+        axis.set_title(game, fontsize=9)
+        axis.tick_params(labelsize=7)
+        axis.ticklabel_format(axis="x", style="sci", scilimits=(0, 0))
+    figure.suptitle("return vs environment frames (line: training, dots: evaluation)", fontsize=10)
+    return _save(plt, figure, path)
+
+
+def plot_normalised_bars(rows: list[dict], path: Path, key: str = "noop") -> Path | None:
+    """Sorted horizontal bars of our human-normalised scores, the published DQN and Gorila scores
+    of each game as markers, on a symmetric-log axis (scores span -100% to several 1000%), with the
+    paper's 75% human-level line."""
+    rows = [r for r in rows if r.get(f"human_normalised_{key}") is not None]
+    if not rows:
+        return None
+    rows = sorted(rows, key=lambda r: r[f"human_normalised_{key}"])
+    plt = _pyplot()
+    figure, axis = plt.subplots(figsize=(8, 2.2 + 0.28 * len(rows)))
+    positions = range(len(rows))
+    ours = [r[f"human_normalised_{key}"] for r in rows]
+    for at_human, colour, label in ((False, "C0", "ours, below 75% of human"), (True, "C2", "ours, at >= 75% of human")):
+        chosen = [(p, v) for p, v in zip(positions, ours) if (v >= HUMAN_LEVEL) == at_human]
+        if chosen:
+            axis.barh([p for p, _ in chosen], [v for _, v in chosen], color=colour, label=label)
+    shown = list(ours)
+    for source, marker, colour in (("dqn", "|", "k"), ("gorila", "x", "C3")):
+        points = [(_normalised(r, source, key), p) for r, p in zip(rows, positions)]
+        points = [(v, p) for v, p in points if v is not None]
+        shown += [v for v, _ in points]
+        axis.scatter([v for v, _ in points], [p for _, p in points], marker=marker, color=colour, s=60, zorder=3,
+                     label=f"{source.upper() if source == 'dqn' else 'Gorila'} (published)")
+    axis.axvline(HUMAN_LEVEL, color="grey", linestyle="--", linewidth=1, label="75% of human")
+    axis.set_xscale("symlog", linthresh=10)
+    axis.set_yticks(list(positions), [r["game"] for r in rows], fontsize=8)
+    axis.set_ylim(-0.7, len(rows) - 0.3)
+    axis.set_xlabel("human-normalised score (%)")
+    axis.set_title(f"human-normalised score per game, {PROTOCOL_NAMES[key]}, final evaluation")
+    axis.grid(axis="x", alpha=0.3)
+    axis.set_xlim(min(min(shown) * 2, -1.0), max(max(shown) * 2, 200.0))     # room for every marker
+    figure.legend(*axis.get_legend_handles_labels(), fontsize=7, loc="lower center", ncol=3)
+    return _save(plt, figure, path, bottom=0.5 / figure.get_figheight())
+
+
+def _normalised(row: dict, source: str, key: str) -> float | None:
+    random, human = row[f"random_{key}"], row[f"human_{key}"]
+    if row[f"{source}_{key}"] is None:
+        return None
+    return 100.0 * (row[f"{source}_{key}"] - random) / (human - random)
+
+
+def _save(plt, figure, path: Path, bottom: float = 0.0) -> Path:
+    figure.tight_layout(rect=(0, bottom, 1, 1))     # `bottom`: the figure's share kept for its legend
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+    return path

@@ -1,0 +1,48 @@
+"""`gorila report` on a real tiny CartPole suite: PNG plots, one index.html with the run summaries and
+the final evaluation of the saved parameters, and an evaluation episode as an animation."""
+from gorila.cli import main
+from gorila.suite import SuitePlan
+from gorila.suite_driver import run_suite
+
+FIELDS = dict(learning_starts=256, batch_size=32, hidden_sizes="32", eval_every_frames=512, eval_episodes=2,
+              envs_per_actor=2, log_every_seconds=0.5, stop_at_return=0.0)
+
+
+def test_report_writes_plots_a_page_and_a_video(tmp_path, capsys):
+    suite = tmp_path / "suite"
+    run_suite(SuitePlan(suite, ("CartPole-v1",), 1024, preset="cartpole", overrides=FIELDS, episodes=2),
+              say=lambda line: None)
+    run = suite / "CartPole-v1"
+    capsys.readouterr()
+    assert main(["report", str(run), str(suite), "--out", str(tmp_path / "report"), "--video"]) == 0
+    text = capsys.readouterr().out
+    assert "final evaluation of the saved parameters (1,024 frames)" in text and "stored by gorila suite" in text
+    assert "biased upwards" in text
+    files = {p.name for p in (tmp_path / "report").iterdir()}
+    assert {"return_vs_frames.png", "return_vs_wall_time.png", "suite_curves.png", "index.html"} <= files
+    assert {"CartPole-v1-episode.gif", "CartPole-v1-episode.mp4"} & files
+    page = (tmp_path / "report" / "index.html").read_text()
+    for name in ("return_vs_frames.png", "suite_curves.png", "CartPole-v1-episode", "final evaluation of the saved"):
+        assert name in page
+
+
+def test_report_of_one_run_defaults_to_run_report_and_evaluates_itself(tmp_path, capsys):
+    suite = tmp_path / "suite"
+    run_suite(SuitePlan(suite, ("CartPole-v1",), 1024, preset="cartpole", overrides=FIELDS, episodes=2),
+              say=lambda line: None)
+    run = suite / "CartPole-v1"
+    (run / "final_eval-noop.json").unlink()             # a plain run: the report evaluates it
+    capsys.readouterr()
+    assert main(["report", str(run), "--episodes", "3"]) == 0
+    assert "over 3 episodes; evaluated by this report" in capsys.readouterr().out
+    assert (run / "report" / "index.html").is_file() and (run / "report" / "return_vs_frames.png").is_file()
+    assert (run / "report" / "CartPole-v1-final_eval.json").is_file()
+
+
+def test_a_path_that_is_no_run_nor_suite_exits_2_with_one_line(tmp_path, capsys):
+    (tmp_path / "notes.txt").write_text("not a run")
+    for path in (tmp_path, tmp_path / "notes.txt", tmp_path / "missing"):
+        assert main(["report", str(path), "--out", str(tmp_path / "report")]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("gorila: error: ") and "is neither a run directory" in err[0], err
+    assert not (tmp_path / "report").exists()

@@ -1,0 +1,63 @@
+"""The suite's results table against hand-computed numbers from the published scores.
+
+Null-op columns (random, human, DQN, Gorila): Pong -20.7, 9.3, 18.9, 18.3; Breakout 1.7, 31.8,
+401.2, 402.2; Alien 227.8, 6875.4, 3069, 2620.53. Human-start columns of Pong: -18.0, 15.5, 16.2, 16.71.
+"""
+import csv
+import json
+
+import pytest
+
+from gorila.suite import SuitePlan, normalised
+from gorila.suite_table import write_tables
+
+NOOP = {"Pong": 19.0, "Breakout": 10.0, "Alien": 5300.0}
+
+
+def store(plan: SuitePlan, game: str, protocol: str, score: float) -> None:
+    plan.game_dir(game).mkdir(parents=True, exist_ok=True)
+    result = {"eval_return_mean": score, "eval_episodes": 30, "env_frames": 20_000,
+              **normalised(game, score, protocol)}
+    plan.result_file(game, protocol).write_text(json.dumps(result))
+
+
+@pytest.fixture
+def tables(tmp_path):
+    plan = SuitePlan(tmp_path, ("Pong", "Breakout", "Alien", "Boxing"), 20_000)
+    for game, score in NOOP.items():
+        store(plan, game, "noop", score)
+    store(plan, "Pong", "human-starts", 16.5)
+    write_tables(plan)
+    return tmp_path
+
+
+def test_counts_as_the_paper_does(tables):
+    summary = json.loads((tables / "results.json").read_text())["summary"]
+    ours = summary["noop"]["ours"]
+    pong, breakout, alien = 100 * 39.7 / 30.0, 100 * 8.3 / 30.1, 100 * 5072.2 / 6647.6
+    assert ours["games"] == 3
+    assert ours["games_above_dqn"] == 2                       # Pong 19.0 > 18.9, Alien 5300 > 3069
+    assert ours["games_at_human_level"] == 2                  # Pong 132%, Alien 76.3%; Breakout 27.6%
+    assert ours["median_human_normalised"] == pytest.approx(alien)
+    assert ours["mean_human_normalised"] == pytest.approx((pong + breakout + alien) / 3)
+    gorila = summary["noop"]["gorila"]                        # the published Gorila over the same games
+    assert gorila["games_above_dqn"] == 1                     # Breakout 402.2 > 401.2 only
+    assert gorila["games_at_human_level"] == 2                # Pong 130%, Breakout 1331%; Alien 36%
+    hs = summary["human-starts"]["ours"]
+    assert hs["games"] == 1 and hs["games_above_dqn"] == 1
+    assert hs["median_human_normalised"] == pytest.approx(100 * 34.5 / 33.5)
+
+
+def test_table_rows_put_ours_beside_the_published_scores(tables):
+    with open(tables / "results.csv") as file:
+        rows = {r["game"]: r for r in csv.DictReader(file)}
+    assert sorted(rows) == ["Alien", "Breakout", "Pong"]       # Boxing has no result yet
+    pong = rows["Pong"]
+    assert float(pong["ours_noop"]) == 19.0 and float(pong["dqn_noop"]) == 18.9
+    assert float(pong["gorila_noop"]) == 18.3 and float(pong["gorila_human_starts"]) == 16.71
+    assert float(pong["human_normalised_noop"]) == pytest.approx(100 * 39.7 / 30.0)
+    assert rows["Breakout"]["ours_human_starts"] == ""
+    markdown = (tables / "results.md").read_text()
+    assert "3 of 4 games finished" in markdown and "not the best evaluation seen during training" in markdown
+    assert "| Pong | 20,000 | 19.0 | 132.3 | 18.9 | 18.3 | 16.5 | 103.0 | 16.2 | 16.7 |" in markdown
+    assert "| null-op starts | ours | 3 | 2 | 2 | 76.3 |" in markdown
