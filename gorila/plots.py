@@ -30,7 +30,7 @@ def plot_returns(runs: list[tuple[str, list[dict]]], x: str, path: Path, title: 
                  finals: dict[str, dict] | None = None) -> Path:
     """Episode return against `x` (env_frames or wall_time), several runs overlaid: each run's
     evaluations as markers with a line, its recent training return as a faint line of the same colour,
-    and its final evaluation of the saved parameters (`finals`, by label) as a star at the run's end."""
+    and its evaluation of the saved parameters (`finals`, by label) as a star at their frames."""
     plt = _pyplot()
     figure, axis = plt.subplots(figsize=(8, 4.5))
     for index, (label, records) in enumerate(runs):
@@ -39,7 +39,7 @@ def plot_returns(runs: list[tuple[str, list[dict]]], x: str, path: Path, title: 
         if final and records:
             at = final["env_frames"] if x == "env_frames" else max(r["wall_time"] for r in records)
             axis.plot([at], [final["eval_return_mean"]], "*", color=colour, markersize=14, markeredgecolor="k",
-                      label=f"{label}: final evaluation of the saved parameters")
+                      label=f"{label}: evaluation of the saved parameters")
         train = training(records)
         if train:
             axis.plot([r[x] for r in train], [r["return_mean"] for r in train], color=colour, alpha=0.35,

@@ -1,8 +1,9 @@
 """`gorila report RUN... --out DIR`: plots, a page and a text summary of runs and suites.
 
-Each run's score is a final evaluation of its saved parameters (the last training checkpoint) on
-episodes no training evaluation played: the one `gorila suite` stored beside the run, else one made
-here. The best evaluation seen during training is shown too, labelled as biased upwards: it is the
+Each run's score is an evaluation of its saved parameters on episodes no training evaluation
+played: the one `gorila suite` stored beside the run (the last training checkpoint), else one made here
+of the checkpoint `gorila evaluate RUN` loads (`best.pt` of a run that stopped on a confirmed solve,
+else `latest.pt`), named beside the score. The best evaluation seen during training is shown too, labelled as biased upwards: it is the
 maximum over many noisy evaluations of changing parameters.
 """
 from __future__ import annotations
@@ -13,9 +14,9 @@ from pathlib import Path
 
 import yaml
 
-from gorila.checkpoint import LATEST
+from gorila.checkpoint import CheckpointError, find_checkpoint
 from gorila.metrics import read_metrics
-from gorila.suite import FINAL_PARAMETERS, SUITE_FILE, SuitePlan, normalised
+from gorila.suite import SUITE_FILE, SuitePlan, normalised
 from gorila.suite_table import collect, summaries, summary_lines, table_row
 
 BEST_SEEN_NOTE = "best evaluation seen during training: biased upwards (the maximum of many noisy evaluations)"
@@ -32,7 +33,7 @@ class RunSummary:
     label: str
     config: dict
     records: list[dict]
-    final: dict | None = None          # final evaluation of the saved parameters
+    final: dict | None = None          # evaluation of the saved parameters
     final_source: str = ""
     video: tuple[str, str] | None = None
     extra: dict = field(default_factory=dict)
@@ -65,27 +66,36 @@ def load_run(path: Path, label: str | None = None) -> RunSummary:
 
 
 def attach_final_evaluation(run: RunSummary, out: Path, episodes: int | None) -> None:
-    """The suite's stored final evaluation, or a new one of checkpoints/latest.pt (kept in `out`)."""
+    """The suite's stored final evaluation, or a new one of the run's model (kept in `out`)."""
     stored = run.path / "final_eval-noop.json"
     if stored.is_file():
         run.final, run.final_source = json.loads(stored.read_text()), f"stored by gorila suite ({stored.name})"
         return
-    checkpoint = run.path / "checkpoints" / LATEST
-    if not checkpoint.exists():
-        run.final_source = "no saved parameters (checkpoints/latest.pt missing): no final evaluation"
+    checkpoint = saved_model(run)
+    if checkpoint is None:
+        run.final_source = "no saved parameters (no checkpoint): no final evaluation"
         return
     from gorila.evaluate import evaluate_checkpoint
     result = evaluate_checkpoint(checkpoint, episodes=episodes)
-    result.update(protocol="noop", parameters=FINAL_PARAMETERS)
+    result.update(protocol="noop", parameters=f"checkpoints/{checkpoint.name}")
     result.update(normalised(run.config.get("env", ""), result["eval_return_mean"], "noop"))
     (out / f"{run.label}-final_eval.json").write_text(json.dumps(result, indent=2) + "\n")
-    run.final, run.final_source = result, f"evaluated by this report ({run.label}-final_eval.json)"
+    run.final, run.final_source = result, (f"checkpoints/{checkpoint.name} evaluated by this report "
+                                           f"({run.label}-final_eval.json)")
+
+
+def saved_model(run: RunSummary) -> Path | None:
+    """The checkpoint `gorila evaluate RUN` loads: best.pt of a solved run, else latest.pt."""
+    try:
+        return find_checkpoint(run.path)
+    except CheckpointError:
+        return None
 
 
 def attach_video(run: RunSummary, out: Path) -> None:
     from gorila.video import VideoError, record_episode
-    checkpoint = run.path / "checkpoints" / LATEST
-    if not checkpoint.exists():
+    checkpoint = saved_model(run)
+    if checkpoint is None:
         run.video = ("", "no video: no saved parameters")
         return
     try:
@@ -109,7 +119,7 @@ def summary_lines_of(run: RunSummary) -> list[str]:
         human = f", {norm['human_normalised']:.1f}% of human" if norm else ""
         if norm and norm["dqn_normalised"] is not None:
             human += f", {norm['dqn_normalised']:.1f}% of DQN"
-        lines.append(f"final evaluation of the saved parameters ({f['env_frames']:,} frames): "
+        lines.append(f"evaluation of the saved parameters ({f['env_frames']:,} frames): "
                      f"{f['eval_return_mean']:.1f} +/- {f['eval_return_std']:.1f} over {f['eval_episodes']} "
                      f"episodes{human}; {run.final_source}")
     else:

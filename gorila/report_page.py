@@ -1,5 +1,5 @@
 """Builds a report directory: the PNG plots of `gorila.plots` and one index.html tying them to the
-run summaries (config, frames, final evaluation of the saved parameters)."""
+run summaries (config, frames, evaluation of the saved parameters)."""
 from __future__ import annotations
 
 import html
@@ -128,7 +128,8 @@ def _e(value) -> str:
 def _page(sections: list[str]) -> str:
     style = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto}table{border-collapse:collapse;margin:1em 0}"
              "td,th{border:1px solid #ccc;padding:2px 8px;text-align:left}img{max-width:100%}")
-    note = ("Scores are a final evaluation of the saved parameters (the last training checkpoint) on episodes "
-            f"no training evaluation played. The {BEST_SEEN_NOTE}.")
+    note = ("Scores are an evaluation of the saved parameters on episodes no training evaluation played: the "
+            "checkpoint gorila evaluate loads (best.pt of a run that stopped on a confirmed solve, else the last "
+            f"one; a suite's games: the last one), named with each score. The {BEST_SEEN_NOTE}.")
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>gorila report</title><style>{style}</style>"
             f"</head><body><h1>gorila report</h1><p>{_e(note)}</p>{''.join(sections)}</body></html>\n")

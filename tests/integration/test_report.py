@@ -1,5 +1,6 @@
 """`gorila report` on a real tiny CartPole suite: PNG plots, one index.html with the run summaries and
 the final evaluation of the saved parameters, and an evaluation episode as an animation."""
+from gorila.checkpoint import find_checkpoint
 from gorila.cli import main
 from gorila.suite import SuitePlan
 from gorila.suite_driver import run_suite
@@ -16,13 +17,13 @@ def test_report_writes_plots_a_page_and_a_video(tmp_path, capsys):
     capsys.readouterr()
     assert main(["report", str(run), str(suite), "--out", str(tmp_path / "report"), "--video"]) == 0
     text = capsys.readouterr().out
-    assert "final evaluation of the saved parameters (1,024 frames)" in text and "stored by gorila suite" in text
+    assert "evaluation of the saved parameters (1,024 frames)" in text and "stored by gorila suite" in text
     assert "biased upwards" in text
     files = {p.name for p in (tmp_path / "report").iterdir()}
     assert {"return_vs_frames.png", "return_vs_wall_time.png", "suite_curves.png", "index.html"} <= files
     assert {"CartPole-v1-episode.gif", "CartPole-v1-episode.mp4"} & files
     page = (tmp_path / "report" / "index.html").read_text()
-    for name in ("return_vs_frames.png", "suite_curves.png", "CartPole-v1-episode", "final evaluation of the saved"):
+    for name in ("return_vs_frames.png", "suite_curves.png", "CartPole-v1-episode", "evaluation of the saved"):
         assert name in page
 
 
@@ -34,7 +35,8 @@ def test_report_of_one_run_defaults_to_run_report_and_evaluates_itself(tmp_path,
     (run / "final_eval-noop.json").unlink()             # a plain run: the report evaluates it
     capsys.readouterr()
     assert main(["report", str(run), "--episodes", "3"]) == 0
-    assert "over 3 episodes; evaluated by this report" in capsys.readouterr().out
+    loaded = find_checkpoint(run).name                    # what `gorila evaluate RUN` loads
+    assert f"over 3 episodes; checkpoints/{loaded} evaluated by this report" in capsys.readouterr().out
     assert (run / "report" / "index.html").is_file() and (run / "report" / "return_vs_frames.png").is_file()
     assert (run / "report" / "CartPole-v1-final_eval.json").is_file()
 
@@ -46,3 +48,17 @@ def test_a_path_that_is_no_run_nor_suite_exits_2_with_one_line(tmp_path, capsys)
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and err[0].startswith("gorila: error: ") and "is neither a run directory" in err[0], err
     assert not (tmp_path / "report").exists()
+
+
+def test_report_of_a_solved_run_evaluates_the_model_gorila_evaluate_loads(tmp_path, capsys):
+    """A run that stopped on a confirmed solve is reported by its best.pt, as `gorila evaluate RUN` is,
+    not by the checkpoint written after it."""
+    run = tmp_path / "run"
+    assert main(["train", "--preset", "cartpole", "--runtime", "local", "--run-dir", str(run),
+                 "--total-frames", "3000", "--stop-at-return", "9", "--eval-every-frames", "1024",
+                 "--eval-episodes", "2", "--confirm-episodes", "2", "--learning-starts", "256"]) == 0
+    assert (run / "checkpoints" / "best.pt").is_file()
+    capsys.readouterr()
+    assert main(["report", str(run), "--episodes", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "checkpoints/best.pt evaluated by this report" in out, out
