@@ -180,10 +180,11 @@ def _settings(rules, config, info, evaluator, header) -> dict:
 
 def _normalised(spec, mean: float, protocol: str) -> dict:
     """Human- and DQN-normalised mean, against the published columns of `protocol` (49 games only)."""
-    from gorila.scores import is_paper_game, normalised_scores
-    if spec.kind != "atari" or not is_paper_game(spec.game):
+    from gorila.scores import normalised_scores, paper_game
+    game = paper_game(spec)
+    if game is None:
         return {"normalised": None}
-    scores = normalised_scores(spec.game, mean, protocol)
+    scores = normalised_scores(game, mean, protocol)
     return {"normalised": scores, "human_normalised": scores["human_normalised"],
             "dqn_normalised": scores["dqn_normalised"]}
 

@@ -53,8 +53,14 @@ def normalised_scores(game: str, score: float, protocol: str) -> dict:
             "gorila_paper_normalised": normalise(score, ref["random"], ref["gorila"])}
 
 
-def is_paper_game(game: str | None) -> bool:
-    return game is not None and game in ATARI_GAMES
+def paper_game(env) -> str | None:
+    """The ale-py name of one of the paper's 49 games for an env name or spec, else None."""
+    from gorila.envs import EnvError, resolve_env
+    try:
+        spec = resolve_env(env)
+    except EnvError:
+        return None
+    return spec.game if spec.kind == "atari" and spec.game in ATARI_GAMES else None
 
 
 def suite_summary(scores: dict[str, float], protocol: str) -> dict:

@@ -21,6 +21,7 @@ from pathlib import Path
 from gorila.checkpoint import LATEST, load_latest_good
 from gorila.config import Config, ConfigError, build_config
 from gorila.metrics import read_metrics
+from gorila.scores import paper_game
 
 SUITE_FILE = "suite.json"
 FINAL_PARAMETERS = "parameters saved at the end of training (checkpoints/latest.pt)"
@@ -181,17 +182,6 @@ def evaluate_saved(checkpoint: Path, protocol: str, episodes: int | None, starts
     """`gorila evaluate` of a checkpoint under `protocol` (human starts from the file `starts`)."""
     from gorila.evaluate import evaluate_checkpoint
     return evaluate_checkpoint(checkpoint, episodes=episodes, protocol=protocol, starts=starts)
-
-
-def paper_game(game: str) -> str | None:
-    """The ale-py name of one of the paper's 49 games, or None."""
-    from gorila.envs import EnvError, resolve_env
-    from gorila.scores import is_paper_game
-    try:
-        spec = resolve_env(game)
-    except EnvError:
-        return None
-    return spec.game if spec.kind == "atari" and is_paper_game(spec.game) else None
 
 
 def normalised(game: str, score: float, protocol: str) -> dict:

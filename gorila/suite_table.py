@@ -11,8 +11,8 @@ import csv
 import json
 from pathlib import Path
 
-from gorila.scores import published, suite_summary
-from gorila.suite import FINAL_PARAMETERS, SuitePlan, paper_game
+from gorila.scores import paper_game, published, suite_summary
+from gorila.suite import FINAL_PARAMETERS, SuitePlan
 
 PROTOCOLS = ("noop", "human-starts")
 LABELS = {"noop": "null-op starts", "human-starts": "human starts"}
