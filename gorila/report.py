@@ -16,7 +16,7 @@ import yaml
 
 from gorila.checkpoint import CheckpointError, find_checkpoint
 from gorila.metrics import read_metrics
-from gorila.suite import SUITE_FILE, SuitePlan, normalised
+from gorila.suite import SUITE_FILE, SuitePlan
 from gorila.suite_table import collect, summaries, summary_lines, table_row
 
 BEST_SEEN_NOTE = "best evaluation seen during training: biased upwards (the maximum of many noisy evaluations)"
@@ -78,7 +78,6 @@ def attach_final_evaluation(run: RunSummary, out: Path, episodes: int | None) ->
     from gorila.evaluate import evaluate_checkpoint
     result = evaluate_checkpoint(checkpoint, episodes=episodes)
     result.update(protocol="noop", parameters=f"checkpoints/{checkpoint.name}")
-    result.update(normalised(run.config.get("env", ""), result["eval_return_mean"], "noop"))
     (out / f"{run.label}-final_eval.json").write_text(json.dumps(result, indent=2) + "\n")
     run.final, run.final_source = result, (f"checkpoints/{checkpoint.name} evaluated by this report "
                                            f"({run.label}-final_eval.json)")

@@ -169,8 +169,7 @@ def evaluate_game(plan: SuitePlan, game: str, protocol: str) -> dict:
     checkpoint = (plan.game_dir(game) / "checkpoints" / LATEST).resolve()     # the file latest.pt links to
     starts = str(starts_of(plan, game)) if protocol == "human-starts" else None
     result = evaluate_saved(checkpoint, protocol, plan.episodes, starts)
-    result.update(protocol=protocol, parameters=FINAL_PARAMETERS, game=game)
-    result.update(normalised(game, result["eval_return_mean"], protocol))
+    result.update(protocol=protocol, parameters=FINAL_PARAMETERS, game=game)     # normalised by evaluate
     path = plan.result_file(game, protocol)
     temporary = path.with_name(path.name + ".tmp")
     temporary.write_text(json.dumps(result, indent=2) + "\n")
@@ -183,12 +182,6 @@ def evaluate_saved(checkpoint: Path, protocol: str, episodes: int | None, starts
     from gorila.evaluate import evaluate_checkpoint
     return evaluate_checkpoint(checkpoint, episodes=episodes, protocol=protocol, starts=starts)
 
-
-def normalised(game: str, score: float, protocol: str) -> dict:
-    """Human- and DQN-normalised score with the published numbers, for the paper's games."""
-    from gorila.scores import normalised_scores
-    name = paper_game(game)
-    return {"normalised": normalised_scores(name, score, protocol)} if name else {}
 
 
 def play_game_task(plan: SuitePlan, game: str) -> dict:
