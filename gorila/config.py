@@ -309,7 +309,7 @@ def describe_type(kind) -> str:
     if typing.get_origin(kind) is Literal:
         return "one of " + ", ".join(map(str, typing.get_args(kind)))
     if typing.get_origin(kind) is tuple:
-        return "a list of integers"
+        return "a list of integers (e.g. 64,64 or [64, 64])"
     return {bool: "true or false", int: "an integer", float: "a number", str: "a string"}[kind]
 
 
@@ -335,7 +335,8 @@ def _from_text(text: str, kind):
             raise ValueError(text)
         return text
     if typing.get_origin(kind) is tuple:
-        return tuple(_from_text(item.strip(), int) for item in text.split(","))
+        items = text.strip().removeprefix("[").removesuffix("]")     # YAML's flow style is accepted too
+        return tuple(_from_text(item.strip(), int) for item in items.split(","))
     if kind is bool:
         lowered = text.strip().lower()
         if lowered not in ("true", "false", "1", "0", "yes", "no"):

@@ -182,13 +182,13 @@ def test_device_resolution_on_this_machine():
 @pytest.mark.parametrize("text, words", [
     ("run_dir:\n", "run_dir must be a string, got null"),            # not the string "None"
     ("actors: yes\n", "actors must be an integer, got True"),        # a YAML bool is not 1
-    ("hidden_sizes: [64.7]\n", "hidden_sizes must be a list of integers, got [64.7]"),  # not 64
+    ("hidden_sizes: [64.7]\n", "hidden_sizes must be a list of integers (e.g. 64,64 or [64, 64]), got [64.7]"),  # not 64
     ("learning_rate: true\n", "learning_rate must be a number, got True"),
     ("dueling: 1\n", "dueling must be true or false, got 1"),
     ("env: 7\n", "env must be a string, got 7"),
     ("runtime: null\n", "runtime must be one of ray, local, got null"),
     ("gamma: .nan\n", "gamma must be a number, got nan"),
-    ("hidden_sizes: 64\n", "hidden_sizes must be a list of integers, got 64"),
+    ("hidden_sizes: 64\n", "hidden_sizes must be a list of integers (e.g. 64,64 or [64, 64]), got 64"),
 ])
 def test_yaml_values_of_the_wrong_type_are_named(tmp_path, text, words):
     path = tmp_path / "bad.yaml"
@@ -289,3 +289,8 @@ def test_a_bad_scale_is_named(preset, scale, words):
 def test_cli_scale_without_a_preset_is_one_line(capsys):
     assert cli.main(["train", "--scale", "0.5", "--runtime", "local"]) == 2
     assert capsys.readouterr().err.strip() == "gorila: error: scale: --scale shrinks a preset; give --preset too"
+
+
+def test_set_takes_a_list_as_yaml_writes_it():
+    assert build_config("cartpole", overrides={"hidden_sizes": "[256, 256]"}).hidden_sizes == (256, 256)
+    assert build_config("cartpole", overrides={"hidden_sizes": "256,256"}).hidden_sizes == (256, 256)
