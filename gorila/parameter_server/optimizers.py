@@ -23,7 +23,9 @@ class UpdateRule:
     """What every rule shares: its state (moments, step count) as tensors and numbers, for checkpoints."""
 
     def state(self) -> dict:
-        return {key: value.clone() if torch.is_tensor(value) else value for key, value in vars(self).items()}
+        """Everything but scratch space (names starting with an underscore)."""
+        return {key: value.clone() if torch.is_tensor(value) else value for key, value in vars(self).items()
+                if not key.startswith("_")}
 
     def load(self, state: dict) -> None:
         """Continue from `state()` of a rule of the same kind and size (a resumed or restarted shard)."""
@@ -54,13 +56,14 @@ class DQNRMSProp(UpdateRule):
         self.lr, self.eps, self.alpha = learning_rate, eps, alpha
         self.mean = torch.zeros(size)           # m: running mean of g
         self.mean_square = torch.zeros(size)    # n: running mean of g^2
+        self._denominator = torch.empty(size)   # scratch, reused: no allocation per gradient
 
     def step(self, theta: torch.Tensor, gradient: torch.Tensor) -> None:
         a = self.alpha
-        self.mean.mul_(a).add_(gradient, alpha=1 - a)
+        self.mean.lerp_(gradient, 1 - a)        # a m + (1-a) g in one pass
         self.mean_square.mul_(a).addcmul_(gradient, gradient, value=1 - a)
-        denominator = self.mean_square.addcmul(self.mean, self.mean, value=-1).add_(self.eps).sqrt_()
-        theta.addcdiv_(gradient, denominator, value=-self.lr)
+        denominator = torch.addcmul(self.mean_square, self.mean, self.mean, value=-1, out=self._denominator)
+        theta.addcdiv_(gradient, denominator.add_(self.eps).sqrt_(), value=-self.lr)
 
 
 class Adam(UpdateRule):
