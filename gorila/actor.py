@@ -57,9 +57,12 @@ class Actor:
                                   self.epsilon_decay_steps)
 
     def act(self, obs: np.ndarray) -> np.ndarray:
+        return dqn.epsilon_greedy(lambda rows: self.greedy(obs if rows.all() else obs[rows]), len(obs),
+                                  self.info.num_actions, self.epsilon, self.rng)
+
+    def greedy(self, obs: np.ndarray) -> np.ndarray:
         with torch.no_grad():
-            q_values = self.network(torch.as_tensor(obs)).numpy()
-        return dqn.greedy_with_epsilon(q_values, self.epsilon, self.rng)
+            return self.network(torch.as_tensor(obs)).numpy().argmax(axis=1)
 
     def step(self) -> None:
         """One step of every environment copy, one replay entry per copy."""

@@ -4,8 +4,9 @@ Every figure is a ratio of two rates measured here, one after the other, on the 
 stage achieves inside Gorila over what the bare operation achieves alone. Absolute rates are printed
 too, but only the ratios compare across machines.
 
-- actor:      Atari agent steps/s of one actor (Nature CNN epsilon-greedy inference and replay insert
-              included) / bare ALE stepping with the same preprocessing and random actions;
+- actor:      Atari agent steps/s of one actor at its final epsilon (Nature CNN epsilon-greedy inference
+              and replay insert included) / bare ALE stepping with the same preprocessing and random
+              actions;
 - learner:    updates/s of the full learner step (sample, loss, gradient, push, pull) / a bare PyTorch
               train step on the same network and batch; on the local runtime and on Ray;
 - server:     push+pull round trip and applied gradients/s for the Nature CNN with 1, 2, 4, 8 shards
@@ -84,9 +85,13 @@ def bench_actor(seconds: float) -> dict:
     bare = rate(lambda: env.step(rng.integers(0, env.num_actions, 1)) and 1, seconds)
     env.close()
     actor, _ = local_actor(config, info)
+    # At the final epsilon, where a run spends all but its first epsilon_decay_steps: an actor that
+    # acts at random skips the network, so a fresh actor (epsilon 1) would flatter the ratio.
+    actor.continue_from(config.epsilon_decay_steps)
     inside = rate(lambda: actor.run(64).steps, seconds)
     actor.close()
-    return {"bare_ale_steps_per_s": bare, "actor_steps_per_s": inside, "ratio": inside / bare}
+    return {"bare_ale_steps_per_s": bare, "actor_steps_per_s": inside, "ratio": inside / bare,
+            "epsilon": actor.epsilon}
 
 
 # ---- learner -------------------------------------------------------------------------------------
@@ -310,6 +315,8 @@ def bundles_rate(bundles: int, seconds: float) -> dict:
     try:
         system = build_system(config, info, runtime.place, runtime.calls)
         handles, calls = list(system.workers.values()), runtime.calls
+        # At the final epsilon, as the plain DQN acts: a bundle acting at random would skip the network.
+        calls.get([calls.call(h, "continue_from", config.epsilon_decay_steps) for h in handles])
         calls.get([calls.call(h, "run", 1_000) for h in handles])          # past learning_starts
         start, steps, updates = time.perf_counter(), 0, 0
         pending = {calls.call(h, "run", 64): h for h in handles}

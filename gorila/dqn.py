@@ -4,6 +4,8 @@ Nothing here holds state; the learner and the actors call these with tensors or 
 """
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -99,8 +101,18 @@ def epsilon_ladder(index: int, count: int, base: float = 0.4, alpha: float = 7.0
 def greedy_with_epsilon(q_values: np.ndarray, epsilon: float | np.ndarray, rng: np.random.Generator):
     """Epsilon-greedy actions for a batch of Q-value rows ([B, A] -> [B])."""
     batch, num_actions = q_values.shape
-    actions = q_values.argmax(axis=1)
+    return epsilon_greedy(lambda rows: q_values[rows].argmax(axis=1), batch, num_actions, epsilon, rng)
+
+
+def epsilon_greedy(greedy: Callable[[np.ndarray], np.ndarray], batch: int, num_actions: int,
+                   epsilon: float | np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Epsilon-greedy actions for `batch` rows, asking `greedy(rows)` (a boolean mask) for the greedy
+    actions of the rows that do not explore, and only when there are some: as in DQN's own code, the
+    network is not run for a step that acts at random. The random draws do not depend on `greedy`."""
     explore = rng.random(batch) < epsilon
+    actions = np.zeros(batch, np.int64)
     if explore.any():            # most steps explore nowhere: skip the second draw
         actions[explore] = rng.integers(0, num_actions, size=int(explore.sum()))
+    if not explore.all():
+        actions[~explore] = greedy(~explore)
     return actions

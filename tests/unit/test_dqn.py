@@ -141,3 +141,27 @@ def test_clip_norm_matches_torch_and_leaves_small_gradients_alone():
     small = np.array([0.3, 0.4], np.float32)
     np.testing.assert_array_equal(dqn.clip_norm(small.copy(), 1.0), small)
     np.testing.assert_array_equal(dqn.clip_norm(flat.copy() * 100, 0.0), flat * 100)
+
+
+def test_epsilon_greedy_runs_the_network_only_for_rows_that_do_not_explore():
+    asked = []
+
+    def greedy(rows):
+        asked.append(rows.copy())
+        return np.full(int(rows.sum()), 7)
+
+    actions = dqn.epsilon_greedy(greedy, 1000, 3, 0.5, np.random.default_rng(0))
+    explored = actions != 7
+    assert asked and (asked[0] == ~explored).all() and 400 < explored.sum() < 600
+    asked.clear()
+    assert (dqn.epsilon_greedy(greedy, 8, 3, 1.0, np.random.default_rng(0)) < 3).all() and not asked
+
+
+def test_epsilon_greedy_draws_the_same_actions_as_from_all_q_values():
+    q = np.random.default_rng(1).normal(size=(64, 5))
+    rng = np.random.default_rng(2)           # argmax of every row, then the exploring rows redrawn
+    expected = q.argmax(axis=1)
+    explore = rng.random(64) < 0.3
+    expected[explore] = rng.integers(0, 5, size=int(explore.sum()))
+    lazily = dqn.epsilon_greedy(lambda rows: q[rows].argmax(axis=1), 64, 5, 0.3, np.random.default_rng(2))
+    assert (expected == lazily).all() and explore.any() and not explore.all()
