@@ -22,9 +22,9 @@ from gorila.metrics import read_metrics
 
 SETUPS = {
     "local": ["--runtime", "local"],
-    "ray-1": ["--runtime", "ray", "--actors", "1", "--learners", "1", "--param-shards", "2"],
-    "ray-2": ["--runtime", "ray", "--actors", "2", "--learners", "2", "--param-shards", "2"],
-    "ray-4": ["--runtime", "ray", "--actors", "4", "--learners", "4", "--param-shards", "2"],
+    "ray-1": ["--runtime", "ray", "--actors", "1", "--learners", "1", "--param-shards", "1"],
+    "ray-2": ["--runtime", "ray", "--actors", "2", "--learners", "2", "--param-shards", "1"],
+    "ray-4": ["--runtime", "ray", "--actors", "4", "--learners", "4", "--param-shards", "1"],
 }
 
 

@@ -28,6 +28,12 @@ CONNECT_TIMEOUT_S = 20
 # batch of small-network gradients then costs one message, not a store round trip (embedded Ray only;
 # a cluster keeps its own setting).
 INLINE_MESSAGE_BYTES = 1 << 20
+EMBEDDED_SYSTEM_CONFIG = {
+    "max_direct_call_object_size": INLINE_MESSAGE_BYTES,
+    # No dashboard reads them: without it every process stops exporting metrics to its node's agent,
+    # CPU the components need (CartPole, 1 bundle, 5 pairs of runs: median 1,480 frames/s against 1,214).
+    "enable_metrics_collection": False,
+}
 
 
 class ClusterError(RuntimeError):
@@ -154,7 +160,7 @@ class RayRuntime:
             # registered as the current cluster (joining it would share, or fail on, its resources)
             ray.init(address="local", num_cpus=self._embedded_cpus(config), include_dashboard=False, log_to_driver=False,
                      configure_logging=False, logging_level="ERROR",
-                     _system_config={"max_direct_call_object_size": INLINE_MESSAGE_BYTES})
+                     _system_config=EMBEDDED_SYSTEM_CONFIG)
         else:
             if config.address != "auto":
                 _probe(config.address)
