@@ -12,8 +12,9 @@ too, but only the ratios compare across machines.
 - server:     push+pull round trip and applied gradients/s for the Nature CNN with 1, 2, 4, 8 shards
               on Ray / an in-memory copy of the same bytes;
 - replay:     bytes per stored Atari transition, insert and sample rates;
-- end_to_end: Atari agent steps/s and updates/s of 1 and 2 bundles on Ray at DQN's ratio, and 1 bundle
-              / a plain single-process DQN at the same ratio, batch and network;
+- end_to_end: Atari agent steps/s and updates/s of 1 and 2 bundles on Ray at DQN's ratio (one torch
+              thread each), and 1 bundle with as many torch threads as the plain single-process DQN
+              (all cores) / that DQN at the same ratio, batch and network;
 - memory:     resident memory of a bundle once its replay is full, at the start and end of a window;
 - scaling:    (not by default) aggregate Atari frames/s of 1, 2, 4, 8, 16 actors on an embedded Ray.
 """
@@ -305,12 +306,13 @@ def plain_dqn_rate(seconds: float) -> float:
     return steps
 
 
-def bundles_rate(bundles: int, seconds: float) -> dict:
-    """Agent steps/s and updates/s of `bundles` Atari bundles on an embedded Ray, as the driver runs them."""
+def bundles_rate(bundles: int, seconds: float, threads: int = 1) -> dict:
+    """Agent steps/s and updates/s of `bundles` Atari bundles on an embedded Ray, as the driver runs them,
+    each with `threads` torch threads."""
     from gorila.runtime.ray import RayRuntime
     from gorila.topology import build_system
     config, info = atari(actors=bundles, learners=bundles, runtime="ray", learning_starts=500,
-                         replay_capacity=10_000)
+                         replay_capacity=10_000, torch_threads=threads)
     runtime = RayRuntime(config)
     try:
         system = build_system(config, info, runtime.place, runtime.calls)
@@ -337,8 +339,11 @@ def bundles_rate(bundles: int, seconds: float) -> dict:
 def bench_end_to_end(seconds: float) -> dict:
     plain = plain_dqn_rate(seconds)
     one, two = bundles_rate(1, seconds), bundles_rate(2, seconds)
+    cores = os.cpu_count() or 1       # what the plain DQN uses: a lone bundle may use them too
+    one_all = bundles_rate(1, seconds, threads=cores) if cores > 1 else one
     return {"plain_dqn_steps_per_s": plain, "bundles_1": one, "bundles_2": two,
-            "one_bundle_vs_plain_dqn": one["steps_per_s"] / plain,
+            f"bundles_1_threads_{cores}": one_all,
+            "one_bundle_vs_plain_dqn": one_all["steps_per_s"] / plain,
             "two_bundles_vs_one": two["steps_per_s"] / one["steps_per_s"]}
 
 
@@ -354,6 +359,7 @@ def bench_memory(seconds: float) -> dict:
     bundle = make_bundle(config, info, 0, shards, bounds, DirectCalls())
     while len(bundle.replay) < config.replay_capacity:      # fill by acting alone: learning is slow here
         bundle.actor.run(256)
+    bundle.run(256)       # the first updates and forward passes allocate their buffers once: not growth
     start_mb, start = resident_mb(), time.perf_counter()
     samples = []
     while time.perf_counter() - start < seconds:
