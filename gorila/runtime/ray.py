@@ -160,7 +160,7 @@ class RayRuntime:
             # registered as the current cluster (joining it would share, or fail on, its resources)
             ray.init(address="local", num_cpus=self._embedded_cpus(config), include_dashboard=False, log_to_driver=False,
                      configure_logging=False, logging_level="ERROR",
-                     _system_config=EMBEDDED_SYSTEM_CONFIG)
+                     _system_config=dict(EMBEDDED_SYSTEM_CONFIG))   # Ray adds to the dict it is given
         else:
             if config.address != "auto":
                 _probe(config.address)
