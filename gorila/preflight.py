@@ -56,22 +56,31 @@ def check_fits_env(config: Config, info: EnvInfo) -> None:
     check_replay_sizes(config, info)
 
 
+REAL_FORWARD_PARAMETERS = 50_000_000    # 200 MB of float32: tried on the CPU, beyond on `meta`
+
+
 def check_network(config: Config, info: EnvInfo) -> int:
     """The network takes this environment's observations; its parameter count.
 
-    Built on torch's `meta` device: shapes only, no memory, so a huge network is measured, not made.
+    Built on torch's `meta` device first: shapes only, no memory, so a huge network is measured, not
+    made. One of ordinary size then tries an observation for real, in milliseconds; a forward pass on
+    `meta` would cost over a second of torch's first-use setup, at every launch.
     """
     import torch
     from gorila.networks import q_network_for
     try:
         with torch.device("meta"):
             network = q_network_for(config, info)
-            network(torch.empty((1, *info.obs_shape), dtype=getattr(torch, info.obs_dtype)))
+        size = sum(parameter.numel() for parameter in network.parameters())
+        if size <= REAL_FORWARD_PARAMETERS:
+            network = q_network_for(config, info)
+        device = next(network.parameters()).device
+        network(torch.zeros((1, *info.obs_shape), dtype=getattr(torch, info.obs_dtype), device=device))
     except (ValueError, RuntimeError) as error:
         reason = str(error).strip().splitlines()[0]
         raise ConfigError(f"network: {config.network} cannot take {config.env}'s observations of shape "
                           f"{info.obs_shape} ({reason}); use --network auto") from None
-    return sum(parameter.numel() for parameter in network.parameters())
+    return size
 
 
 def check_replay_sizes(config: Config, info: EnvInfo) -> None:

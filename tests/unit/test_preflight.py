@@ -38,6 +38,16 @@ def test_a_cnn_on_vector_observations_names_the_network():
     assert line.startswith("network: nature_cnn cannot take CartPole-v1's observations of shape (4,)")
 
 
+def test_a_network_too_large_to_build_is_measured_on_meta_and_an_ordinary_one_tried_for_real():
+    from gorila.preflight import REAL_FORWARD_PARAMETERS, check_network
+    huge = build_config("cartpole", overrides={"hidden_sizes": "20000,20000"})      # 400M parameters, 1.6 GB
+    assert check_network(huge, CARTPOLE) == 4 * 20000 + 20000 + 20000 * 20000 + 20000 + 20000 * 2 + 2
+    assert check_network(huge, CARTPOLE) > REAL_FORWARD_PARAMETERS
+    assert check_network(build_config("cartpole", overrides={"hidden_sizes": "1"}), CARTPOLE) == 9
+    cnn = build_config("cartpole", overrides={"network": "nature_cnn"})            # tried for real: refused
+    assert "cannot take CartPole-v1's observations" in error_of(check_network, cnn, CARTPOLE)
+
+
 def test_learning_starts_beyond_the_replay_is_named_with_the_capacity_it_needs():
     line = error_of(check_fits_env, build_config("atari", overrides={"replay_capacity": 10_000}), ATARI)
     # DQN's 50,000 agent steps; twice that plus one stream's stack + n-step window
