@@ -187,6 +187,7 @@ class _ActorHost:
         streams = tuple(range(config.envs_per_actor))
         writer = ReplayWriter([replay], [Route(0, streams, streams)], DirectCalls())
         self.actor = make_actor(config, info, index, shards, bounds, RayCalls(), writer)
+        self.actor.continue_from(config.epsilon_decay_steps)     # acting greedily mostly, as in bench_actor
 
     def rate(self, seconds: float) -> float:
         return rate(lambda: self.actor.run(64).steps, seconds)
@@ -201,7 +202,7 @@ def bench_scaling(seconds: float, counts=(1, 2, 4, 8, 16)) -> dict:
         runtime = RayRuntime(config)
         try:
             theta = initial_parameters(config, info)
-            shards = [runtime.place("server", make_shard, config, 0, theta)]
+            shards = [runtime.place("server", make_shard_of, config, info, 0, 0, theta.size)]
             hosts = [runtime.place("worker", _ActorHost, config, info, i, shards, [(0, theta.size)])
                      for i in range(count)]
             rates = runtime.calls.get([runtime.calls.call(h, "rate", seconds) for h in hosts])
@@ -232,7 +233,7 @@ def bench_server(seconds: float, shard_counts=(1, 2, 4, 8)) -> dict:
         runtime = RayRuntime(config_n)
         try:
             bounds = slice_bounds(theta.size, count)
-            shards = [runtime.place("server", make_shard, config_n, i, theta[a:b]) for i, (a, b) in enumerate(bounds)]
+            shards = [runtime.place("server", make_shard_of, config_n, info, i, a, b) for i, (a, b) in enumerate(bounds)]
             client = ParameterClient(shards, bounds, runtime.calls, max_inflight=4)
 
             def round_trip() -> int:
