@@ -40,8 +40,9 @@ def test_a_cnn_on_vector_observations_names_the_network():
 
 def test_a_network_too_large_to_build_is_measured_on_meta_and_an_ordinary_one_tried_for_real():
     from gorila.preflight import REAL_FORWARD_PARAMETERS, check_network
-    huge = build_config("cartpole", overrides={"hidden_sizes": "20000,20000"})      # 400M parameters, 1.6 GB
-    assert check_network(huge, CARTPOLE) == 4 * 20000 + 20000 + 20000 * 20000 + 20000 + 20000 * 2 + 2
+    n = 300_000          # 90G parameters, 360 GB: built for real, it could not be allocated here
+    huge = build_config("cartpole", overrides={"hidden_sizes": f"{n},{n}"})
+    assert check_network(huge, CARTPOLE) == 4 * n + n + n * n + n + n * 2 + 2
     assert check_network(huge, CARTPOLE) > REAL_FORWARD_PARAMETERS
     assert check_network(build_config("cartpole", overrides={"hidden_sizes": "1"}), CARTPOLE) == 9
     cnn = build_config("cartpole", overrides={"network": "nature_cnn"})            # tried for real: refused
