@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gorila.metrics import read_metrics
+from gorila.records.metrics import read_metrics
 
 HERE = Path(__file__).resolve().parent
 GAMES = {"breakout": "MinAtar/Breakout-v0"}       # v0: the full action set of the published curves
@@ -40,7 +40,7 @@ def published_curve(game: str) -> np.ndarray:
 
 def train(args, run_dir: Path) -> float:
     """One `gorila train` run; its wall time in seconds (launch to exit, imports and evaluation included)."""
-    command = [sys.executable, "-m", "gorila.cli", "train", "--preset", "minatar", "--env", GAMES[args.game],
+    command = [sys.executable, "-m", "gorila", "train", "--preset", "minatar", "--env", GAMES[args.game],
                "--total-frames", str(args.frames), "--seed", str(args.seed), "--run-dir", str(run_dir),
                *SETUPS[args.setup], *[f"--set={item}" for item in args.set]]
     start = time.time()

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gorila.metrics import read_metrics
+from gorila.records.metrics import read_metrics
 
 HERE = Path(__file__).resolve().parent
 RANDOM_PONG = -20.7          # random play (reference/atari_scores.tsv)
@@ -43,7 +43,7 @@ def train(args, run_dir: Path) -> float:
     evaluation = ["--set=eval_every_frames=0"]
     if args.frames < 1_000_000:
         evaluation += ["--set=eval_episodes=1", "--set=eval_max_frames=2000"]
-    command = [sys.executable, "-m", "gorila.cli", "train", "--preset", "atari", "--env", "Pong",
+    command = [sys.executable, "-m", "gorila", "train", "--preset", "atari", "--env", "Pong",
                "--total-frames", str(args.frames), "--actors", str(args.bundles), "--learners", str(args.bundles),
                "--run-dir", str(run_dir), *evaluation, *[f"--set={item}" for item in args.set]]
     start = time.time()

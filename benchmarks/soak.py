@@ -21,7 +21,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from gorila.metrics import read_metrics
+from gorila.records.metrics import read_metrics
 
 
 def children(pid: int) -> list[int]:
@@ -66,7 +66,7 @@ def main() -> int:
     parser.add_argument("--out", default="soak", help="prefix of the .csv and .png written")
     args = parser.parse_args()
     run_dir = Path(tempfile.mkdtemp()) / "run"
-    command = [sys.executable, "-m", "gorila.cli", "train", "--preset", "cartpole", "--runtime", "ray",
+    command = [sys.executable, "-m", "gorila", "train", "--preset", "cartpole", "--runtime", "ray",
                "--actors", str(args.bundles), "--learners", str(args.bundles), "--param-shards", "2",
                "--stop-at-return", "0", "--total-frames", "1000000000", "--replay-capacity", "20000",
                "--run-dir", str(run_dir)]

@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from gorila.metrics import read_metrics
+from gorila.records.metrics import read_metrics
 
 EVAL_EVERY = 5_120
 
@@ -33,7 +33,7 @@ def held(evaluations: list[float], threshold: float = 475.0) -> dict:
 def run(seed: int, frames: int, overrides: list[str], folder: Path) -> dict:
     run_dir = folder / f"seed{seed}"
     start = time.time()
-    subprocess.run([sys.executable, "-m", "gorila.cli", "train", "--preset", "cartpole", "--runtime", "local",
+    subprocess.run([sys.executable, "-m", "gorila", "train", "--preset", "cartpole", "--runtime", "local",
                     "--seed", str(seed), "--run-dir", str(run_dir), "--total-frames", str(frames),
                     "--stop-at-return", "100000", "--eval-every-frames", str(EVAL_EVERY),
                     *[f"--set={item}" for item in overrides]], check=True, capture_output=True)

@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from gorila.metrics import read_metrics
+from gorila.records.metrics import read_metrics
 
 SETUPS = {
     "local": ["--runtime", "local"],
@@ -29,7 +29,7 @@ SETUPS = {
 
 
 def gorila_command() -> list[str]:
-    return [sys.executable, "-m", "gorila.cli"]
+    return [sys.executable, "-m", "gorila"]
 
 
 def time_to_solve(setup: str, seed: int, folder: Path, overrides: list[str] = ()) -> dict:

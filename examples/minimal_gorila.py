@@ -20,12 +20,12 @@ import sys
 import time
 
 from gorila.config import build_config
-from gorila.core import describe_env
+from gorila.contracts import describe_env
 from gorila.envs import make_vector_env
-from gorila.evaluator import Evaluator
-from gorila.factory import (initial_parameters, make_actor, make_learner, make_replay, make_shard,
+from gorila.components.evaluator import Evaluator
+from gorila.system.builders import (initial_parameters, make_actor, make_learner, make_replay, make_shard,
                             parameter_client, warmup_steps)
-from gorila.replay.routing import ReplayWriter, Route
+from gorila.components.replay.routing import ReplayWriter, Route
 from gorila.runtime.calls import DirectCalls
 
 TARGET = 475.0

@@ -4,11 +4,11 @@ from pathlib import Path
 
 import torch
 
-from gorila.checkpoint import save_checkpoint
+from gorila.records.checkpoints import save_checkpoint
 from gorila.config import build_config
-from gorila.core import describe_env
+from gorila.contracts import describe_env
 from gorila.envs import make_vector_env
-from gorila.networks import flat_parameters, q_network_for
+from gorila.agent.networks import flat_parameters, q_network_for
 
 
 def fresh_checkpoint(run_dir: Path, env: str = "Pong", preset: str = "atari", seed: int = 0) -> Path:

@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 from gorila.config import build_config
-from gorila.core import WorkerId
-from gorila.evaluate import evaluate_checkpoint
-from gorila.metrics import read_metrics
-from gorila.trainer import Trainer
+from gorila.contracts import WorkerId
+from gorila.evaluation.checkpoint_evaluation import evaluate_checkpoint
+from gorila.records.metrics import read_metrics
+from gorila.system.trainer import Trainer
 
 
 @pytest.mark.parametrize("game", ["Breakout", "Pong"])

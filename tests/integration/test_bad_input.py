@@ -19,7 +19,7 @@ def test_bad_input_exits_2_with_one_line(case, tmp_path):
     (tmp_path / "null.yaml").write_text("run_dir:\n")
     flags, words = CASES[case]
     argv = ["train", "--preset", "cartpole", *[flag.format(dir=tmp_path) for flag in flags]]
-    process = subprocess.run([sys.executable, "-m", "gorila.cli", *argv], cwd=tmp_path, capture_output=True,
+    process = subprocess.run([sys.executable, "-m", "gorila", *argv], cwd=tmp_path, capture_output=True,
                              text=True, timeout=120, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     lines = [line for line in process.stderr.splitlines() if line.strip()]
     assert process.returncode == 2, process.stderr

@@ -11,11 +11,11 @@ import pytest
 import torch
 from fresh_checkpoint import fresh_checkpoint
 
-from gorila.checkpoint import load_checkpoint, save_checkpoint
+from gorila.records.checkpoints import load_checkpoint, save_checkpoint
 
 
 def gorila(*argv, cwd):
-    return subprocess.run([sys.executable, "-m", "gorila.cli", *map(str, argv)], cwd=cwd, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "gorila", *map(str, argv)], cwd=cwd, capture_output=True,
                           text=True, timeout=300, check=False, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
 
 
@@ -51,7 +51,7 @@ def bad_checkpoint(workspace):
 
 
 def breakout_starts(workspace):
-    from gorila.start_points import StartPoint, save_start_points
+    from gorila.evaluation.start_points import StartPoint, save_start_points
     point = StartPoint(0, (1,), 4, 0.0, "0" * 64)
     save_start_points(workspace / "breakout.json", "Breakout", [point], "trajectory")
     return workspace / "breakout.json"

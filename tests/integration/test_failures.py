@@ -9,12 +9,14 @@ import pytest
 import ray
 import ray.cloudpickle
 
-from gorila import factory, topology
-from gorila.bundle import Bundle
+from gorila.system import builders as factory
+
+from gorila.system import topology
+from gorila.components.bundle import Bundle
 from gorila.config import build_config
-from gorila.metrics import read_metrics
+from gorila.records.metrics import read_metrics
 from gorila.runtime.calls import WorkerError
-from gorila.trainer import Trainer
+from gorila.system.trainer import Trainer
 
 # The bundle below is built inside Ray's worker processes, which cannot import this test module.
 ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])

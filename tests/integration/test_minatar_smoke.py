@@ -4,11 +4,11 @@ then evaluates and checkpoints."""
 import numpy as np
 
 from gorila.config import build_config
-from gorila.core import WorkerId
-from gorila.evaluate import evaluate_checkpoint
-from gorila.metrics import read_metrics
-from gorila.networks import MinAtarCNN
-from gorila.trainer import Trainer
+from gorila.contracts import WorkerId
+from gorila.evaluation.checkpoint_evaluation import evaluate_checkpoint
+from gorila.records.metrics import read_metrics
+from gorila.agent.networks import MinAtarCNN
+from gorila.system.trainer import Trainer
 
 
 def test_minatar_preset_trains_checkpoints_and_evaluates(tmp_path):

@@ -8,8 +8,8 @@ import ray
 from ray.cluster_utils import Cluster
 
 from gorila.config import build_config
-from gorila.metrics import read_metrics
-from gorila.trainer import Trainer
+from gorila.records.metrics import read_metrics
+from gorila.system.trainer import Trainer
 
 
 @pytest.fixture(scope="module")

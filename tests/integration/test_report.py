@@ -1,9 +1,9 @@
 """`gorila report` on a real tiny CartPole suite: PNG plots, one index.html with the run summaries and
 the final evaluation of the saved parameters, and an evaluation episode as an animation."""
-from gorila.checkpoint import find_checkpoint
+from gorila.records.checkpoints import find_checkpoint
 from gorila.cli import main
-from gorila.suite import SuitePlan
-from gorila.suite_driver import run_suite
+from gorila.experiments.suite.plan import SuitePlan
+from gorila.experiments.suite.driver import run_suite
 
 FIELDS = dict(learning_starts=256, batch_size=32, hidden_sizes="32", eval_every_frames=512, eval_episodes=2,
               envs_per_actor=2, log_every_seconds=0.5, stop_at_return=0.0)

@@ -12,11 +12,11 @@ import time
 
 import pytest
 
-from gorila.checkpoint import load_latest_good
+from gorila.records.checkpoints import load_latest_good
 from gorila.config import build_config
-from gorila.core import WorkerId
-from gorila.metrics import read_metrics
-from gorila.trainer import Trainer
+from gorila.contracts import WorkerId
+from gorila.records.metrics import read_metrics
+from gorila.system.trainer import Trainer
 
 TOTAL = 12_000
 CONFIG = dict(env="CartPole-v1", runtime="local", total_frames=TOTAL, learning_starts=500, batch_size=32,

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from gorila.config import Config
-from gorila.parameter_server import ParameterShard
+from gorila.components.parameter_server import ParameterShard
 
 TCP_LISTEN = "0A"
 

@@ -10,9 +10,9 @@ import pytest
 import ray
 
 from gorila.config import build_config
-from gorila.evaluate import evaluate_checkpoint
-from gorila.metrics import read_metrics
-from gorila.trainer import Trainer
+from gorila.evaluation.checkpoint_evaluation import evaluate_checkpoint
+from gorila.records.metrics import read_metrics
+from gorila.system.trainer import Trainer
 
 TOTAL_FRAMES = 3000
 TINY = dict(env="CartPole-v1", total_frames=TOTAL_FRAMES, learning_starts=200, batch_size=16,

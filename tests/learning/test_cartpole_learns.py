@@ -13,9 +13,9 @@ import time
 import pytest
 
 from gorila.config import build_config
-from gorila.core import WorkerId
-from gorila.metrics import read_metrics
-from gorila.trainer import Trainer
+from gorila.contracts import WorkerId
+from gorila.records.metrics import read_metrics
+from gorila.system.trainer import Trainer
 
 SETUPS = {
     "local-1-bundle": (dict(runtime="local"), []),

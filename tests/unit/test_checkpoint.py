@@ -4,7 +4,7 @@ import os
 import pytest
 import torch
 
-from gorila.checkpoint import (CheckpointError, find_checkpoint, load_checkpoint, load_latest_good,
+from gorila.records.checkpoints import (CheckpointError, find_checkpoint, load_checkpoint, load_latest_good,
                                remove_stale_temporaries, save_checkpoint, training_checkpoints)
 
 

@@ -3,10 +3,12 @@
 import pytest
 import torch
 
-from gorila import cli, factory
+from gorila import cli
+
+from gorila.system import builders as factory
 from gorila.config import (PRESETS, Config, ConfigError, apply_overrides, build_config, save_yaml, scaled_preset,
                            validate)
-from gorila.core import EnvInfo
+from gorila.contracts import EnvInfo
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
@@ -234,7 +236,7 @@ def test_atari_counts_replay_learning_start_and_exploration_in_agent_steps_as_dq
 
 
 def test_an_actor_anneals_epsilon_over_agent_steps_on_atari():
-    from gorila.actor import Actor
+    from gorila.components.actor import Actor
 
     class Theta:
         def pull(self, prefetch=False):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from gorila import dqn
+from gorila.agent import dqn
 
 
 def fold(rewards, terminals, lasts, gamma):

@@ -1,9 +1,9 @@
-"""When the driver evaluates, and what makes a run solved (`gorila.evaluation_plan`)."""
+"""When the driver evaluates, and what makes a run solved (`gorila.system.stop_rule`)."""
 import math
 
 import numpy as np
 
-from gorila.evaluation_plan import Candidate, EvaluationPlan, Verdict
+from gorila.system.stop_rule import Candidate, EvaluationPlan, Verdict
 
 
 def result(mean: float) -> dict:

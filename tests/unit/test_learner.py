@@ -4,11 +4,11 @@ import math
 import numpy as np
 import pytest
 
-from gorila import factory
+from gorila.system import builders as factory
 from gorila.config import Config
-from gorila.core import EnvInfo, Report
-from gorila.learner import LossOutlierFilter
-from gorila.replay import ReplayMemory
+from gorila.contracts import EnvInfo, Report
+from gorila.components.learner import LossOutlierFilter
+from gorila.components.replay import ReplayMemory
 from gorila.runtime.calls import DirectCalls
 
 CARTPOLE = EnvInfo(obs_shape=(4,), obs_dtype="float32", num_actions=2, frame_shape=(4,), stack=1,

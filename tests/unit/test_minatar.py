@@ -6,9 +6,9 @@ import torch
 
 from gorila.config import build_config
 from gorila.envs import EnvError, EnvSpec, make_vector_env, resolve_env
-from gorila.networks import MinAtarCNN, NatureCNN, build_q_network, num_parameters
-from gorila.replay import ReplayMemory
-from gorila.replay.storage import StreamStorage
+from gorila.agent.networks import MinAtarCNN, NatureCNN, build_q_network, num_parameters
+from gorila.components.replay import ReplayMemory
+from gorila.components.replay.storage import StreamStorage
 
 
 @pytest.mark.parametrize("name", ["MinAtar/Breakout-v1", "MinAtar/Breakout", "minatar/breakout", " MinAtar/Breakout-v1"])

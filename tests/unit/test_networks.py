@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 import torch
 
-from gorila.networks import (MLPQNetwork, NatureCNN, build_q_network, flat_gradients, flat_parameters,
+from gorila.agent.networks import (MLPQNetwork, NatureCNN, build_q_network, flat_gradients, flat_parameters,
                              load_flat_parameters, num_parameters)
 
 

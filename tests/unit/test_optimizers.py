@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from gorila.parameter_server.optimizers import make_optimizer
+from gorila.components.parameter_server.optimizers import make_optimizer
 
 GRADIENTS = [np.array([0.5, -1.0, 2.0], np.float32), np.array([0.1, 0.3, -2.0], np.float32),
              np.array([-0.4, 0.0, 1.0], np.float32)]

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 
-from gorila.parameter_server import ParameterClient, ParameterShard, slice_bounds
+from gorila.components.parameter_server import ParameterClient, ParameterShard, slice_bounds
 from gorila.runtime.calls import DirectCalls
 
 THETA0 = np.arange(10, dtype=np.float32) / 4 - 1.0          # 10 distinct values

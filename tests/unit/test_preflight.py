@@ -10,12 +10,12 @@ import torch
 
 from gorila import cli
 from gorila.config import Config, ConfigError, build_config
-from gorila.core import EnvInfo
-from gorila.factory import min_sample_size, replay_warmup
-from gorila.preflight import (available_memory_bytes, check_address, check_devices, check_fits_env,
+from gorila.contracts import EnvInfo
+from gorila.system.builders import min_sample_size, replay_warmup
+from gorila.system.preflight import (available_memory_bytes, check_address, check_devices, check_fits_env,
                               check_replay_memory, preflight, replay_memory_need)
-from gorila.replay import ReplayMemory
-from gorila.replay.storage import StreamStorage
+from gorila.components.replay import ReplayMemory
+from gorila.components.replay.storage import StreamStorage
 
 CARTPOLE = EnvInfo((4,), "float32", 2, (4,), 1, 1, False)
 ATARI = EnvInfo((4, 84, 84), "uint8", 6, (84, 84), 4, 4, True)
@@ -39,7 +39,7 @@ def test_a_cnn_on_vector_observations_names_the_network():
 
 
 def test_a_network_too_large_to_build_is_measured_on_meta_and_an_ordinary_one_tried_for_real():
-    from gorila.preflight import REAL_FORWARD_PARAMETERS, check_network
+    from gorila.system.preflight import REAL_FORWARD_PARAMETERS, check_network
     n = 300_000          # 90G parameters, 360 GB: built for real, it could not be allocated here
     huge = build_config("cartpole", overrides={"hidden_sizes": f"{n},{n}"})
     assert check_network(huge, CARTPOLE) == 4 * n + n + n * n + n + n * 2 + 2

@@ -9,10 +9,10 @@ from fresh_checkpoint import fresh_checkpoint
 from gorila.config import ConfigError
 from gorila.envs import EnvError, make_vector_env, play_episodes
 from gorila.envs.ale_single import AtariGame
-from gorila.evaluate import evaluate_checkpoint
-from gorila.protocols import PROTOCOLS, ProtocolEnv, action_ids
-from gorila.record_starts import play_trajectory, random_policy
-from gorila.start_points import StartPoint, save_start_points, start_points_of
+from gorila.evaluation.checkpoint_evaluation import evaluate_checkpoint
+from gorila.evaluation.protocols import PROTOCOLS, ProtocolEnv, action_ids
+from gorila.evaluation.record_starts import play_trajectory, random_policy
+from gorila.evaluation.start_points import StartPoint, save_start_points, start_points_of
 
 
 def test_noop_starts_play_at_most_30_frames_before_the_agent():

@@ -6,8 +6,8 @@ and zeros can only come from zero-filling.
 import numpy as np
 import pytest
 
-from gorila.replay import ReplayMemory, StreamStorage
-from gorila.replay import sampling
+from gorila.components.replay import ReplayMemory, StreamStorage
+from gorila.components.replay import sampling
 
 
 def write_stream(memory, steps, stream=0, start=1):
@@ -140,7 +140,7 @@ def filled_memory(entries: int, label: int, streams: int = 1) -> ReplayMemory:
 
 
 def test_a_minibatch_over_memories_of_very_different_sizes_is_uniform_over_transitions():
-    from gorila.replay.routing import ReplaySampler
+    from gorila.components.replay.routing import ReplaySampler
     from gorila.runtime.calls import DirectCalls
     memories = [filled_memory(601, 0, streams=2), filled_memory(201, 1), filled_memory(41, 2)]
     counts = np.array([m.sampleable() for m in memories])
@@ -157,7 +157,7 @@ def test_a_minibatch_over_memories_of_very_different_sizes_is_uniform_over_trans
 
 
 def test_a_minibatch_over_memories_waits_for_every_memory_to_warm_up():
-    from gorila.replay.routing import ReplaySampler
+    from gorila.components.replay.routing import ReplaySampler
     from gorila.runtime.calls import DirectCalls
     cold = ReplayMemory(100, 1, (1,), np.float32, min_size=50)
     sampler = ReplaySampler([filled_memory(200, 0), cold], DirectCalls())

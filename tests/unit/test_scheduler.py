@@ -1,6 +1,6 @@
-"""The driver's budget policy (`gorila.scheduler.Scheduler`), without Ray or an environment."""
-from gorila.core import Report, WorkerId
-from gorila.scheduler import Scheduler, StopReason
+"""The driver's budget policy (`gorila.system.scheduler.Scheduler`), without Ray or an environment."""
+from gorila.contracts import Report, WorkerId
+from gorila.system.scheduler import Scheduler, StopReason
 
 BUNDLE, ACTOR, LEARNER0, LEARNER1 = WorkerId("bundle", 0), WorkerId("actor", 0), WorkerId("learner", 0), \
     WorkerId("learner", 1)

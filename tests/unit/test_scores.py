@@ -1,7 +1,7 @@
 """Normalised scores against hand-computed numbers from the published table."""
 import pytest
 
-from gorila.scores import normalised_scores, reference_protocol, suite_summary
+from gorila.evaluation.scores import normalised_scores, reference_protocol, suite_summary
 
 
 def test_noop_pong_against_hand_computed_numbers():

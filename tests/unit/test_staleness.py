@@ -3,10 +3,10 @@ gradient, while one that fell far behind loses exactly the gradient it computed 
 import contextlib
 
 from gorila.config import build_config, staleness_limit
-from gorila.core import WorkerId
-from gorila.preflight import probe_env
+from gorila.contracts import WorkerId
+from gorila.system.preflight import probe_env
 from gorila.runtime.local import LocalRuntime
-from gorila.topology import build_system, describe_topology
+from gorila.system.topology import build_system, describe_topology
 
 LEARNERS = 100
 

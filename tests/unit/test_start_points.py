@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from gorila.envs.ale_single import AtariGame
-from gorila.record_starts import play_trajectory, random_policy, record_starts
-from gorila.start_points import (
+from gorila.evaluation.record_starts import play_trajectory, random_policy, record_starts
+from gorila.evaluation.start_points import (
     StartPointError,
     Trajectory,
     load_start_points,
@@ -99,7 +99,7 @@ def test_human_play_without_a_display_is_one_clear_line(monkeypatch, tmp_path):
 def test_record_starts_from_a_checkpoint_says_so_and_refuses_another_games(monkeypatch, tmp_path):
     from fresh_checkpoint import fresh_checkpoint
 
-    import gorila.record_starts as recording
+    import gorila.evaluation.record_starts as recording
     run = fresh_checkpoint(tmp_path / "run")
     monkeypatch.setattr(recording, "RECORD_MAX_FRAMES", 400)     # a short game keeps the test short
     done = record_starts("Pong", str(tmp_path / "s.json"), 2, checkpoint=str(run))
@@ -112,7 +112,7 @@ def test_record_starts_from_a_checkpoint_says_so_and_refuses_another_games(monke
 
 def test_play_recorded_on_gymnasiums_env_replays_to_the_same_state():
     """What `--human` records (Gymnasium's env under its play utility) replays on `AtariGame`."""
-    from gorila.record_starts import gymnasium_game
+    from gorila.evaluation.record_starts import gymnasium_game
     game = AtariGame("Pong")
     env = gymnasium_game(game)
     env.reset(seed=3)

@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from gorila.scores import normalised_scores
-from gorila.suite import SuitePlan
-from gorila.suite_table import write_tables
+from gorila.evaluation.scores import normalised_scores
+from gorila.experiments.suite.plan import SuitePlan
+from gorila.experiments.suite.table import write_tables
 
 NOOP = {"Pong": 19.0, "Breakout": 10.0, "Alien": 5300.0}
 

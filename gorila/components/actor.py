@@ -1,0 +1,112 @@
+"""The Gorila actor: steps its environment copies with an epsilon-greedy copy of the Q-network.
+
+Each step writes one entry per environment copy to replay (the newest frame of s_t, a_t, r_t, and the
+terminal / episode-end flags), refreshing the network from theta+ every `actor_sync_every` steps.
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from gorila.agent import dqn
+from gorila.config import Config
+from gorila.contracts import EnvInfo, ParameterSource, Report, TransitionSink
+from gorila.envs import make_vector_env
+from gorila.agent.networks import load_flat_parameters, q_network_for
+
+
+def final_epsilon(config: Config, index: int) -> float:
+    """Where this actor's epsilon settles: the Ape-X ladder rung, or epsilon_end for all."""
+    if config.epsilon_ladder and config.actors > 1:
+        return dqn.epsilon_ladder(index, config.actors, config.ladder_base, config.ladder_alpha)
+    return config.epsilon_end
+
+
+class Actor:
+    """Acts in `envs_per_actor` environment copies with one batched forward pass per step."""
+
+    def __init__(self, config: Config, info: EnvInfo, index: int, params: ParameterSource,
+                 writer: TransitionSink):
+        torch.set_num_threads(config.torch_threads)
+        self.config, self.info, self.index = config, info, index
+        self.params, self.writer = params, writer
+        seed = config.seed + 1000 * (index + 1)
+        self.rng = np.random.default_rng(seed)
+        self.env = make_vector_env(config.env, config.envs_per_actor, seed=seed, fire_reset=config.fire_reset)
+        self.network = q_network_for(config, info).requires_grad_(False)
+        self.epsilon_end = final_epsilon(config, index)
+        self.epsilon_decay_steps = config.epsilon_decay_steps
+        self.obs = self.env.reset(seed=seed)
+        num_envs = self.env.num_envs
+        self.episode_ended = np.zeros(num_envs, bool)   # the current obs is the last of its episode
+        self.episode_return = np.zeros(num_envs, np.float64)
+        self.episode_length = np.zeros(num_envs, np.int64)
+        self.steps = 0
+        self.steps_since_sync = 0
+        self.completed: list[float] = []
+        self.sync()
+
+    def sync(self) -> None:
+        flat, _ = self.params.pull(prefetch=True)     # never waits: takes the previous request's answer
+        load_flat_parameters(self.network, flat)
+        self.steps_since_sync = 0
+
+    @property
+    def epsilon(self) -> float:
+        return dqn.linear_epsilon(self.steps, self.config.epsilon_start, self.epsilon_end,
+                                  self.epsilon_decay_steps)
+
+    def act(self, obs: np.ndarray) -> np.ndarray:
+        return dqn.epsilon_greedy(lambda rows: self.greedy(obs if rows.all() else obs[rows]), len(obs),
+                                  self.info.num_actions, self.epsilon, self.rng)
+
+    def greedy(self, obs: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            return self.network(torch.as_tensor(obs)).numpy().argmax(axis=1)
+
+    def step(self) -> None:
+        """One step of every environment copy, one replay entry per copy."""
+        if self.steps_since_sync >= self.config.actor_sync_every:
+            self.sync()
+        actions = self.act(self.obs)
+        result = self.env.step(actions)
+        reward = np.clip(result.reward, -1.0, 1.0) if self.config.clip_rewards else result.reward
+        newest_frame = self.obs[:, -1] if self.info.stack > 1 else self.obs
+        # A slot whose obs ended an episode takes no action: its entry only marks the episode end.
+        ended = self.episode_ended
+        self.writer.add(newest_frame, actions, np.where(ended, 0.0, reward).astype(np.float32),
+                        result.terminal & ~ended, ended.copy())
+        self._track_returns(result, ended)
+        self.obs = result.obs
+        self.episode_ended = result.episode_end.copy()
+        self.steps += self.env.num_envs
+        self.steps_since_sync += self.env.num_envs
+
+    def _track_returns(self, result, ended: np.ndarray) -> None:
+        live = ~ended
+        self.episode_return[live] += result.reward[live]
+        self.episode_length[live] += 1
+        for slot in np.flatnonzero(result.episode_end & live):
+            self.completed.append(float(self.episode_return[slot]))
+            self.episode_return[slot] = 0.0
+            self.episode_length[slot] = 0
+
+    def run(self, budget: int) -> Report:
+        """At least `budget` agent steps (a whole number of vector steps); a report for the driver."""
+        start = self.steps
+        while self.steps - start < budget:
+            self.step()
+        self.writer.flush()
+        return self.report(self.steps - start)
+
+    def continue_from(self, steps: int) -> None:
+        """Carry on from `steps` agent steps already taken (a resumed run, a restarted process):
+        epsilon continues its schedule instead of starting again at epsilon_start."""
+        self.steps = steps
+
+    def report(self, steps: int) -> Report:
+        completed, self.completed = self.completed, []
+        return Report(steps=steps, episode_returns=tuple(completed))
+
+    def close(self) -> None:
+        self.env.close()

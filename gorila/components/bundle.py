@@ -1,0 +1,47 @@
+"""A bundle (the paper's experiments): one actor, its local replay and one learner, in one place.
+
+Bundles share nothing but the parameter server. Inside a bundle the learner makes one update every
+`update_every` agent steps, DQN's ratio, once the local replay holds enough entries to sample from.
+The parts are built and connected by `gorila.system.builders.make_bundle`.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from gorila.components.actor import Actor
+from gorila.contracts import Report
+from gorila.components.learner import Learner
+from gorila.components.replay import ReplayMemory
+
+
+class Bundle:
+    """Actor + LocalReplay + Learner, stepped in lockstep in one process."""
+
+    def __init__(self, actor: Actor, replay: ReplayMemory, learner: Learner, update_every: int):
+        self.actor, self.replay, self.learner = actor, replay, learner
+        self.update_every = update_every
+        self.update_credit = 0     # agent steps not yet matched by an update
+
+    def run(self, budget: int) -> Report:
+        """At least `budget` agent steps, with one learner update every `update_every` of them."""
+        steps = updates = 0
+        while steps < budget:
+            self.actor.step()
+            steps += self.actor.env.num_envs
+            self.update_credit += self.actor.env.num_envs
+            while self.update_credit >= self.update_every:
+                self.update_credit -= self.update_every
+                updates += self.learner.update()
+        self.learner.send(refresh=False)
+        self.learner.params.drain()
+        report = self.actor.report(steps).merge(self.learner.report(updates))
+        return replace(report, replay_size=len(self.replay))
+
+    def continue_from(self, steps: int) -> None:
+        self.actor.continue_from(steps)
+
+    def save_replay(self, path: str) -> int:
+        return self.replay.save_replay(path)
+
+    def close(self) -> None:
+        self.actor.close()

@@ -1,0 +1,64 @@
+"""Greedy evaluation of theta+ with null-op starts (up to 30 no-ops, epsilon 0.05 on Atari)."""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import torch
+
+from gorila.agent import dqn
+from gorila.config import Config
+from gorila.contracts import EnvInfo
+from gorila.envs import VectorEnv, make_vector_env, play_episodes
+from gorila.agent.networks import load_flat_parameters, q_network_for
+
+MAX_PARALLEL_EPISODES = 32
+TRAINING_SEED_OFFSET = 10**6       # evaluations during training
+INDEPENDENT_SEED_OFFSET = 10**9    # `gorila evaluate`: episodes that no training evaluation played
+
+
+class Evaluator:
+    """Plays `eval_episodes` episodes with an epsilon-greedy copy of the given parameters."""
+
+    def __init__(self, config: Config, info: EnvInfo, seed_offset: int = TRAINING_SEED_OFFSET,
+                 make_env: Callable[[int, int], VectorEnv] | None = None):
+        torch.set_num_threads(config.torch_threads)
+        self.config, self.info = config, info
+        self.episodes = config.eval_episodes
+        self.seed = config.seed + seed_offset
+        self.rng = np.random.default_rng(self.seed)
+        self.network = q_network_for(config, info).requires_grad_(False)
+        copies = min(self.episodes, MAX_PARALLEL_EPISODES)
+        if make_env is None:
+            cap = config.eval_max_frames if info.is_atari else None
+            self.env = make_vector_env(config.env, copies, seed=self.seed, evaluation=True, max_episode_frames=cap,
+                                       fire_reset=config.fire_reset)
+        else:
+            self.env = make_env(copies, self.seed)
+        self.rounds, self.next_seed = 0, self.seed
+
+    def act(self, obs: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            q_values = self.network(torch.as_tensor(obs)).numpy()
+        return dqn.greedy_with_epsilon(q_values, self.config.eval_epsilon, self.rng)
+
+    def evaluate(self, flat_parameters: np.ndarray, episodes: int | None = None) -> dict:
+        """Mean, standard deviation and all returns of one evaluation round of `episodes` episodes
+        (default: eval_episodes).
+
+        Each round starts its environment copies from seeds no earlier round used, so two rounds on
+        the same parameters are independent: a round takes max(copies, episodes) seeds after the last
+        round's (copy i of the vector env starts from round_seed + i, episode e of a `ProtocolEnv`
+        from round_seed + e).
+        """
+        load_flat_parameters(self.network, flat_parameters)
+        episodes = episodes or self.episodes
+        self.round_seed = self.next_seed
+        self.next_seed += max(self.env.num_envs, episodes)
+        returns = play_episodes(self.env, self.act, episodes, seed=self.round_seed)
+        self.rounds += 1
+        return {"eval_return_mean": float(np.mean(returns)), "eval_return_std": float(np.std(returns)),
+                "eval_episodes": len(returns), "eval_returns": [float(r) for r in returns]}
+
+    def close(self) -> None:
+        self.env.close()

@@ -1,0 +1,151 @@
+"""The Gorila learner: sample a minibatch, compute the DQN gradient against theta-, send it on.
+
+The learner never applies its gradient: the parameter-server shards do (Nair et al. 2015, section 4).
+It refreshes its copy of theta+ every `learner_sync_every` updates and its theta- whenever the server
+reports a new target version, and it drops gradients whose loss is an outlier.
+"""
+from __future__ import annotations
+
+import copy
+import math
+
+import numpy as np
+import torch
+
+from gorila.agent import dqn
+from gorila.config import Config, learner_device
+from gorila.contracts import EnvInfo, Minibatch, MinibatchSource, ParameterSource, Report
+from gorila.agent.networks import flat_gradients, load_flat_parameters, q_network_for
+
+
+class LossOutlierFilter:
+    """Running mean and standard deviation of the loss; flags a loss more than k std above the mean.
+
+    An outlier is folded into the statistics clipped to the band's edge: one huge loss cannot widen
+    the band much, yet a loss that keeps growing (Q-values do as they learn) moves the band with it
+    instead of freezing it and dropping every later gradient.
+    """
+
+    def __init__(self, k: float, warmup: int, decay: float = 0.99):
+        self.k, self.warmup, self.decay = k, warmup, decay
+        self.count, self.mean, self.var = 0, 0.0, 0.0
+
+    def is_outlier(self, loss: float) -> bool:
+        if not math.isfinite(loss):
+            return True
+        if self.k and self.count >= self.warmup:
+            edge = self.mean + self.k * math.sqrt(self.var)
+            if loss > edge:
+                self._observe(edge)
+                return True
+        self._observe(loss)
+        return False
+
+    def _observe(self, loss: float) -> None:
+        self.count += 1
+        if self.count <= self.warmup:   # plain average while warming up
+            delta = loss - self.mean
+            self.mean += delta / self.count
+            self.var += (delta * (loss - self.mean) - self.var) / self.count
+        else:
+            delta = loss - self.mean
+            self.mean += (1 - self.decay) * delta
+            self.var = self.decay * (self.var + (1 - self.decay) * delta * delta)
+
+
+class Learner:
+    """Computes DQN gradients from minibatches of a replay and pushes them to the parameter server."""
+
+    def __init__(self, config: Config, info: EnvInfo, index: int, params: ParameterSource,
+                 replay: MinibatchSource):
+        torch.set_num_threads(config.torch_threads)
+        torch.manual_seed(config.seed + 7919 * index)
+        self.config, self.index, self.params, self.replay = config, index, params, replay
+        self.device = torch.device(learner_device(config))
+        self.online = q_network_for(config, info).to(self.device)
+        self.target = copy.deepcopy(self.online).requires_grad_(False)
+        # Kept as lists: walking a module for its parameters on every update costs more than a small
+        # network's update.
+        self.online_parameters = list(self.online.parameters())
+        self.target_parameters = list(self.target.parameters())
+        self.outliers = LossOutlierFilter(config.outlier_k, config.outlier_warmup)
+        self.updates = 0
+        self.dropped = 0
+        self.outbox: list[np.ndarray] = []        # gradients waiting to travel together (push_every)
+        self.outbox_versions = None
+        self.losses: list[float] = []
+        self.sync()
+
+    def sync(self, pulled: tuple | None = None) -> None:
+        """Copy theta+ from the server, and theta- when the server has refreshed it.
+
+        The pull is prefetched: the learner takes the parameters it asked for at its previous refresh
+        and asks for the next ones, so the server is never on its critical path.
+        """
+        flat, target_changed = pulled or self.params.pull(prefetch=True)
+        load_flat_parameters(self.online_parameters, flat)
+        if target_changed:
+            load_flat_parameters(self.target_parameters, self.params.pull_target())
+
+    def gradient(self, batch: Minibatch) -> tuple[float, np.ndarray]:
+        """Mean loss per transition and flat gradient of the DQN loss (`loss_reduction`) on one
+        minibatch, theta- fixed."""
+        as_tensor = lambda array: torch.as_tensor(array, device=self.device)
+        obs, next_obs = as_tensor(batch.obs), as_tensor(batch.next_obs)
+        with torch.no_grad():
+            next_q_target = self.target(next_obs)
+            next_q_online = self.online(next_obs) if self.config.double_dqn else None
+            targets = dqn.td_targets(as_tensor(batch.returns), as_tensor(batch.discounts), next_q_target,
+                                     next_q_online)
+        loss = dqn.dqn_loss(self.online(obs), as_tensor(batch.actions), targets, self.config.huber_delta,
+                            self.config.loss_reduction)
+        for parameter in self.online_parameters:
+            parameter.grad = None
+        loss.backward()
+        per_transition = float(loss.item()) / (len(batch) if self.config.loss_reduction == "sum" else 1)
+        return per_transition, dqn.clip_norm(flat_gradients(self.online_parameters), self.config.max_grad_norm)
+
+    def update(self) -> bool:
+        """One learner step; False when the replay cannot give a minibatch yet."""
+        batch = self.replay.sample(self.config.batch_size)
+        if batch is None:
+            return False
+        loss, grad = self.gradient(batch)
+        self.updates += 1
+        if self.outliers.is_outlier(loss):
+            self.dropped += 1
+        else:
+            self.losses.append(loss)
+            if not self.outbox:
+                self.outbox_versions = self.params.versions.copy()   # what these gradients were computed on
+            self.outbox.append(grad)
+        refresh = self.updates % self.config.learner_sync_every == 0
+        if refresh or len(self.outbox) >= self.config.push_every:
+            self.send(refresh)
+        return True
+
+    def send(self, refresh: bool) -> None:
+        """Push the waiting gradients (one message per shard); refresh theta+ in the same round trip."""
+        if not self.outbox:
+            if refresh:
+                self.sync()
+            return
+        gradients, self.outbox = np.stack(self.outbox), []
+        if refresh:
+            self.sync(self.params.push_and_pull(gradients, self.outbox_versions))
+        else:
+            self.params.push(gradients, self.outbox_versions)
+
+    def run(self, budget: int) -> Report:
+        """Up to `budget` updates (fewer while the replay is warming up); a report for the driver."""
+        done = 0
+        while done < budget and self.update():
+            done += 1
+        self.send(refresh=False)
+        return self.report(done)
+
+    def report(self, updates: int) -> Report:
+        losses, self.losses = self.losses, []
+        dropped, self.dropped = self.dropped, 0
+        return Report(updates=updates, loss_sum=float(np.sum(losses)), loss_count=len(losses),
+                      dropped_outliers=dropped)

@@ -1,0 +1,100 @@
+"""One shard of the parameter server: a contiguous slice of theta+, its optimizer and its version.
+
+Each shard applies asynchronous SGD to its own slice only (Nair et al. 2015, section 4): it never
+sees the other slices. It also keeps its slice of theta-, refreshed every `target_update_every` of its
+own updates, and discards gradients computed on parameters too many of its versions old.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import torch
+
+from gorila.components.parameter_server.optimizers import make_optimizer
+
+# torch warns when it wraps a read-only array because writing through it would be undefined; shards
+# only read gradients, so the warning says nothing here.
+warnings.filterwarnings("ignore", message="The given NumPy array is not writable", category=UserWarning)
+
+
+class ParameterShard:
+    """Owns theta+[start:stop], applies gradient slices to it, and counts what it applied or discarded."""
+
+    def __init__(self, index: int, initial: np.ndarray, *, optimizer: str = "adam", learning_rate: float = 1e-3,
+                 optimizer_eps: float = 1e-8, rmsprop_alpha: float = 0.95, max_staleness: int = 0,
+                 target_update_every: int = 1000):
+        self.index = index
+        self.theta = torch.tensor(np.asarray(initial, dtype=np.float32))     # our own copy
+        self.target = self.theta.clone()
+        self.optimizer = make_optimizer(optimizer, self.theta.numel(), learning_rate, optimizer_eps, rmsprop_alpha)
+        self.max_staleness = max_staleness
+        self.target_update_every = target_update_every
+        self.version = 0           # updates applied so far
+        self.target_version = 0    # theta- refreshes so far
+        self.discarded = 0
+        self.staleness_sum = 0
+
+    def apply(self, gradient: np.ndarray, base_version: int) -> bool:
+        """Apply one gradient slice computed on this shard's parameters at `base_version`.
+
+        Returns False (and counts it) when the gradient is older than `max_staleness` versions.
+        """
+        staleness = self.version - base_version
+        if self.max_staleness and staleness > self.max_staleness:
+            self.discarded += 1
+            return False
+        # A view of the caller's array, not a copy (on Ray it is read-only: the message's own buffer);
+        # the update rules never write their gradient.
+        self.optimizer.step(self.theta, torch.from_numpy(np.asarray(gradient, dtype=np.float32)))
+        self.version += 1
+        self.staleness_sum += staleness
+        if self.version % self.target_update_every == 0:
+            self.target = self.theta.clone()
+            self.target_version += 1
+        return True
+
+    def apply_batch(self, gradients: np.ndarray, base_version: int) -> int:
+        """Apply the rows of `gradients` ([T, slice]) one by one, each as its own update.
+
+        A learner sends several gradients in one message to cut per-message cost; each one is still
+        checked for staleness and applied as a separate asynchronous SGD step.
+        """
+        return sum(self.apply(row, base_version) for row in gradients)
+
+    def apply_and_pull(self, gradients: np.ndarray, base_version: int) -> tuple[np.ndarray, int, int]:
+        """`apply_batch`, then `pull` in the same call: one round trip instead of two."""
+        self.apply_batch(gradients, base_version)
+        return self.pull()
+
+    def pull(self) -> tuple[np.ndarray, int, int]:
+        """(theta+ slice, version, target_version)."""
+        return self.theta.numpy().copy(), self.version, self.target_version
+
+    def pull_target(self) -> np.ndarray:
+        """The theta- slice."""
+        return self.target.numpy().copy()
+
+    def stats(self) -> dict:
+        applied = self.version
+        return {"shard": self.index, "version": self.version, "target_version": self.target_version,
+                "applied": applied, "discarded": self.discarded,
+                "mean_staleness": self.staleness_sum / applied if applied else 0.0}
+
+    def state(self) -> dict:
+        """Everything this shard knows (theta+, theta-, optimizer moments, versions, counts), for
+        checkpoints and for restoring a restarted shard: tensors and plain data only."""
+        return {"theta": self.theta.clone(), "target": self.target.clone(), "version": self.version,
+                "target_version": self.target_version, "discarded": self.discarded,
+                "staleness_sum": self.staleness_sum, "optimizer": self.optimizer.state()}
+
+    def restore(self, state: dict) -> None:
+        """Continue exactly where `state()` left off."""
+        if state["theta"].numel() != self.theta.numel():
+            raise ValueError(f"shard {self.index}: saved slice has {state['theta'].numel()} parameters, "
+                             f"this one {self.theta.numel()}")
+        self.theta, self.target = state["theta"].clone(), state["target"].clone()
+        self.version, self.target_version = state["version"], state["target_version"]
+        self.discarded, self.staleness_sum = state["discarded"], state["staleness_sum"]
+        self.optimizer.load(state["optimizer"])
+

@@ -1,0 +1,109 @@
+"""`ReplayMemory`: an actor's local replay, or one shard of the global replay.
+
+State (the rings) lives in `StreamStorage`; index choice, stack rebuilding and n-step folding are the
+functions in `sampling`. This class only ties them together with a seeded RNG and a warm-up size.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+from gorila.contracts import Minibatch
+from gorila.components.replay import sampling
+from gorila.components.replay.storage import StreamStorage
+
+
+class ReplayMemory:
+    """Uniform replay over streams of entries (one entry per env step, each frame stored once)."""
+
+    def __init__(self, capacity: int, num_streams: int, frame_shape, frame_dtype, stack: int = 1,
+                 n_step: int = 1, gamma: float = 0.99, seed: int = 0, min_size: int = 1):
+        _check_args(capacity, num_streams, stack, n_step, gamma, min_size)
+        self.storage = StreamStorage(capacity, num_streams, frame_shape, frame_dtype)
+        self.stack, self.n_step, self.gamma = int(stack), int(n_step), float(gamma)
+        self.min_size = int(min_size)
+        self.rng = np.random.default_rng(seed)
+
+    def add(self, stream_ids, frames, actions, rewards, terminals, lasts) -> None:
+        """Append one entry per listed stream (see `StreamStorage.add`)."""
+        self.storage.add(stream_ids, frames, actions, rewards, terminals, lasts)
+
+    def add_steps(self, stream_ids, frames, actions, rewards, terminals, lasts) -> None:
+        """Append T steps at once (arrays [T, len(stream_ids), ...]), oldest first: a batched write."""
+        for step in zip(frames, actions, rewards, terminals, lasts):
+            self.storage.add(stream_ids, *step)
+
+    def sampleable(self) -> int:
+        """Entries that can currently be drawn as a state s_t."""
+        return sampling.sampleable_count(self.storage, self.stack, self.n_step)
+
+    def sample(self, batch_size: int) -> Minibatch | None:
+        """A uniform minibatch, or None while fewer than `min_size` entries are sampleable.
+
+        obs/next_obs are [B, stack, *frame] when stack > 1 and [B, *frame] when stack == 1, in the
+        frame dtype (uint8 stays uint8 until the network).
+        """
+        if self.sampleable() < self.min_size:
+            return None
+        streams, indices = sampling.choose_indices(self.storage, self.stack, self.n_step,
+                                                   int(batch_size), self.rng)
+        return self.gather(streams, indices)
+
+    def sample_share(self, batch_size: int) -> tuple[Minibatch | None, int]:
+        """This memory's share of a minibatch split over several memories (`sample(batch_size)`, None
+        while warming up), and the sampleable entries it held: the weight of its next share."""
+        count = self.sampleable()
+        if count < self.min_size:
+            return None, count
+        return self.sample(batch_size), count
+
+    def gather(self, streams, indices) -> Minibatch:
+        """The batch for explicit (stream, absolute index) pairs, shaped like `sample`'s."""
+        batch = sampling.gather_batch(self.storage, streams, indices, self.stack, self.n_step,
+                                      self.gamma)
+        if self.stack == 1:
+            batch["obs"], batch["next_obs"] = batch["obs"][:, 0], batch["next_obs"][:, 0]
+        return Minibatch(batch["obs"], batch["actions"], batch["returns"], batch["discounts"], batch["next_obs"])
+
+    def stats(self) -> dict:
+        """Size, capacity, entries ever added and bytes held, for metrics."""
+        return {"size": self.storage.size(), "capacity": self.storage.capacity,
+                "added": self.storage.added(), "nbytes": self.storage.nbytes()}
+
+    def __len__(self) -> int:
+        return self.storage.size()
+
+    def save_replay(self, path: str) -> int:
+        """Write the contents to `path` (.npz, compressed; atomically); the bytes written."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(path.name + ".tmp")
+        with open(temporary, "wb") as file:
+            np.savez_compressed(file, rng=np.array(json.dumps(self.rng.bit_generator.state)),
+                                **self.storage.arrays())
+        os.replace(temporary, path)
+        return path.stat().st_size
+
+    def load_replay(self, path: str) -> None:
+        """Continue from what `save_replay` wrote."""
+        with np.load(path) as saved:
+            self.storage.load_arrays(saved)
+            self.rng.bit_generator.state = json.loads(str(saved["rng"]))
+
+
+def _check_args(capacity, num_streams, stack, n_step, gamma, min_size) -> None:
+    """Reject settings under which some stream could never yield a sample, with the reason."""
+    if stack < 1 or n_step < 1 or min_size < 1:
+        raise ValueError(f"stack, n_step and min_size must be >= 1, got {stack}, {n_step}, {min_size}")
+    if not 0.0 <= gamma <= 1.0:
+        raise ValueError(f"gamma must lie in [0, 1], got {gamma}")
+    if num_streams < 1:
+        raise ValueError(f"num_streams must be >= 1, got {num_streams}")
+    needed = num_streams * (stack + n_step + 1)
+    if capacity < needed:
+        raise ValueError(
+            f"replay capacity {capacity} is too small: each of the {num_streams} streams needs "
+            f"stack + n_step + 1 = {stack + n_step + 1} entries, so capacity must be >= {needed}")

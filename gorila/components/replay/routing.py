@@ -1,0 +1,102 @@
+"""Moving transitions between actors, replay memories and learners, in batches.
+
+`ReplayWriter` sends each of an actor's environment streams to the replay memory that holds it (its
+local replay, or one shard of the global replay), buffering remote writes so that at least 64
+transitions cross a process boundary at a time. `ReplaySampler` draws one minibatch across several
+replay memories, uniformly over their transitions, asking each for its share.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from gorila.contracts import Minibatch
+
+MIN_REMOTE_BATCH = 64
+
+
+@dataclass(frozen=True)
+class Route:
+    """Env slots of one actor whose streams live in one replay memory, and their stream ids there."""
+    replay: int
+    slots: tuple[int, ...]
+    streams: tuple[int, ...]
+
+
+class ReplayWriter:
+    """Buffers one entry per env slot and step, and flushes them to their replay memories."""
+
+    def __init__(self, replays: list, routes: list[Route], calls, batch_steps: int = 1):
+        self.targets = [(replays[route.replay], np.array(route.slots), np.array(route.streams)) for route in routes]
+        self.calls = calls
+        self.batch_steps = batch_steps
+        self.buffer: list[tuple] = []
+        self.pending: list = []
+
+    def add(self, frames, actions, rewards, terminals, lasts) -> None:
+        """One entry per env slot: the newest frame of s_t, a_t, r_t, terminal_t, last_t."""
+        if self.batch_steps == 1:            # one step per write: no stacking
+            self._send("add", [frames, actions, rewards, terminals, lasts], lambda column, slots: column[slots])
+            return
+        self.buffer.append((frames, actions, rewards, terminals, lasts))
+        if len(self.buffer) >= self.batch_steps:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.buffer:
+            return
+        columns = [np.stack(column) for column in zip(*self.buffer)]   # each [T, K, ...]
+        self.buffer = []
+        self._send("add_steps", columns, lambda column, slots: column[:, slots])
+
+    def _send(self, method: str, columns: list, take) -> None:
+        """Send each replay `take(column, slots)` of every column. Waits for the previous write
+        first: at most one write per actor is in flight, which bounds memory."""
+        self.calls.get(self.pending)
+        self.pending = [self.calls.call(replay, method, streams, *[take(column, slots) for column in columns])
+                        for replay, slots, streams in self.targets]
+
+
+def remote_batch_steps(num_slots: int) -> int:
+    """Steps to buffer so that one remote write carries at least MIN_REMOTE_BATCH transitions."""
+    return max(1, -(-MIN_REMOTE_BATCH // num_slots))
+
+
+class ReplaySampler:
+    """One minibatch drawn across several replay memories, uniformly over all the transitions they hold.
+
+    How many of the batch each memory gives is drawn from a multinomial over the memories' sampleable
+    counts, so a transition is as likely as any other whichever memory holds it (a global-replay shard
+    with more streams, or fuller, gives more). Equal shares would favour the transitions of the smaller
+    memories. The counts are those each memory sent with its previous share (the first minibatch asks
+    for them): they are one minibatch old, which moves a memory's odds by a few transitions in its
+    thousands, and costs no extra round trip.
+    """
+
+    def __init__(self, replays: list, calls, seed: int = 0):
+        self.replays = replays
+        self.calls = calls
+        self.rng = np.random.default_rng(seed)
+        self.counts: np.ndarray | None = None
+
+    def sample(self, batch_size: int) -> Minibatch | None:
+        if self.counts is None:
+            self.counts = np.array(self.calls.get([self.calls.call(replay, "sampleable") for replay in self.replays]))
+        shares = self.shares(batch_size)
+        replies = self.calls.get([self.calls.call(replay, "sample_share", int(share))
+                                  for replay, share in zip(self.replays, shares)])
+        self.counts = np.array([count for _, count in replies])
+        parts = [part for part, _ in replies]                  # a share of 0 is an empty minibatch
+        if any(part is None for part in parts):
+            return None
+        return Minibatch.concatenate(parts)
+
+    def shares(self, batch_size: int) -> np.ndarray:
+        """Transitions to draw from each memory: multinomial over their counts (equal while all are empty)."""
+        total = self.counts.sum()
+        weights = self.counts / total if total else np.full(len(self.replays), 1 / len(self.replays))
+        return self.rng.multinomial(batch_size, weights)
+
+    def stats(self) -> list[dict]:
+        return self.calls.get([self.calls.call(replay, "stats") for replay in self.replays])

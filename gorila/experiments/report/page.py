@@ -1,0 +1,135 @@
+"""Builds a report directory: the PNG plots of `gorila.experiments.report.plots` and one index.html tying them to the
+run summaries (config, frames, evaluation of the saved parameters)."""
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+import yaml
+
+from gorila.experiments.report import plots
+from gorila.experiments.report.summary import (BEST_SEEN_NOTE, RunSummary, SuiteSummary, attach_final_evaluation, attach_video,
+                           classify, load_run, load_suite, suite_text, summary_lines_of)
+from gorila.experiments.suite.table import summary_lines
+
+CONFIG_KEYS = ("env", "runtime", "actors", "learners", "param_shards", "bundled", "replay", "total_frames",
+               "optimizer", "learning_rate", "target_update_every", "seed")
+
+
+def make_report(paths: list[str], out: Path, video: bool = False, episodes: int | None = None) -> tuple[str, Path]:
+    """Plots and index.html for runs and suite directories; (text summary, index.html)."""
+    kinds = [(Path(p), classify(p)) for p in paths]      # a bad path fails before anything is written
+    out.mkdir(parents=True, exist_ok=True)
+    runs, suites = _labelled_runs([p for p, k in kinds if k == "run"]), [load_suite(p) for p, k in kinds if k == "suite"]
+    for run in runs:
+        attach_final_evaluation(run, out, episodes)
+        if video:
+            attach_video(run, out)
+    sections = [_runs_section(runs, out)] if runs else []
+    sections += [_suite_section(suite, out, index, video) for index, suite in enumerate(suites)]
+    index = out / "index.html"
+    index.write_text(_page(sections))
+    text = [line for run in runs for line in summary_lines_of(run)]
+    text += [line for suite in suites for line in suite_text(suite)]
+    return "\n".join(text + [f"report: {index}"]), index
+
+
+def _labelled_runs(paths: list[Path]) -> list[RunSummary]:
+    """Runs labelled by directory name, made unique where two share one."""
+    runs, seen = [], {}
+    for path in paths:
+        name = path.resolve().name
+        seen[name] = seen.get(name, 0) + 1
+        runs.append(load_run(path, name if seen[name] == 1 else f"{name}-{seen[name]}"))
+    return runs
+
+
+def _runs_section(runs: list[RunSummary], out: Path) -> str:
+    pairs = [(run.label, run.records) for run in runs]
+    finals = {run.label: run.final for run in runs if run.final}
+    figures = [plots.plot_returns(pairs, "env_frames", out / "return_vs_frames.png", finals=finals),
+               plots.plot_returns(pairs, "wall_time", out / "return_vs_wall_time.png", finals=finals)]
+    parts = ["<h2>Runs</h2>", *(_img(f) for f in figures)]
+    for run in runs:
+        parts.append(_run_html(run))
+    return "\n".join(parts)
+
+
+def _run_html(run: RunSummary) -> str:
+    config = {k: run.config[k] for k in CONFIG_KEYS if k in run.config}
+    rows = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in config.items())
+    lines = "".join(f"<li>{_e(line)}</li>" for line in summary_lines_of(run)[1:])
+    video = ""
+    if run.video and run.video[0]:
+        name = _e(run.video[0])
+        video = (f'<p><video controls src="{name}"></video></p>' if name.endswith(".mp4")
+                 else f'<p><img src="{name}" alt="evaluation episode"></p>')
+    full = _e(yaml.safe_dump(run.config, sort_keys=False))
+    return (f"<h3>{_e(run.label)}</h3><p><code>{_e(run.path)}</code></p><table>{rows}</table><ul>{lines}</ul>"
+            f"{video}<details><summary>full config</summary><pre>{full}</pre></details>")
+
+
+def _suite_section(suite: SuiteSummary, out: Path, index: int, video: bool) -> str:
+    stem = f"suite{index + 1}" if index else "suite"
+    figures = [plots.plot_normalised_bars(suite.rows, out / f"{stem}_human_normalised_{key}.png", key)
+               for key in ("noop", "human_starts")]
+    if suite.games:
+        figures.append(plots.plot_game_grid([(g.label, g.records) for g in suite.games], out / f"{stem}_curves.png"))
+    if video:
+        for game in suite.games:
+            attach_video(game, out)
+    table = (suite.path / "results.md")
+    parts = [f"<h2>Suite {_e(suite.path)}</h2>",
+             f"<p>{_e(suite_text(suite)[0])}; the published DQN (Mnih et al., 2015) and Gorila (Nair et al., 2015) "
+             "scores beside them. The paper counts a game above DQN when its score beats DQN's, and at human "
+             "level at &gt;= 75% of the human-normalised score.</p>",
+             _rows_html(suite.rows), _markdown_table(summary_lines(suite.summary)),
+             *(_img(f) for f in figures if f)]
+    if table.is_file():
+        parts.append(f"<p>Table as Markdown and CSV: <code>{_e(table)}</code>, <code>{_e(table.with_suffix('.csv'))}</code></p>")
+    parts += [f'<p>{_e(g.label)}: <img src="{_e(g.video[0])}" alt="episode"></p>' for g in suite.games
+              if g.video and g.video[0]]
+    return "\n".join(parts)
+
+
+def _rows_html(rows: list[dict]) -> str:
+    head = ["game", "frames", "ours, null-op", "human-norm. %", "DQN null-op", "Gorila null-op",
+            "ours, human starts", "human-norm. %", "DQN human starts", "Gorila human starts"]
+    keys = ["game", "frames", "ours_noop", "human_normalised_noop", "dqn_noop", "gorila_noop", "ours_human_starts",
+            "human_normalised_human_starts", "dqn_human_starts", "gorila_human_starts"]
+    body = "".join("<tr>" + "".join(f"<td>{_cell(r[k])}</td>" for k in keys) + "</tr>" for r in rows)
+    return "<table><tr>" + "".join(f"<th>{_e(h)}</th>" for h in head) + f"</tr>{body}</table>"
+
+
+def _markdown_table(lines: list[str]) -> str:
+    """The Markdown summary table (header, rule, rows) as HTML."""
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in lines if line.startswith("|")]
+    if len(rows) < 2:
+        return "".join(f"<p>{_e(line)}</p>" for line in lines)
+    head = "".join(f"<th>{_e(c)}</th>" for c in rows[0])
+    body = "".join("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in row) + "</tr>" for row in rows[2:])
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def _cell(value) -> str:
+    if value is None:
+        return "—"
+    return _e(f"{value:,.1f}" if isinstance(value, float) else f"{value:,}" if isinstance(value, int) else value)
+
+
+def _img(path: Path) -> str:
+    return f'<p><img src="{_e(path.name)}" alt="{_e(path.stem)}"></p>'
+
+
+def _e(value) -> str:
+    return html.escape(str(value))
+
+
+def _page(sections: list[str]) -> str:
+    style = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto}table{border-collapse:collapse;margin:1em 0}"
+             "td,th{border:1px solid #ccc;padding:2px 8px;text-align:left}img{max-width:100%}")
+    note = ("Scores are an evaluation of the saved parameters on episodes no training evaluation played: the "
+            "checkpoint gorila evaluate loads (best.pt of a run that stopped on a confirmed solve, else the last "
+            f"one; a suite's games: the last one), named with each score. The {BEST_SEEN_NOTE}.")
+    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>gorila report</title><style>{style}</style>"
+            f"</head><body><h1>gorila report</h1><p>{_e(note)}</p>{''.join(sections)}</body></html>\n")

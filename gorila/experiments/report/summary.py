@@ -1,0 +1,166 @@
+"""`gorila report RUN... --out DIR`: plots, a page and a text summary of runs and suites.
+
+Each run's score is an evaluation of its saved parameters on episodes no training evaluation
+played: the one `gorila suite` stored beside the run (the last training checkpoint), else one made here
+of the checkpoint `gorila evaluate RUN` loads (`best.pt` of a run that stopped on a confirmed solve,
+else `latest.pt`), named beside the score. The best evaluation seen during training is shown too, labelled as biased upwards: it is the
+maximum over many noisy evaluations of changing parameters.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from gorila.records.checkpoints import CheckpointError, find_checkpoint
+from gorila.records.metrics import read_metrics
+from gorila.experiments.suite.plan import SUITE_FILE, SuitePlan
+from gorila.experiments.suite.table import collect, summaries, summary_lines, table_row
+
+BEST_SEEN_NOTE = "best evaluation seen during training: biased upwards (the maximum of many noisy evaluations)"
+
+
+class ReportError(ValueError):
+    """A path that is neither a run nor a suite directory; the message is one line."""
+
+
+@dataclass
+class RunSummary:
+    """What the report shows of one run directory."""
+    path: Path
+    label: str
+    config: dict
+    records: list[dict]
+    final: dict | None = None          # evaluation of the saved parameters
+    final_source: str = ""
+    video: tuple[str, str] | None = None
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def best_seen(self) -> dict | None:
+        evals = [r for r in self.records if "eval_return_mean" in r]
+        return max(evals, key=lambda r: r["eval_return_mean"]) if evals else None
+
+    @property
+    def last_train(self) -> dict | None:
+        train = [r for r in self.records if r.get("kind") == "train"]
+        return train[-1] if train else None
+
+
+def classify(path: str | Path) -> str:
+    """'run' or 'suite'; anything else is a ReportError."""
+    path = Path(path)
+    if (path / "metrics.jsonl").is_file():
+        return "run"
+    if (path / SUITE_FILE).is_file():
+        return "suite"
+    raise ReportError(f"{path} is neither a run directory (no metrics.jsonl) nor a suite directory (no {SUITE_FILE})")
+
+
+def load_run(path: Path, label: str | None = None) -> RunSummary:
+    config_file = path / "config.yaml"
+    config = yaml.safe_load(config_file.read_text()) if config_file.is_file() else {}
+    return RunSummary(path, label or path.name, config or {}, read_metrics(path))
+
+
+def attach_final_evaluation(run: RunSummary, out: Path, episodes: int | None) -> None:
+    """The suite's stored final evaluation, or a new one of the run's model (kept in `out`)."""
+    stored = run.path / "final_eval-noop.json"
+    if stored.is_file():
+        run.final, run.final_source = json.loads(stored.read_text()), f"stored by gorila suite ({stored.name})"
+        return
+    checkpoint = saved_model(run)
+    if checkpoint is None:
+        run.final_source = "no saved parameters (no checkpoint): no final evaluation"
+        return
+    from gorila.evaluation.checkpoint_evaluation import evaluate_checkpoint
+    result = evaluate_checkpoint(checkpoint, episodes=episodes)
+    result.update(protocol="noop", parameters=f"checkpoints/{checkpoint.name}")
+    (out / f"{run.label}-final_eval.json").write_text(json.dumps(result, indent=2) + "\n")
+    run.final, run.final_source = result, (f"checkpoints/{checkpoint.name} evaluated by this report "
+                                           f"({run.label}-final_eval.json)")
+
+
+def saved_model(run: RunSummary) -> Path | None:
+    """The checkpoint `gorila evaluate RUN` loads: best.pt of a solved run, else latest.pt."""
+    try:
+        return find_checkpoint(run.path)
+    except CheckpointError:
+        return None
+
+
+def attach_video(run: RunSummary, out: Path) -> None:
+    from gorila.experiments.report.video import VideoError, record_episode
+    checkpoint = saved_model(run)
+    if checkpoint is None:
+        run.video = ("", "no video: no saved parameters")
+        return
+    try:
+        path, note = record_episode(checkpoint, out / f"{run.label}-episode")
+        run.video = (path.name, note)
+    except VideoError as error:
+        run.video = ("", f"no video: {error}")
+
+
+def summary_lines_of(run: RunSummary) -> list[str]:
+    """The text summary of a run (what `gorila report` prints)."""
+    c = run.config
+    lines = [f"run {run.path}: {c.get('env', '?')}, runtime {c.get('runtime', '?')}, {c.get('actors', '?')} actors, "
+             f"{c.get('learners', '?')} learners, {c.get('param_shards', '?')} parameter shards"]
+    if run.last_train:
+        t = run.last_train
+        lines.append(f"trained {t['env_frames']:,} frames, {t.get('updates', 0):,} updates in {t['wall_time']:.1f} s")
+    if run.final:
+        f = run.final
+        norm = f.get("normalised")
+        human = f", {norm['human_normalised']:.1f}% of human" if norm else ""
+        if norm and norm["dqn_normalised"] is not None:
+            human += f", {norm['dqn_normalised']:.1f}% of DQN"
+        lines.append(f"evaluation of the saved parameters ({f['env_frames']:,} frames): "
+                     f"{f['eval_return_mean']:.1f} +/- {f['eval_return_std']:.1f} over {f['eval_episodes']} "
+                     f"episodes{human}; {run.final_source}")
+    else:
+        lines.append(run.final_source or "no final evaluation")
+    if run.best_seen:
+        b = run.best_seen
+        lines.append(f"{BEST_SEEN_NOTE}: {b['eval_return_mean']:.1f} at {b['env_frames']:,} frames")
+    if run.video:
+        lines.append(f"video: {run.video[0] or '-'} ({run.video[1]})")
+    return lines
+
+
+@dataclass
+class SuiteSummary:
+    """A suite directory: its plan, table rows, the paper's counts and its games' runs."""
+    path: Path
+    plan: SuitePlan
+    rows: list[dict]
+    summary: dict
+    games: list[RunSummary]
+
+
+def load_suite(path: Path) -> SuiteSummary:
+    plan = SuitePlan.load(path)
+    results = collect(plan)
+    rows = [table_row(game, r) for game, r in results.items()]
+    scores = {g: {p: r["eval_return_mean"] for p, r in res.items()} for g, res in results.items()}
+    games = [load_run(plan.game_dir(g), g) for g in plan.games if (plan.game_dir(g) / "metrics.jsonl").is_file()]
+    for game in games:
+        stored = game.path / "final_eval-noop.json"
+        if stored.is_file():
+            game.final, game.final_source = json.loads(stored.read_text()), "stored by gorila suite"
+    return SuiteSummary(path, plan, rows, summaries(scores), games)
+
+
+def suite_text(suite: SuiteSummary) -> list[str]:
+    lines = [f"suite {suite.path}: {len(suite.rows)} of {len(suite.plan.games)} games finished, "
+             f"{suite.plan.frames_per_game:,} frames each; scores are final evaluations of the saved parameters"]
+    for row in suite.rows:
+        score, norm = row["ours_noop"], row["human_normalised_noop"]
+        line = f"  {row['game']}: " + ("-" if score is None else f"{score:.1f}")
+        if norm is not None:
+            line += f" ({norm:.1f}% of human; DQN {row['dqn_noop']:g}, Gorila {row['gorila_noop']:g})"
+        lines.append(line)
+    return lines + summary_lines(suite.summary)

@@ -1,0 +1,189 @@
+"""`gorila suite`: the paper's experiment, one agent trained and evaluated per Atari game.
+
+Nair et al. (2015) trained Gorila on each of 49 Atari games and compared the final agents with DQN
+under two evaluation protocols (null-op starts and human starts). A suite does the same with a
+per-game frame budget: each game is an ordinary run directory under the suite directory, trained
+with the same config, then its saved parameters (the final checkpoint, not the best evaluation seen
+during training) are evaluated once more on fresh episodes and the result is written beside the run.
+That file marks the game finished: a suite started again skips finished games, resumes interrupted
+ones from their latest checkpoint and restarts games that left nothing to resume from.
+
+Games run one after another in this process, or `parallel` at a time as Ray tasks (on an embedded
+Ray or an existing cluster), each training on the local runtime inside its task.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+
+from gorila.records.checkpoints import LATEST, load_latest_good
+from gorila.config import Config, ConfigError, build_config
+from gorila.records.metrics import read_metrics
+from gorila.evaluation.scores import paper_game
+
+SUITE_FILE = "suite.json"
+FINAL_PARAMETERS = "parameters saved at the end of training (checkpoints/latest.pt)"
+
+
+@dataclasses.dataclass(frozen=True)
+class SuitePlan:
+    """What a suite trains: the games, the per-game budget, and the config every game shares."""
+    out: Path
+    games: tuple[str, ...]
+    frames_per_game: int
+    preset: str | None = "atari"
+    config_file: str | None = None
+    overrides: dict = dataclasses.field(default_factory=dict)
+    episodes: int | None = None          # final evaluation episodes (default: the config's eval_episodes)
+    protocols: tuple[str, ...] = ("noop",)
+    starts: str | None = None            # recorded human start points, for the human-starts protocol
+
+    def game_dir(self, game: str) -> Path:
+        return self.out / game.replace("/", "_")
+
+    def result_file(self, game: str, protocol: str) -> Path:
+        return self.game_dir(game) / f"final_eval-{protocol}.json"
+
+    def game_fields(self, game: str) -> dict:
+        """The fields a game's run sets on top of the shared config."""
+        return {"runtime": "local", **self.overrides, "env": game, "total_frames": self.frames_per_game,
+                "run_dir": str(self.game_dir(game))}
+
+    def game_config(self, game: str) -> Config:
+        return build_config(self.preset, self.config_file, self.game_fields(game))
+
+    def finished(self, game: str) -> bool:
+        """A game is finished once every final evaluation it needs has its result file."""
+        return all(self.result_file(game, p).is_file() for p in self.protocols)
+
+    def to_dict(self) -> dict:
+        return {**dataclasses.asdict(self), "out": str(self.out), "games": list(self.games),
+                "protocols": list(self.protocols)}
+
+    @classmethod
+    def load(cls, out: str | Path) -> SuitePlan:
+        data = json.loads((Path(out) / SUITE_FILE).read_text())
+        data.update(out=Path(out), games=tuple(data["games"]), protocols=tuple(data["protocols"]))
+        return cls(**data)
+
+
+def check_plan(plan: SuitePlan) -> None:
+    """Every check that can be made before anything trains: each game's config and environment."""
+    from gorila.system.preflight import preflight
+    if plan.frames_per_game < 1:
+        raise ConfigError("--frames-per-game must be >= 1")
+    if plan.episodes is not None and plan.episodes < 1:
+        raise ConfigError("--episodes must be >= 1")
+    if "human-starts" in plan.protocols:
+        check_human_starts(plan)
+    for game in plan.games:
+        if not plan.finished(game):
+            check_game_dir(plan.game_dir(game))
+            preflight(plan.game_config(game))
+
+
+RUN_FILES = ("config.yaml", "metrics.jsonl", "checkpoints", "tensorboard")
+
+
+def check_game_dir(path: Path) -> None:
+    """A game's directory is new, empty or a run of an earlier suite: never someone else's files,
+    since a game that left nothing to resume from is started again in a cleared directory."""
+    if path.exists() and (not path.is_dir() or (any(path.iterdir()) and
+                                                not any((path / name).exists() for name in RUN_FILES))):
+        raise ConfigError(f"--out: {path} exists and is not a run directory; choose another --out")
+
+
+def check_human_starts(plan: SuitePlan) -> None:
+    """Every game evaluated with human starts has a start-point file."""
+    for game in plan.games:
+        path = starts_of(plan, game)
+        if not path.is_file():
+            raise ConfigError(f"--starts: no start points of {game} at {path} (record them with "
+                              f"`gorila record-starts --env {game} --out {path}`)")
+
+
+def starts_of(plan: SuitePlan, game: str) -> Path:
+    """The start-point file of `game`: --starts itself for a one-game suite given a file, else
+    <game>.json (the name as given, or its ale-py name) in the --starts directory."""
+    starts = Path(plan.starts or "")
+    if starts.is_file() and len(plan.games) == 1:
+        return starts
+    given = starts / f"{game.replace('/', '_')}.json"
+    name = paper_game(game)
+    return given if given.is_file() or not name else starts / f"{name}.json"
+
+
+# ---- one game ----------------------------------------------------------------------------------
+def play_game(plan: SuitePlan, game: str, live_progress: bool | None = None) -> dict:
+    """Train `game` to the budget (resuming what an earlier suite left), then evaluate its final
+    parameters under each protocol still missing; {protocol: result}."""
+    train_game(plan, game, live_progress)
+    results = {}
+    for protocol in plan.protocols:
+        path = plan.result_file(game, protocol)
+        results[protocol] = json.loads(path.read_text()) if path.is_file() else evaluate_game(plan, game, protocol)
+    return results
+
+
+def training_done(run_dir: Path, frames: int) -> bool:
+    """The run stopped by its stop rule, or by its budget of at least `frames` (not interrupted,
+    not crashed, not a smaller budget given to an earlier suite)."""
+    if not (run_dir / "metrics.jsonl").is_file() or not (run_dir / "checkpoints" / LATEST).exists():
+        return False
+    summaries = [r for r in read_metrics(run_dir) if r.get("kind") == "summary"]
+    last = summaries[-1] if summaries else {}
+    return last.get("stop_reason") == "solved" or (last.get("stop_reason") == "budget" and last["env_frames"] >= frames)
+
+
+def train_game(plan: SuitePlan, game: str, live_progress: bool | None = None) -> None:
+    from gorila.system.trainer import Trainer
+    run_dir = plan.game_dir(game)
+    if training_done(run_dir, plan.frames_per_game):
+        return
+    payload = resumable(run_dir)
+    if payload is None:
+        shutil.rmtree(run_dir, ignore_errors=True)      # a start that left nothing to resume from
+        config = plan.game_config(game)
+    else:
+        fields = {**payload["config"], **plan.game_fields(game)}
+        config = build_config(None, None, fields)
+    result = Trainer(config, run_dir, live_progress=live_progress, resume=payload).run()
+    if result["interrupted"]:
+        raise KeyboardInterrupt
+
+
+def resumable(run_dir: Path) -> dict | None:
+    """The latest good checkpoint of an interrupted run, or None."""
+    if not (run_dir / "checkpoints").is_dir():
+        return None
+    try:
+        return load_latest_good(run_dir, warn=lambda line: None)
+    except Exception:       # no good checkpoint: the game starts again
+        return None
+
+
+def evaluate_game(plan: SuitePlan, game: str, protocol: str) -> dict:
+    """Evaluate the final parameters of `game` under `protocol` and store the result file."""
+    checkpoint = (plan.game_dir(game) / "checkpoints" / LATEST).resolve()     # the file latest.pt links to
+    starts = str(starts_of(plan, game)) if protocol == "human-starts" else None
+    result = evaluate_saved(checkpoint, protocol, plan.episodes, starts)
+    result.update(protocol=protocol, parameters=FINAL_PARAMETERS, game=game)     # normalised by evaluate
+    path = plan.result_file(game, protocol)
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(json.dumps(result, indent=2) + "\n")
+    temporary.replace(path)          # atomic: a half-written file never marks a game finished
+    return result
+
+
+def evaluate_saved(checkpoint: Path, protocol: str, episodes: int | None, starts: str | None) -> dict:
+    """`gorila evaluate` of a checkpoint under `protocol` (human starts from the file `starts`)."""
+    from gorila.evaluation.checkpoint_evaluation import evaluate_checkpoint
+    return evaluate_checkpoint(checkpoint, episodes=episodes, protocol=protocol, starts=starts)
+
+
+
+def play_game_task(plan: SuitePlan, game: str) -> dict:
+    """A game as a Ray task: no live bar (there is no terminal), lines go to the worker's log."""
+    return play_game(plan, game, live_progress=False)

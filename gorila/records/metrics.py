@@ -1,0 +1,119 @@
+"""Run metrics: one JSON object per line in metrics.jsonl, the same scalars in TensorBoard.
+
+Every record carries `wall_time` (seconds since launch) and `env_frames`; evaluation records also
+carry `eval_return_mean` and `eval_return_std`.
+"""
+from __future__ import annotations
+
+import collections
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from gorila.contracts import Report
+
+
+class MetricsWriter:
+    """Appends records; a resumed run passes `purge_after` (the checkpoint's frames) so that TensorBoard
+    drops what the lost part of the run had logged past it, as `truncate_metrics` does for the file."""
+
+    def __init__(self, run_dir: str | Path, start_time: float | None = None, tensorboard: bool = True,
+                 purge_after: int | None = None):
+        self.run_dir = Path(run_dir)
+        self.start = time.time() if start_time is None else start_time
+        self.file = open(self.run_dir / "metrics.jsonl", "a", buffering=1)
+        self.tb = None
+        if tensorboard:
+            from torch.utils.tensorboard import SummaryWriter
+            purge = None if purge_after is None else purge_after + 1
+            self.tb = SummaryWriter(str(self.run_dir / "tensorboard"), purge_step=purge)
+
+    def elapsed(self) -> float:
+        return time.time() - self.start
+
+    def write(self, kind: str, env_frames: int, values: dict) -> dict:
+        record = {"kind": kind, "wall_time": round(self.elapsed(), 3), "env_frames": int(env_frames), **values}
+        self.file.write(json.dumps(record) + "\n")
+        if self.tb is not None:
+            for key, value in values.items():
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    self.tb.add_scalar(f"{kind}/{key}", value, env_frames)
+        return record
+
+    def hparams(self, config: dict, final: dict) -> None:
+        if self.tb is None:
+            return
+        flat = {k: (v if isinstance(v, (int, float, str, bool)) else str(v)) for k, v in config.items()}
+        self.tb.add_hparams(flat, {f"hparam/{k}": v for k, v in final.items()}, run_name=".")
+
+    def close(self) -> None:
+        self.file.close()
+        if self.tb is not None:
+            self.tb.close()
+
+
+class TrainWindow:
+    """Adds up the workers' reports between two train records; keeps the last 100 episode returns."""
+
+    def __init__(self, now: float = 0.0):
+        self.returns: collections.deque = collections.deque(maxlen=100)
+        self.dropped_outliers = 0           # over the whole run
+        self._reset(now)
+
+    def _reset(self, now: float) -> None:
+        self.since, self.steps, self.updates = now, 0, 0
+        self.loss_sum, self.loss_count, self.dropped, self.replay_size = 0.0, 0, 0, None
+
+    def add(self, report: Report) -> None:
+        self.steps += report.steps
+        self.updates += report.updates
+        self.loss_sum += report.loss_sum
+        self.loss_count += report.loss_count
+        self.dropped += report.dropped_outliers
+        self.dropped_outliers += report.dropped_outliers
+        self.returns.extend(report.episode_returns)
+        if report.replay_size is not None:
+            self.replay_size = report.replay_size
+
+    @property
+    def empty(self) -> bool:
+        return not (self.steps or self.updates)
+
+    def close(self, now: float, frames_per_step: int) -> dict:
+        """The window's rates and means (None where there is nothing to average); starts a new window."""
+        elapsed = max(now - self.since, 1e-6)
+        stats = {"fps": self.steps * frames_per_step / elapsed, "ups": self.updates / elapsed,
+                 "episodes_recent": len(self.returns),
+                 "return_mean": float(np.mean(self.returns)) if self.returns else None,
+                 "loss": self.loss_sum / self.loss_count if self.loss_count else None,
+                 "dropped_outliers": self.dropped, "replay_size": self.replay_size}
+        self._reset(now)
+        return stats
+
+
+def truncate_metrics(run_dir: str | Path, env_frames: int, wall_time: float) -> int:
+    """Drop the records a crashed run wrote after the checkpoint it resumes from (so that no counter
+    goes back when the resumed run appends); how many were dropped."""
+    path = Path(run_dir) / "metrics.jsonl"
+    if not path.is_file():
+        return 0
+    records = read_metrics(run_dir)
+    kept = [r for r in records if r["env_frames"] <= env_frames and r["wall_time"] <= wall_time + 1e-6]
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text("".join(json.dumps(r) + "\n" for r in kept))
+    temporary.replace(path)
+    return len(records) - len(kept)
+
+
+def read_metrics(run_dir: str | Path) -> list[dict]:
+    """The records of a run's metrics.jsonl (a half-written last line is skipped)."""
+    path = Path(run_dir) / "metrics.jsonl"
+    records = []
+    for line in path.read_text().splitlines():
+        try:
+            records.append(json.loads(line))
+        except ValueError:
+            continue
+    return records

@@ -1,5 +1,0 @@
-"""Replay: per-stream ring storage (each frame stored once) and uniform n-step sampling."""
-from gorila.replay.memory import ReplayMemory
-from gorila.replay.storage import StreamStorage
-
-__all__ = ["ReplayMemory", "StreamStorage"]

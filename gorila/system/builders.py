@@ -1,0 +1,121 @@
+"""Where components are built from a config: one `make_*` function per component.
+
+The wiring (`gorila.system.topology.build_system`), the benchmarks, the example and the tests all build
+components here, so a setting means the same thing everywhere. Each function returns a plain object;
+a runtime decides where it lives (`place(kind, make_x, *args)` runs `make_x` in that place).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from gorila.components.actor import Actor
+from gorila.components.bundle import Bundle
+from gorila.records.checkpoints import load_shard_backup
+from gorila.config import Config, ConfigError, staleness_limit
+from gorila.contracts import EnvInfo, MinibatchSource, TransitionSink
+from gorila.components.learner import Learner
+from gorila.agent.networks import flat_parameters, q_network_for
+from gorila.components.parameter_server import ParameterClient, ParameterShard, slice_bounds
+from gorila.components.replay import ReplayMemory
+from gorila.components.replay.routing import ReplayWriter, Route
+from gorila.runtime.calls import DirectCalls
+
+
+def initial_parameters(config: Config, info: EnvInfo) -> np.ndarray:
+    """theta_0: the seeded initialisation every shard slices its part from."""
+    torch.manual_seed(config.seed)
+    return flat_parameters(q_network_for(config, info))
+
+
+def parameter_bounds(config: Config, size: int) -> list[tuple[int, int]]:
+    """The shards' slices of a theta+ of `size` entries; too many shards is a config error."""
+    try:
+        return slice_bounds(size, config.param_shards)
+    except ValueError as error:
+        raise ConfigError(f"param_shards: {error}") from None
+
+
+def make_shard(config: Config, index: int, initial: np.ndarray, backup: str | None = None) -> ParameterShard:
+    """Parameter shard `index`, owning the slice `initial` of theta+; where `backup` holds a saved
+    state (a restarted shard, a resumed run) it continues from that state instead."""
+    shard = ParameterShard(index, initial, optimizer=config.optimizer, learning_rate=config.learning_rate,
+                           optimizer_eps=config.optimizer_eps, rmsprop_alpha=config.rmsprop_alpha,
+                           max_staleness=staleness_limit(config), target_update_every=config.target_update_every)
+    state = load_shard_backup(backup) if backup else None
+    if state is not None:
+        shard.restore(state)
+    return shard
+
+
+def make_shard_of(config: Config, info: EnvInfo, index: int, start: int, stop: int,
+                  backup: str | None = None) -> ParameterShard:
+    """Shard `index` of a run, owning theta+[start:stop]. It computes its slice of the seeded theta_0
+    itself, so its constructor arguments stay small: Ray keeps them to restart the shard with."""
+    return make_shard(config, index, initial_parameters(config, info)[start:stop], backup)
+
+
+def parameter_client(config: Config, shards: list, bounds, calls) -> ParameterClient:
+    """One component's view of the sharded theta+."""
+    return ParameterClient(shards, bounds, calls, config.max_inflight_pushes)
+
+
+def warmup_steps(config: Config, info: EnvInfo) -> int:
+    """Agent steps of experience before learners sample: `learning_starts`, capped at a quarter of the
+    budget's agent steps so that short smoke runs still update."""
+    return min(config.learning_starts, info.steps(config.total_frames) // 4)
+
+
+def replay_warmup(config: Config, info: EnvInfo) -> int:
+    """Entries each replay memory must hold before its learners sample: a bundle's replay the whole
+    warm-up (it feeds its own learner only), stand-alone replays an equal share of it."""
+    if config.bundled:
+        return warmup_steps(config, info)
+    memories = config.replay_shards if config.replay == "global" else config.actors
+    return warmup_steps(config, info) // memories
+
+
+def min_sample_size(config: Config, warmup: int) -> int:
+    """Sampleable entries a replay memory must hold before it gives minibatches: its warm-up, and
+    never less than one minibatch."""
+    return max(config.batch_size, warmup)
+
+
+def make_replay(config: Config, info: EnvInfo, capacity: int, num_streams: int, seed: int,
+                warmup: int, saved: str | None = None) -> ReplayMemory:
+    """A local replay or one global-replay shard; sampling starts once `warmup` entries are held
+    (and never before one minibatch is there). It starts with the contents saved at `saved`, if any."""
+    replay = ReplayMemory(capacity, num_streams, info.frame_shape, info.obs_dtype, info.stack, config.n_step,
+                          config.gamma, seed, min_size=min_sample_size(config, warmup))
+    if saved and Path(saved).is_file():
+        replay.load_replay(saved)
+    return replay
+
+
+def make_actor(config: Config, info: EnvInfo, index: int, shards: list, bounds, calls,
+               writer: TransitionSink) -> Actor:
+    """Actor `index`, reading theta+ from the shards and writing to `writer`."""
+    return Actor(config, info, index, parameter_client(config, shards, bounds, calls), writer)
+
+
+def make_learner(config: Config, info: EnvInfo, index: int, shards: list, bounds, calls,
+                 replay: MinibatchSource) -> Learner:
+    """Learner `index`, sampling from `replay` and pushing gradients to the shards."""
+    return Learner(config, info, index, parameter_client(config, shards, bounds, calls), replay)
+
+
+def make_bundle(config: Config, info: EnvInfo, index: int, shards: list, bounds, calls,
+                saved_replay: str | None = None) -> Bundle:
+    """Bundle `index`: actor_i --writes--> local replay_i --minibatches--> learner_i, in one process.
+
+    Inside the bundle calls are direct; `calls` is how its actor and learner reach the shards.
+    """
+    replay = make_replay(config, info, config.replay_capacity, config.envs_per_actor,
+                         config.seed + index, replay_warmup(config, info), saved_replay)
+    streams = tuple(range(config.envs_per_actor))
+    writer = ReplayWriter([replay], [Route(0, streams, streams)], DirectCalls())
+    actor = make_actor(config, info, index, shards, bounds, calls, writer)
+    learner = make_learner(config, info, index, shards, bounds, calls, replay)
+    return Bundle(actor, replay, learner, config.update_every)

@@ -1,0 +1,170 @@
+"""What `gorila train` checks before it starts anything: a bad input ends here, in one line naming
+the field, instead of minutes (or hours) later inside Ray, a component or the kernel's OOM killer.
+
+`config.validate` checks each value and the topology on their own; the checks here need to know the
+environment (its observation shape, its action repeat) or this machine (its memory, its GPUs, what
+listens at `--address`). `check_fits_env` is the part the trainer repeats for programmatic runs.
+"""
+from __future__ import annotations
+
+import socket
+
+from gorila.config import Config, ConfigError, learner_device
+from gorila.contracts import EnvInfo, describe_env
+from gorila.system.builders import min_sample_size, parameter_bounds, replay_warmup
+from gorila.components.replay.storage import StreamStorage
+from gorila.system.topology import replay_layout
+
+PROBE_TIMEOUT_S = 5
+
+
+def preflight(config: Config) -> EnvInfo:
+    """Every check that needs the environment or this machine, cheapest first; the env's `EnvInfo`."""
+    check_address(config)
+    info = probe_env(config)
+    check_fits_env(config, info)
+    check_replay_memory(config, info)
+    check_devices(config)
+    return info
+
+
+def probe_env(config: Config) -> EnvInfo:
+    """Build one copy of the environment to read its shapes (an unsupported env raises EnvError)."""
+    from gorila.envs import make_vector_env
+    with make_vector_env(config.env, 1, seed=config.seed) as probe:
+        return describe_env(probe)
+
+
+def check_address(config: Config) -> None:
+    """A cluster address where nothing listens fails in seconds, before Ray is even imported."""
+    if config.runtime != "ray" or config.address in ("", "auto"):
+        return
+    host, _, port = config.address.rpartition(":")
+    try:
+        socket.create_connection((host, int(port)), timeout=PROBE_TIMEOUT_S).close()
+    except OSError as error:
+        raise ConfigError(f"address: nothing answers at {config.address} ({error.strerror or error}); start the "
+                          "cluster with `ray start --head` or leave --address out for an embedded Ray") from None
+
+
+# ---- the environment -------------------------------------------------------------------------
+
+def check_fits_env(config: Config, info: EnvInfo) -> None:
+    """The network, the parameter shards and the replay memories can all work with this environment."""
+    size = check_network(config, info)
+    parameter_bounds(config, size)
+    check_replay_sizes(config, info)
+
+
+REAL_FORWARD_PARAMETERS = 50_000_000    # 200 MB of float32: tried on the CPU, beyond on `meta`
+
+
+def check_network(config: Config, info: EnvInfo) -> int:
+    """The network takes this environment's observations; its parameter count.
+
+    Built on torch's `meta` device first: shapes only, no memory, so a huge network is measured, not
+    made. One of ordinary size then tries an observation for real, in milliseconds; a forward pass on
+    `meta` would cost over a second of torch's first-use setup, at every launch.
+    """
+    import torch
+    from gorila.agent.networks import q_network_for
+    try:
+        with torch.device("meta"):
+            network = q_network_for(config, info)
+        size = sum(parameter.numel() for parameter in network.parameters())
+        if size <= REAL_FORWARD_PARAMETERS:
+            network = q_network_for(config, info)
+        device = next(network.parameters()).device
+        network(torch.zeros((1, *info.obs_shape), dtype=getattr(torch, info.obs_dtype), device=device))
+    except (ValueError, RuntimeError) as error:
+        reason = str(error).strip().splitlines()[0]
+        raise ConfigError(f"network: {config.network} cannot take {config.env}'s observations of shape "
+                          f"{info.obs_shape} ({reason}); use --network auto") from None
+    return size
+
+
+def check_replay_sizes(config: Config, info: EnvInfo) -> None:
+    """Every replay memory can hold what its learners wait for, or a run would never update.
+
+    A learner samples only once its replay holds `min_sample_size` sampleable entries. An entry is
+    sampleable when its frame stack and n-step window lie in its stream, and it is not an episode's
+    last observation; at least every other entry is not one, so a replay of C entries over S streams
+    is sure to reach N sampleable entries when C >= 2 N + S * (n_step + stack).
+    """
+    warmup = replay_warmup(config, info)
+    needed = min_sample_size(config, warmup)
+    per_stream = info.stack + config.n_step + 1
+    shards = config.replay_shards if config.replay == "global" else 1
+    for capacity, streams in replay_layout(config):
+        if capacity // streams < per_stream:
+            raise ConfigError(
+                f"replay_capacity: {capacity:,} transitions over {streams} environment streams "
+                f"(envs_per_actor={config.envs_per_actor}) leave {capacity // streams} per stream, fewer than the "
+                f"{per_stream} each needs (stack + n_step + 1); raise replay_capacity to >= "
+                f"{shards * streams * per_stream:,} or lower envs_per_actor")
+        sure = 2 * needed + streams * (config.n_step + info.stack)
+        if capacity < sure:
+            field, why = (("batch_size", "one minibatch") if config.batch_size >= warmup else
+                          ("learning_starts", f"learning_starts={config.learning_starts:,} agent steps"))
+            raise ConfigError(
+                f"{field}: each replay memory must hold {needed:,} sampleable transitions ({why}) before "
+                f"learners start, more than a replay_capacity of {capacity * shards:,} can promise (episode "
+                f"ends are not sampleable); raise replay_capacity to >= {sure * shards:,} or lower {field}")
+
+
+# ---- this machine ----------------------------------------------------------------------------
+
+def replay_memory_need(config: Config, info: EnvInfo) -> tuple[int, int, int]:
+    """(bytes, transitions, bytes per transition) of all replay memories once full; frames stored once."""
+    transitions = sum((capacity // streams) * streams for capacity, streams in replay_layout(config))
+    per_entry = StreamStorage.bytes_per_entry(info.frame_shape, info.obs_dtype)
+    return transitions * per_entry, transitions, per_entry
+
+
+def available_memory_bytes() -> int | None:
+    """MemAvailable of /proc/meminfo: what the kernel can give without swapping (None off Linux)."""
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        return None
+    return None
+
+
+def check_replay_memory(config: Config, info: EnvInfo) -> None:
+    """A replay that cannot fit in this machine's memory fails now, not when it fills hours later.
+
+    Replay arrays are allocated lazily (the kernel maps pages as they are written), so without this
+    check an oversized run starts fine and is killed once its replay fills. On a cluster (--address)
+    the replay memories spread over its machines: this one's memory says nothing.
+    """
+    if config.runtime == "ray" and config.address:
+        return
+    need, transitions, per_entry = replay_memory_need(config, info)
+    available = available_memory_bytes()
+    if available is not None and need > available:
+        memories = len(replay_layout(config))
+        raise ConfigError(
+            f"replay_capacity: the replay needs {need / 1e9:.1f} GB ({transitions:,} transitions in {memories} "
+            f"replay memor{'ies' if memories > 1 else 'y'}, {per_entry:,} bytes each) but this machine has "
+            f"{available / 1e9:.1f} GB available; lower replay_capacity or the number of actors")
+
+
+def check_devices(config: Config) -> None:
+    """GPUs asked for exist here, or the run fails at once instead of waiting for Ray to place learners.
+
+    An embedded Ray sees this machine's GPUs; a cluster's are checked when the driver joins it.
+    """
+    if config.address and config.runtime == "ray":
+        return
+    learner_device(config)
+    if config.runtime != "ray" or not config.learner_gpus:
+        return
+    import torch
+    present = torch.cuda.device_count()
+    wanted = config.learner_gpus * (config.actors if config.bundled else config.learners)
+    if wanted > present:
+        raise ConfigError(f"learner_gpus: {config.learner_gpus:g} per learner asks for {wanted:g} GPU{'s' if wanted != 1 else ''} in all, "
+                          f"but torch sees {present} CUDA devices on this machine")

@@ -1,0 +1,125 @@
+"""The one wiring function: which Gorila component talks to which, for any topology.
+
+`build_system` is the whole architecture in one page. A runtime passes its `place` (build this object
+here, or in a Ray actor) and its `calls` (how components call each other); the wiring is the same.
+
+    bundled:      bundle_i = actor_i --> local replay_i --> learner_i        (N_act = N_learn)
+    non-bundled:  actor_i --> replay (local: one per actor; global: N_replay shards) --> learner_j
+    always:       learners --gradient slices--> N_param ParameterShards --theta+, theta---> actors, learners
+                  driver --theta+--> evaluator
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gorila.config import Config, staleness_limit
+from gorila.contracts import EnvInfo, Worker, WorkerId
+from gorila.components.evaluator import Evaluator
+from gorila.system.builders import (initial_parameters, make_actor, make_bundle, make_learner, make_replay, make_shard_of,
+                            parameter_bounds, replay_warmup)
+from gorila.components.replay.routing import ReplaySampler, ReplayWriter, Route, remote_batch_steps
+
+
+@dataclass
+class System:
+    """Handles of every placed component (objects on the local runtime, Ray actor handles on Ray)."""
+    shards: list
+    bounds: list
+    workers: dict[WorkerId, Worker] = field(default_factory=dict)   # bundles, or actors and learners
+    replays: list = field(default_factory=list)      # stand-alone replay memories (non-bundled)
+    evaluator: object = None
+
+    def handles(self) -> list:
+        return [*self.shards, *self.replays, *self.workers.values(), self.evaluator]
+
+    def replay_holders(self) -> list:
+        """What holds each replay memory: the bundles, or the stand-alone memories."""
+        return self.replays or [h for w, h in self.workers.items() if w.role == "bundle"]
+
+    def servers(self) -> list:
+        """Components that answer calls rather than do work: shards, replay memories, then the evaluator."""
+        return [*self.shards, *self.replays, self.evaluator]
+
+
+def build_system(config: Config, info: EnvInfo, place, calls, shard_backups: list[str] | None = None,
+                 saved_replays: list[str] | None = None) -> System:
+    """Create and connect every component of the configured topology. A shard whose file in
+    `shard_backups` holds a state starts from it (and so does it again when it is restarted); a replay
+    memory (a bundle's or a stand-alone one, in `System.replay_holders()` order) likewise from
+    `saved_replays`."""
+    theta = initial_parameters(config, info)
+    bounds = parameter_bounds(config, theta.size)
+    backups = shard_backups or [None] * len(bounds)
+    saved = saved_replays or [None] * replay_count(config)
+    shards = [place("server", make_shard_of, config, info, i, start, stop, backups[i])
+              for i, (start, stop) in enumerate(bounds)]
+    system = System(shards, bounds)
+    if config.bundled:
+        for i in range(config.actors):
+            system.workers[WorkerId("bundle", i)] = place("bundle", make_bundle, config, info, i, shards, bounds,
+                                                          calls, saved[i])
+    else:
+        layout = replay_layout(config)
+        warmup = replay_warmup(config, info)
+        system.replays = [place("server", make_replay, config, info, capacity, streams, config.seed + i, warmup,
+                                saved[i]) for i, (capacity, streams) in enumerate(layout)]
+        for i in range(config.actors):
+            writer = ReplayWriter(system.replays, actor_routes(config, i), calls,
+                                  remote_batch_steps(config.envs_per_actor))
+            system.workers[WorkerId("actor", i)] = place("worker", make_actor, config, info, i, shards, bounds,
+                                                         calls, writer)
+        for j in range(config.learners):
+            sampler = ReplaySampler([system.replays[r] for r in learner_replays(config, j)], calls,
+                                    seed=config.seed + j)
+            system.workers[WorkerId("learner", j)] = place("learner", make_learner, config, info, j, shards,
+                                                           bounds, calls, sampler)
+    system.evaluator = place("evaluator", Evaluator, config, info)
+    return system
+
+
+def actor_routes(config: Config, index: int) -> list[Route]:
+    """Where actor `index`'s env streams go: its own replay, or spread over the global shards."""
+    slots = range(config.envs_per_actor)
+    if config.replay == "local":
+        return [Route(index, tuple(slots), tuple(slots))]
+    streams = [index * config.envs_per_actor + slot for slot in slots]      # global stream ids
+    by_shard: dict[int, list] = {}
+    for slot, stream in zip(slots, streams):
+        by_shard.setdefault(stream % config.replay_shards, []).append((slot, stream // config.replay_shards))
+    return [Route(shard, tuple(s for s, _ in pairs), tuple(t for _, t in pairs)) for shard, pairs in by_shard.items()]
+
+
+def replay_count(config: Config) -> int:
+    """How many replay memories the topology has (one per bundle, or the stand-alone ones)."""
+    return config.actors if config.bundled else len(replay_layout(config))
+
+
+def replay_layout(config: Config) -> list[tuple[int, int]]:
+    """(capacity, num_streams) of each replay memory: a bundle's, or a stand-alone one."""
+    if config.replay == "local":
+        return [(config.replay_capacity, config.envs_per_actor)] * config.actors
+    total_streams = config.actors * config.envs_per_actor
+    shards = config.replay_shards
+    return [(config.replay_capacity // shards, len(range(s, total_streams, shards))) for s in range(shards)]
+
+
+def learner_replays(config: Config, index: int) -> list[int]:
+    """The replay memories learner `index` samples from."""
+    if config.replay == "global":
+        return list(range(config.replay_shards))
+    if config.learners <= config.actors:
+        return list(range(index, config.actors, config.learners))
+    return [index % config.actors]
+
+
+def describe_topology(config: Config) -> str:
+    """One line a user reads at launch: the shape of the system."""
+    plural = lambda n, word: f"{n} {word}{'s' if n > 1 else ''}"
+    if config.bundled:
+        shape = f"{plural(config.actors, 'bundle')} (actor + local replay + learner)"
+    else:
+        replay = f"global replay ({config.replay_shards} shards)" if config.replay == "global" else "local replays"
+        shape = f"{config.actors} actors -> {replay} -> {config.learners} learners"
+    limit = staleness_limit(config)
+    stale = f"gradients over {limit:,} versions stale dropped" if limit else "no gradient dropped as stale"
+    return f"{shape}, {plural(config.param_shards, 'parameter shard')} ({stale})"

@@ -1,0 +1,388 @@
+"""The driver: places the system on a runtime, hands out work, evaluates, logs and checkpoints.
+
+`Trainer.loop` is the whole run: dispatch work to idle workers (how much is `Scheduler`'s policy),
+wait for reports, absorb them, then do what is due (evaluate, log, checkpoint). The same loop drives
+both runtimes: on Ray every worker runs at once and reports arrive as they finish; on the local
+runtime each call runs to completion when it is made, in a fixed order. On Ray a component whose
+process dies is restarted and the run carries on (`gorila.system.recovery`). A run continues from its latest
+checkpoint with `resume=` (the payload of `checkpoint.load_latest_good`).
+"""
+from __future__ import annotations
+
+import signal
+import time
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from gorila.records.checkpoints import (remove_stale_temporaries, replay_file, save_best, save_checkpoint,
+                               save_shard_backups, shard_backup)
+from gorila.config import Config, learner_device, save_yaml
+from gorila.contracts import WorkerId, describe_env
+from gorila.envs import make_vector_env
+from gorila.system.stop_rule import Candidate, EvaluationPlan, Verdict
+from gorila.system.builders import parameter_client, warmup_steps
+from gorila.system.recovery import FaultBudget, restart_consequence, server_name
+from gorila.records.metrics import MetricsWriter, TrainWindow, truncate_metrics
+from gorila.system.preflight import check_fits_env
+from gorila.records.progress import ProgressDisplay
+from gorila.runtime import make_runtime
+from gorila.runtime.calls import WorkerError, failure_reason
+from gorila.system.scheduler import BACKOFF_S, Scheduler, StopReason
+from gorila.system.topology import build_system, describe_topology, replay_count
+
+READY_TIMEOUT_S = 120
+WAIT_S = 0.2                          # longest wait for a report before the periodic jobs run again
+EVALUATOR = WorkerId("evaluator", 0)
+RESTART_WAIT_S = 1.0                  # a worker whose process was lost is asked again after this long
+
+
+@dataclass(frozen=True)
+class Job:
+    """A call in flight: who runs it, the budget it was given and when it was made."""
+    worker: WorkerId
+    budget: int = 0
+    since: float = 0.0
+
+
+class Trainer:
+    def __init__(self, config: Config, run_dir: Path, live_progress: bool | None = None,
+                 start_time: float | None = None, resume: dict | None = None):
+        self.config, self.run_dir = config, Path(run_dir)
+        self.resume = resume
+        self.start = time.time() if start_time is None else start_time     # wall_time 0 in the metrics
+        if resume:                                  # wall_time continues from the time already trained
+            self.start -= resume["wall_time"]
+        self.live_progress = live_progress
+        self.pending: dict = {}          # future -> Job
+        self.solved_at: tuple[int, float] | None = None
+        self.faults = FaultBudget(config.max_failures, resume.get("faults", 0) if resume else 0)
+        self.resting_until: dict[WorkerId, float] = {}     # a restarting worker gets no work till then
+        self.restarting: set[WorkerId] = set()             # lost, and no call has succeeded since
+        self.worker_processes: dict[WorkerId, int] = {}   # the process each worker last reported from
+
+    def setup(self) -> None:
+        """Place every component; only then does the run leave anything on disk."""
+        config = self.config
+        with make_vector_env(config.env, 1, seed=config.seed) as probe:
+            self.info = info = describe_env(probe)
+        check_fits_env(config, info)     # network, shards, replay sizes: fail before placing anything
+        if not config.address:
+            learner_device(config)                          # a missing GPU is a config error on this machine
+        backups, replays = self._saved_state()
+        self.runtime = make_runtime(config)
+        self.calls = self.runtime.calls
+        self.system = build_system(config, info, self.runtime.place, self.calls, backups, replays)
+        self.params = parameter_client(config, self.system.shards, self.system.bounds, self.calls)
+        self._wait_ready()
+        self.scheduler = Scheduler(info.steps(config.total_frames), config.update_every, config.actors,
+                                   config.learners, warmup_steps(config, info))
+        self.evals = EvaluationPlan(info.steps(config.eval_every_frames), config.stop_at_return)
+        if self.resume:
+            self._continue_counters()
+        self.next_log = time.time() + config.log_every_seconds
+        self.next_backup = time.time() + config.shard_backup_every_seconds
+        every = info.steps(config.checkpoint_every_frames)
+        self.next_checkpoint = self.steps + every if every else np.inf
+        self.server_processes = self.runtime.processes(self.system.servers())
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        save_yaml(config, self.run_dir / "config.yaml")
+        self.metrics = MetricsWriter(self.run_dir, start_time=self.start,
+                                     purge_after=self.info.frames(self.steps) if self.resume else None)
+        self.window = TrainWindow(self.metrics.elapsed())
+        self.display = ProgressDisplay(config.total_frames, self.live_progress)
+
+    def _saved_state(self) -> tuple[list[str], list[str]]:
+        """Where each shard's state and each replay's contents are kept for restarts and resumes; a
+        resumed run first puts the checkpoint's shard states there."""
+        shards = [shard_backup(self.run_dir, i) for i in range(self.config.param_shards)]
+        replays = [replay_file(self.run_dir, i) for i in range(replay_count(self.config))]
+        if self.resume:
+            remove_stale_temporaries(self.run_dir)
+            save_shard_backups(self.run_dir, self.resume["shards"], self.resume["env_frames"])
+            truncate_metrics(self.run_dir, self.resume["env_frames"], self.resume["wall_time"])
+        else:
+            for path in shards + replays:   # never restore what some earlier run left behind
+                path.unlink(missing_ok=True)
+        return [str(p) for p in shards], [str(p) for p in replays]
+
+    def _continue_counters(self) -> None:
+        """Counters, evaluations and each actor's step count (its epsilon) from the checkpoint."""
+        self.scheduler.restore(self.resume["scheduler"])
+        self.evals.restore(self.resume["evaluations"])
+        self.calls.get([self.calls.call(self.system.workers[worker], "continue_from", steps)
+                        for worker, steps in self.scheduler.counters.worker_steps.items()
+                        if worker in self.system.workers])
+
+    def _wait_ready(self) -> None:
+        """Every component constructed (on Ray: scheduled on some node); else a clear error."""
+        handles = self.system.handles()
+        missing = self.runtime.wait_ready(handles, READY_TIMEOUT_S)
+        if missing:
+            raise WorkerError(f"{missing} of {len(handles)} components could not be placed within "
+                              f"{READY_TIMEOUT_S} s: the Ray cluster lacks the CPUs/GPUs they ask for "
+                              f"(worker_cpus={self.config.worker_cpus}, learner_gpus={self.config.learner_gpus})")
+
+    @property
+    def steps(self) -> int:
+        return self.scheduler.counters.steps
+
+    # ---- the loop ----------------------------------------------------------------------------
+    def loop(self) -> None:
+        """dispatch -> wait -> absorb -> periodic jobs, until the scheduler stops and all calls are in."""
+        while True:
+            self.dispatch()
+            if not self.pending:
+                if self.scheduler.stop_reason is not None:
+                    return
+                time.sleep(BACKOFF_S)            # every learner is backing off while its replay warms up
+                continue
+            done, _ = self.calls.wait(list(self.pending), timeout=WAIT_S)
+            for future in done:
+                self.absorb(future)
+            self.periodic()
+
+    def dispatch(self) -> None:
+        """Give every idle worker its budget (none while the scheduler says wait)."""
+        busy = {job.worker for job in self.pending.values()}
+        now = time.time()
+        for worker, handle in self.system.workers.items():
+            idle = worker not in busy and now >= self.resting_until.get(worker, 0.0)
+            budget = self.scheduler.budget(worker) if idle else 0
+            if budget > 0:
+                self.scheduler.started(worker, budget)
+                self.pending[self.calls.call(handle, "run", budget)] = Job(worker, budget, time.time())
+
+    def absorb(self, future) -> None:
+        """Take one finished call's result. A component whose code raised ends the run with a
+        WorkerError naming it; one whose process was lost is recovered from (Ray restarts it)."""
+        job = self.pending.pop(future)
+        try:
+            result = self.calls.get([future])[0]
+        except Exception as error:
+            if not self.calls.lost(error):
+                raise WorkerError(f"{job.worker} failed: {failure_reason(error)}") from error
+            self.recover(job, error)
+            return
+        recorded = job.worker in self.restarting
+        self.restarting.discard(job.worker)
+        if job.worker == EVALUATOR:
+            self.evaluated(result)
+        else:
+            self.notice_restart(job.worker, result.process, recorded)
+            self.scheduler.finished(job.worker, job.budget, result)
+            self.window.add(result)
+
+    def periodic(self) -> None:
+        if self.evals.due(self.steps) and self.scheduler.stop_reason is None:
+            self.start_evaluation(Candidate(self.params.pull()[0], self.steps))
+        if time.time() >= self.next_log:
+            self.check_components()
+            self.log()
+        if time.time() >= self.next_backup and self.runtime.restarts_components:
+            self.next_backup = time.time() + self.config.shard_backup_every_seconds
+            save_shard_backups(self.run_dir, self.params.states(), self.info.frames(self.steps))
+        if self.steps >= self.next_checkpoint and self.scheduler.stop_reason is None:
+            self.next_checkpoint = self.steps + self.info.steps(self.config.checkpoint_every_frames)
+            self.checkpoint()
+
+    # ---- failures ----------------------------------------------------------------------------
+    def recover(self, job: Job, error: Exception) -> None:
+        """A worker's call was lost with its process: record it (once: calls refused while it restarts
+        are not new failures), hand the work out again and let the restarted worker continue where the
+        lost one was."""
+        restarting = job.worker in self.restarting    # refused again while Ray restarts it: no new failure
+        if not restarting:
+            self.restarting.add(job.worker)
+            self.fault(str(job.worker), f"{job.worker} died ({type(getattr(error, 'cause', None) or error).__name__})")
+        if job.worker == EVALUATOR:
+            self.start_evaluation(self.evals.pending)
+            return
+        self.scheduler.failed(job.worker, job.budget)
+        self.resting_until[job.worker] = time.time() + RESTART_WAIT_S
+        if job.worker.role != "learner" and not restarting:
+            handle = self.system.workers[job.worker]
+            self.calls.call(handle, "continue_from", self.scheduler.counters.worker_steps[job.worker])
+
+    def notice_restart(self, worker: WorkerId, process: int, recorded: bool) -> None:
+        """A worker that reports from a new process was restarted; unless a lost call already said so
+        (a worker that was idle when it died loses no call), record it and let it continue."""
+        known = self.worker_processes.get(worker)
+        self.worker_processes[worker] = process
+        if known is None or known == process or recorded:
+            return
+        self.fault(str(worker), f"{worker} was restarted (its process ended while it was idle)")
+        if worker.role != "learner":
+            steps = self.scheduler.counters.worker_steps[worker]
+            self.calls.call(self.system.workers[worker], "continue_from", steps)
+
+    def check_components(self) -> None:
+        """Restart workers past their deadline; record servers that Ray restarted since the last look."""
+        if not self.runtime.restarts_components:
+            return
+        now = time.time()
+        for future, job in list(self.pending.items()):
+            if job.worker != EVALUATOR and now - job.since > self.config.call_timeout_seconds:
+                self.display.message(f"{job.worker} has not answered for {now - job.since:.0f} s: restarting it")
+                self.runtime.restart(self.system.workers[job.worker])
+                self.pending[future] = replace(job, since=now)     # its call now fails as a lost one
+        servers = self.system.servers()
+        if any(job.worker == EVALUATOR for job in self.pending.values()):
+            servers = servers[:-1]      # the evaluator answers only after its evaluation: not now
+        processes = self.runtime.processes(servers)
+        for index, (before, now_running) in enumerate(zip(self.server_processes, processes)):
+            if now_running is not None and before is not None and now_running != before:
+                name = server_name(self.system, index)
+                self.fault(name, f"{name} was restarted ({restart_consequence(name, self.config.save_replay)})")
+        self.server_processes[:len(processes)] = [now or before for before, now in zip(self.server_processes,
+                                                                                      processes)]
+
+    def fault(self, component: str, what: str) -> None:
+        """Count and record one failure (WorkerError once max_failures is spent)."""
+        line = self.faults.spend(what)
+        self.metrics.write("fault", self.info.frames(self.steps), {"component": component, "reason": what,
+                                                                   "failures": self.faults.count})
+        self.display.message(line)
+
+    # ---- evaluation --------------------------------------------------------------------------
+    def start_evaluation(self, candidate: Candidate) -> None:
+        self.evals.started(candidate)
+        episodes = self.config.confirm_episodes if candidate.results else self.config.eval_episodes
+        self.pending[self.calls.call(self.system.evaluator, "evaluate", candidate.theta, episodes)] = Job(EVALUATOR)
+
+    def evaluated(self, result: dict) -> None:
+        candidate = self.evals.pending
+        verdict = self.evals.finished(result)
+        frames = self.info.frames(candidate.steps)
+        confirming = len(candidate.results) > 1
+        self.metrics.write("eval", frames, {**result, "updates": self.scheduler.counters.updates,
+                                            "confirmation": confirming})
+        what = f"confirmation of the {frames:,}-frame parameters" if confirming else f"eval at {frames:,} frames"
+        self.display.message(f"{what}: mean {result['eval_return_mean']:.1f} +/- {result['eval_return_std']:.1f} "
+                             f"over {result['eval_episodes']} episodes")
+        if self.evals.improved:
+            save_best(self.run_dir, self.payload(candidate.theta, evaluations=candidate.results), frames)
+        if verdict is Verdict.CONFIRM:
+            self.start_evaluation(candidate)
+        elif verdict is Verdict.SOLVED:
+            self.solved_at = (frames, self.metrics.elapsed())
+            self.scheduler.stop(StopReason.SOLVED)
+
+    def evaluate_now(self) -> None:
+        """Evaluate the current theta+ (and confirm it if it passes), waiting for the results."""
+        self.start_evaluation(Candidate(self.params.pull()[0], self.steps))
+        while self.pending:
+            self.absorb(next(iter(self.pending)))
+
+    # ---- records -----------------------------------------------------------------------------
+    def log(self) -> None:
+        self.next_log = time.time() + self.config.log_every_seconds
+        stats = self.window.close(self.metrics.elapsed(), self.info.frames_per_step)
+        stats.update(updates=self.scheduler.counters.updates, **self.server_stats())
+        if self.system.replays:
+            stats["replay_size"] = sum(r["size"] for r in self.calls.get(
+                [self.calls.call(replay, "stats") for replay in self.system.replays]))
+        stats = {key: value for key, value in stats.items() if value is not None}
+        record = self.metrics.write("train", self.info.frames(self.steps), stats)
+        last = self.evals.last or {}
+        self.display.update(record["env_frames"], {**stats, "wall_time": record["wall_time"],
+                                                   "eval_return_mean": last.get("eval_return_mean")})
+
+    def server_stats(self) -> dict:
+        shards = self.params.stats()
+        applied = sum(s["applied"] for s in shards)
+        return {"ps_version": max(s["version"] for s in shards),
+                "ps_target_version": max(s["target_version"] for s in shards),
+                "ps_applied": applied, "ps_discarded": sum(s["discarded"] for s in shards),
+                "ps_mean_staleness": sum(s["mean_staleness"] * s["applied"] for s in shards) / max(applied, 1)}
+
+    def payload(self, theta, **extra) -> dict:
+        """What a checkpoint holds besides its format: enough to evaluate, report and re-run."""
+        return {"config": self.config.to_dict(), "env_info": asdict(self.info),
+                "updates": self.scheduler.counters.updates, "wall_time": self.metrics.elapsed(),
+                "theta": torch.as_tensor(theta), **extra}
+
+    def checkpoint(self) -> Path:
+        """A training checkpoint: the parameters, and all a resumed run continues from."""
+        if self.config.save_replay:
+            holders = self.system.replay_holders()
+            self.calls.get([self.calls.call(holder, "save_replay", str(replay_file(self.run_dir, i)))
+                            for i, holder in enumerate(holders)])
+        states = self.params.states()
+        payload = self.payload(torch.cat([s["theta"] for s in states]),
+                               target=torch.cat([s["target"] for s in states]), shards=states,
+                               scheduler=self.scheduler.state(), evaluations=self.evals.state(),
+                               faults=self.faults.count)
+        return save_checkpoint(self.run_dir, payload, self.info.frames(self.steps), self.config.keep_checkpoints)
+
+    # ---- the whole run -----------------------------------------------------------------------
+    def run(self) -> dict:
+        """Set up (unless done already), train, evaluate, checkpoint; always release the runtime."""
+        previous = _stop_on_signals()
+        try:
+            if not hasattr(self, "system"):
+                self.setup()
+            _stop_on_signals()          # again: starting Ray replaces the SIGTERM handler with its own
+            resumed = f"; resumed at {self.info.frames(self.steps):,} frames" if self.resume else ""
+            self.display.message(f"gorila: {self.config.env} on {self.runtime.name}, "
+                                 f"{describe_topology(self.config)}; run dir {self.run_dir}{resumed}")
+            try:
+                self.loop()
+            except KeyboardInterrupt:
+                self.scheduler.stop(StopReason.INTERRUPTED)
+                self.display.message("interrupted: writing a final checkpoint")
+            except WorkerError:
+                self.final_checkpoint_after_failure()
+                raise
+            if not self.window.empty:
+                self.log()
+            if self.scheduler.stop_reason is StopReason.BUDGET:
+                self.evaluate_now()
+            return self.summary(self.checkpoint())
+        finally:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+            self.close()
+
+    def final_checkpoint_after_failure(self) -> None:
+        """Keep what was learnt before the run gives up, when the shards still answer."""
+        try:
+            self.display.message(f"writing a final checkpoint: {self.checkpoint()}")
+        except Exception as error:  # the shards are gone too: the last periodic checkpoint stands
+            self.display.message(f"no final checkpoint ({failure_reason(error)})")
+
+    def close(self) -> None:
+        """Release whatever setup made, even when it failed halfway."""
+        for part in ("display", "metrics"):
+            if hasattr(self, part):
+                getattr(self, part).close()
+        if hasattr(self, "runtime"):
+            self.runtime.shutdown()
+
+    def summary(self, checkpoint: Path) -> dict:
+        best = self.evals.best
+        result = {"env_frames": self.info.frames(self.steps), "updates": self.scheduler.counters.updates,
+                  "dropped_outliers": self.window.dropped_outliers, "wall_time": self.metrics.elapsed(),
+                  "stop_reason": self.scheduler.stop_reason.value, "checkpoint": str(checkpoint),
+                  "interrupted": self.scheduler.stop_reason is StopReason.INTERRUPTED,
+                  "best_eval_return_mean": best.score if best else None, **self.server_stats()}
+        if self.evals.last:
+            result["final_eval_return_mean"] = self.evals.last["eval_return_mean"]
+        if self.solved_at:
+            result["solved_at_frames"], result["solved_at_seconds"] = self.solved_at
+        self.metrics.write("summary", result["env_frames"], {k: v for k, v in result.items() if k != "checkpoint"})
+        if best:
+            self.metrics.hparams(self.config.to_dict(), {"best_eval_return_mean": best.score})
+        return result
+
+
+def _raise_interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def _stop_on_signals() -> dict:
+    """Ctrl-C and SIGTERM (what `timeout` and cluster schedulers send) stop the run cleanly. SIGINT is
+    set too because a shell starts background jobs with it ignored. Returns the handlers replaced."""
+    return {signum: signal.signal(signum, _raise_interrupt) for signum in (signal.SIGINT, signal.SIGTERM)}
