@@ -34,7 +34,7 @@ class EnvInfo:
         return int(steps) * self.frames_per_step
 
 
-def describe_env(env) -> EnvInfo:
+def env_info(env) -> EnvInfo:
     """EnvInfo of a `gorila.envs.VectorEnv`."""
     return EnvInfo(tuple(env.obs_shape), np.dtype(env.obs_dtype).name, int(env.num_actions),
                    tuple(env.frame_shape), int(env.stack), int(env.frames_per_step),

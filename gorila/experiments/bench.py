@@ -30,7 +30,7 @@ import numpy as np
 import torch
 
 from gorila.config import Config, build_config
-from gorila.contracts import EnvInfo, describe_env
+from gorila.contracts import EnvInfo, env_info
 from gorila.envs import make_vector_env
 from gorila.system.builders import (initial_parameters, make_actor, make_bundle, make_learner, make_replay, make_shard,
                             make_shard_of)
@@ -49,7 +49,7 @@ def atari(**overrides) -> tuple[Config, EnvInfo]:
                     total_frames=10**9, torch_threads=1)
     config = build_config("atari", overrides={**settings, **overrides})
     with make_vector_env(config.env, 1) as probe:
-        return config, describe_env(probe)
+        return config, env_info(probe)
 
 
 def rate(work: Callable[[], int], seconds: float, warmup: float = 1.0) -> float:

@@ -13,6 +13,10 @@ class WorkerError(RuntimeError):
     """A component failed while training; the message names it and says why, in one line."""
 
 
+class ClusterError(RuntimeError):
+    """The Ray cluster named by --address cannot be reached or cannot host the components."""
+
+
 class Calls(Protocol):
     def call(self, target: Any, method: str, *args) -> Any: ...
     def get(self, futures: Sequence[Any]) -> list: ...

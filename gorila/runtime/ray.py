@@ -23,6 +23,8 @@ os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 
 import ray  # noqa: E402
 
+from gorila.runtime.calls import ClusterError  # noqa: E402
+
 CONNECT_TIMEOUT_S = 20
 # Messages up to this size travel inside the call instead of through the object store: a learner's
 # batch of small-network gradients then costs one message, not a store round trip (embedded Ray only;
@@ -34,10 +36,6 @@ EMBEDDED_SYSTEM_CONFIG = {
     # CPU the components need (CartPole, 1 bundle, 5 pairs of runs: median 1,480 frames/s against 1,214).
     "enable_metrics_collection": False,
 }
-
-
-class ClusterError(RuntimeError):
-    """The Ray cluster named by --address cannot be reached or cannot host the components."""
 
 
 class RayCalls:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import socket
 
 from gorila.config import Config, ConfigError, learner_device
-from gorila.contracts import EnvInfo, describe_env
+from gorila.contracts import EnvInfo, env_info
 from gorila.system.builders import min_sample_size, parameter_bounds, replay_warmup
 from gorila.components.replay.storage import StreamStorage
 from gorila.system.topology import replay_layout
@@ -32,7 +32,7 @@ def probe_env(config: Config) -> EnvInfo:
     """Build one copy of the environment to read its shapes (an unsupported env raises EnvError)."""
     from gorila.envs import make_vector_env
     with make_vector_env(config.env, 1, seed=config.seed) as probe:
-        return describe_env(probe)
+        return env_info(probe)
 
 
 def check_address(config: Config) -> None:

@@ -20,7 +20,7 @@ import torch
 from gorila.records.checkpoints import (remove_stale_temporaries, replay_file, save_best, save_checkpoint,
                                save_shard_backups, shard_backup)
 from gorila.config import Config, learner_device, save_yaml
-from gorila.contracts import WorkerId, describe_env
+from gorila.contracts import WorkerId, env_info
 from gorila.envs import make_vector_env
 from gorila.system.stop_rule import Candidate, EvaluationPlan, Verdict
 from gorila.system.builders import parameter_client, warmup_steps
@@ -67,7 +67,7 @@ class Trainer:
         """Place every component; only then does the run leave anything on disk."""
         config = self.config
         with make_vector_env(config.env, 1, seed=config.seed) as probe:
-            self.info = info = describe_env(probe)
+            self.info = info = env_info(probe)
         check_fits_env(config, info)     # network, shards, replay sizes: fail before placing anything
         if not config.address:
             learner_device(config)                          # a missing GPU is a config error on this machine

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 import torch
-from fresh_checkpoint import fresh_checkpoint
+from tests.helpers import fresh_checkpoint
 
 from gorila.records.checkpoints import load_checkpoint, save_checkpoint
 

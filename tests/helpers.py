@@ -1,4 +1,6 @@
-"""An untrained agent's checkpoint, written in a second: what evaluation tests need from a run."""
+"""Helpers the tests share, importable as `tests.helpers`.
+
+`fresh_checkpoint`: an untrained agent's checkpoint, written in a second: what evaluation tests need from a run."""
 from dataclasses import asdict
 from pathlib import Path
 
@@ -6,7 +8,7 @@ import torch
 
 from gorila.records.checkpoints import save_checkpoint
 from gorila.config import build_config
-from gorila.contracts import describe_env
+from gorila.contracts import env_info
 from gorila.envs import make_vector_env
 from gorila.agent.networks import flat_parameters, q_network_for
 
@@ -15,7 +17,7 @@ def fresh_checkpoint(run_dir: Path, env: str = "Pong", preset: str = "atari", se
     """A run directory holding one checkpoint of a freshly initialised Q-network for `env`."""
     config = build_config(preset, overrides={"env": env, "seed": seed})
     with make_vector_env(config.env, 1) as vector_env:
-        info = describe_env(vector_env)
+        info = env_info(vector_env)
     torch.manual_seed(seed)
     theta = flat_parameters(q_network_for(config, info))
     payload = {"config": config.to_dict(), "env_info": asdict(info), "theta": torch.as_tensor(theta)}

@@ -97,7 +97,7 @@ def test_human_play_without_a_display_is_one_clear_line(monkeypatch, tmp_path):
 
 
 def test_record_starts_from_a_checkpoint_says_so_and_refuses_another_games(monkeypatch, tmp_path):
-    from fresh_checkpoint import fresh_checkpoint
+    from tests.helpers import fresh_checkpoint
 
     import gorila.evaluation.record_starts as recording
     run = fresh_checkpoint(tmp_path / "run")

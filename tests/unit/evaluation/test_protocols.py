@@ -4,7 +4,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from fresh_checkpoint import fresh_checkpoint
+from tests.helpers import fresh_checkpoint
 
 from gorila.config import ConfigError
 from gorila.envs import EnvError, make_vector_env, play_episodes
