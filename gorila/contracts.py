@@ -107,6 +107,11 @@ class Worker(Protocol):
     def run(self, budget: int) -> Report: ...
 
 
+def learner_processes(config) -> int:
+    """How many processes run a learner: one per bundle, or the stand-alone learners."""
+    return config.actors if config.bundled else config.learners
+
+
 @dataclass(frozen=True)
 class WorkerId:
     """Which worker: its role (`bundle`, `actor` or `learner`) and its index among that role."""

@@ -3,6 +3,8 @@ futures, `wait` returns those that are done. In one process (`DirectCalls`) a ca
 future holds its result or its exception; on Ray (`gorila.runtime.ray.RayCalls`) a call is
 `handle.method.remote(...)` and a future is an ObjectRef. Either way a component's exception is raised
 by `get`, so the driver turns it into the same one-line `WorkerError` on both runtimes.
+
+Also here, importable without Ray: the errors a runtime raises, and how a cluster address is read.
 """
 from __future__ import annotations
 
@@ -15,6 +17,14 @@ class WorkerError(RuntimeError):
 
 class ClusterError(RuntimeError):
     """The Ray cluster named by --address cannot be reached or cannot host the components."""
+
+
+def split_address(address: str) -> tuple[str, int]:
+    """(host, port) of a Ray cluster's HOST:PORT; ValueError saying what is wrong otherwise."""
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"address must be HOST:PORT or auto, got {address!r}")
+    return host, int(port)
 
 
 class Calls(Protocol):

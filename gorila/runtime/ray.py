@@ -23,7 +23,8 @@ os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 
 import ray  # noqa: E402
 
-from gorila.runtime.calls import ClusterError  # noqa: E402
+from gorila.contracts import learner_processes  # noqa: E402
+from gorila.runtime.calls import ClusterError, split_address  # noqa: E402
 
 CONNECT_TIMEOUT_S = 20
 # Messages up to this size travel inside the call instead of through the object store: a learner's
@@ -109,11 +110,12 @@ class Located:
 
 def _probe(address: str) -> None:
     """Fail fast (seconds, not minutes) when nothing listens at HOST:PORT."""
-    host, _, port = address.rpartition(":")
-    if not host or not port.isdigit():
-        raise ClusterError(f"--address must be HOST:PORT or auto, got {address!r}")
     try:
-        socket.create_connection((host, int(port)), timeout=5).close()
+        host, port = split_address(address)
+    except ValueError as error:
+        raise ClusterError(f"--{error}") from None
+    try:
+        socket.create_connection((host, port), timeout=5).close()
     except OSError as error:
         raise ClusterError(f"no Ray cluster answers at {address} ({error.strerror or error})") from None
 
@@ -168,7 +170,7 @@ class RayRuntime:
     def _check_gpus(self) -> None:
         """Asking for more GPUs than the cluster has would leave learners unplaced: say so at once."""
         config = self.config
-        wanted = config.learner_gpus * (config.actors if config.bundled else config.learners)
+        wanted = config.learner_gpus * learner_processes(config)
         available = ray.cluster_resources().get("GPU", 0)
         if config.learner_gpus and wanted > available:
             self.shutdown()
@@ -196,7 +198,7 @@ class RayRuntime:
             return config.learner_gpus
         has_gpu = ray.cluster_resources().get("GPU", 0) > 0
         if config.device == "cuda" or has_gpu:
-            return 1.0 / (config.learners if not config.bundled else config.actors)
+            return 1.0 / learner_processes(config)
         return 0.0
 
     def place(self, kind: str, make, *args):

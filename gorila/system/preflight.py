@@ -10,9 +10,10 @@ from __future__ import annotations
 import socket
 
 from gorila.config import Config, ConfigError, learner_device
-from gorila.contracts import EnvInfo, env_info
+from gorila.contracts import EnvInfo, env_info, learner_processes
 from gorila.system.builders import min_sample_size, parameter_bounds, replay_warmup
 from gorila.components.replay.storage import StreamStorage
+from gorila.runtime.calls import split_address
 from gorila.system.topology import replay_layout
 
 PROBE_TIMEOUT_S = 5
@@ -39,9 +40,8 @@ def check_address(config: Config) -> None:
     """A cluster address where nothing listens fails in seconds, before Ray is even imported."""
     if config.runtime != "ray" or config.address in ("", "auto"):
         return
-    host, _, port = config.address.rpartition(":")
     try:
-        socket.create_connection((host, int(port)), timeout=PROBE_TIMEOUT_S).close()
+        socket.create_connection(split_address(config.address), timeout=PROBE_TIMEOUT_S).close()
     except OSError as error:
         raise ConfigError(f"address: nothing answers at {config.address} ({error.strerror or error}); start the "
                           "cluster with `ray start --head` or leave --address out for an embedded Ray") from None
@@ -164,7 +164,7 @@ def check_devices(config: Config) -> None:
         return
     import torch
     present = torch.cuda.device_count()
-    wanted = config.learner_gpus * (config.actors if config.bundled else config.learners)
+    wanted = config.learner_gpus * learner_processes(config)
     if wanted > present:
         raise ConfigError(f"learner_gpus: {config.learner_gpus:g} per learner asks for {wanted:g} GPU{'s' if wanted != 1 else ''} in all, "
                           f"but torch sees {present} CUDA devices on this machine")
