@@ -1,15 +1,21 @@
-"""What the components share: the environment's shape, the data they exchange, and their interfaces.
+"""What the components share: the environment's shape, the data they exchange, and their contracts.
 
 Every message between components is one of the small frozen dataclasses here (`Minibatch`, `Report`)
-or a numpy array; every component sees the others only through the protocols below, whichever
-runtime placed it. Inside the system everything is counted in agent steps; frames (agent steps times
-the action repeat) appear only at the edges: the config, the command line, logs and metrics.
+or a numpy array. Two kinds of protocol say who may ask what of whom. The in-process ones
+(`ParameterSource`, `TransitionSink`, `MinibatchSource`) are what an actor or a learner is built with.
+The call contracts (`ShardServer`, `ReplayServer`, `EvaluatorServer`, `ActorWorker`, `LearnerWorker`,
+`BundleWorker`) hold every method called across a process boundary: a caller names the method by
+the contract's function (`calls.call(shard, ShardServer.pull)`), never by a string, and the Ray
+runtime gives a placed component exactly its role's contract methods (and `node_id` and `process`,
+which say where it runs). Inside one process a bundle holds its actor, replay and learner directly.
+Inside the system everything is counted in agent steps; frames (agent steps times the action repeat)
+appear only at the edges: the config, the command line, logs and metrics.
 """
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, fields, replace
-from typing import Protocol
+from typing import Callable, Protocol
 
 import numpy as np
 
@@ -102,9 +108,99 @@ class MinibatchSource(Protocol):
     def sample(self, batch_size: int) -> Minibatch | None: ...
 
 
+# ---- call contracts: every method called across a process boundary --------------------------------
+
+class ShardServer(Protocol):
+    """A parameter shard (`ParameterShard`), called by every `ParameterClient` and by the driver."""
+    def apply_batch(self, gradients: np.ndarray, base_version: int) -> int:
+        """Apply each row of `gradients` as one update of the slice; how many were not stale."""
+    def apply_and_pull(self, gradients: np.ndarray, base_version: int) -> tuple[np.ndarray, int, int]:
+        """`apply_batch`, then `pull`, in one round trip."""
+    def pull(self) -> tuple[np.ndarray, int, int]:
+        """(theta+ slice, version, target_version)."""
+    def pull_target(self) -> np.ndarray:
+        """The theta- slice."""
+    def stats(self) -> dict:
+        """Versions, applied and discarded gradients, mean staleness: for metrics."""
+    def state(self) -> dict:
+        """Everything the shard knows, for checkpoints and shard backups."""
+
+
+class ReplayHolder(Protocol):
+    """What holds a replay memory (a stand-alone one, or a bundle): its contents can be saved."""
+    def save_replay(self, path: str) -> int:
+        """Write the replay's contents to `path`; the bytes written."""
+
+
+class ReplayServer(ReplayHolder, Protocol):
+    """A stand-alone replay memory (`ReplayMemory`): written by `ReplayWriter`s, sampled by
+    `ReplaySampler`s, read by the driver."""
+    def add(self, stream_ids, frames, actions, rewards, terminals, lasts) -> None:
+        """Append one entry per listed stream."""
+    def add_steps(self, stream_ids, frames, actions, rewards, terminals, lasts) -> None:
+        """Append T steps at once (arrays [T, len(stream_ids), ...]), oldest first."""
+    def sampleable(self) -> int:
+        """Entries that can currently be drawn as a state s_t."""
+    def sample_share(self, batch_size: int) -> tuple[Minibatch | None, int]:
+        """This memory's share of a minibatch (None while warming up) and its sampleable count."""
+    def stats(self) -> dict:
+        """Size, capacity, entries ever added and bytes held: for metrics."""
+
+
+class EvaluatorServer(Protocol):
+    """The evaluator (`Evaluator`), called by the driver."""
+    def evaluate(self, flat_parameters: np.ndarray, episodes: int | None = None) -> dict:
+        """Returns of `episodes` greedy episodes (default eval_episodes) played with theta+."""
+
+
 class Worker(Protocol):
     """An actor, a learner or a bundle: the driver hands it a budget, it reports what it did."""
-    def run(self, budget: int) -> Report: ...
+    def run(self, budget: int) -> Report:
+        """Spend `budget` (agent steps, or learner updates); what was done."""
+
+
+class LearnerWorker(Worker, Protocol):
+    """A stand-alone learner (`Learner`): its budget is updates; it has no step count to restore."""
+
+
+class ActorWorker(Worker, Protocol):
+    """An actor (`Actor`): its budget is agent steps."""
+    def continue_from(self, steps: int) -> None:
+        """Carry on from `steps` agent steps already taken (epsilon continues its schedule)."""
+
+
+class BundleWorker(ActorWorker, ReplayHolder, Protocol):
+    """A bundle (`Bundle`): an actor's contract, and it holds its own replay memory."""
+
+
+def contract_methods(contract: type) -> dict[str, Callable]:
+    """Every method of a contract, its own and those of the contracts it extends, by name."""
+    methods: dict[str, Callable] = {}
+    for cls in reversed(contract.__mro__):
+        if Protocol in cls.__bases__:          # a contract (not `object`, `Protocol` or `Generic`)
+            methods.update({name: value for name, value in vars(cls).items()
+                            if callable(value) and not name.startswith("_")})
+    return methods
+
+
+@dataclass(frozen=True)
+class Role:
+    """A kind of placed component: the contract its callers use and what a runtime needs to place
+    it. A server answers calls, so its callers wait through a restart; a worker does work that the
+    driver hands out again when its process is lost. A role that `learns` runs a learner (alone or in
+    a bundle) and gets the learner's device."""
+    name: str
+    contract: type
+    server: bool = False
+    learns: bool = False
+
+
+PARAMETER_SHARD = Role("parameter_shard", ShardServer, server=True)
+REPLAY = Role("replay", ReplayServer, server=True)
+EVALUATOR = Role("evaluator", EvaluatorServer, server=True)
+ACTOR = Role("actor", ActorWorker)
+LEARNER = Role("learner", LearnerWorker, learns=True)
+BUNDLE = Role("bundle", BundleWorker, learns=True)
 
 
 def learner_processes(config) -> int:

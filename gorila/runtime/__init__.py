@@ -1,4 +1,9 @@
-"""Runtimes place the components: `local` (one process) or `ray` (one Ray actor per component)."""
+"""Runtimes place the components: `local` (one process) or `ray` (one Ray actor per component).
+
+A runtime has `place(role, make, *args)` (build `make(*args)` for a component of that
+`gorila.contracts.Role`, here or in its own process), `calls` (`gorila.runtime.calls`), and the
+lifecycle the driver uses: `wait_ready`, `where`, `processes`, `restart`, `shutdown`.
+"""
 from __future__ import annotations
 
 

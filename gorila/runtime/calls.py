@@ -1,6 +1,8 @@
 """How components call each other: `call` starts a method call and returns a future, `get` waits for
-futures, `wait` returns those that are done. In one process (`DirectCalls`) a call runs at once and its
-future holds its result or its exception; on Ray (`gorila.runtime.ray.RayCalls`) a call is
+futures, `wait` returns those that are done. The method is named by its contract's function
+(`calls.call(shard, ShardServer.pull)`, see `gorila.contracts`), so every method called across
+processes is declared once. In one process (`DirectCalls`) a call runs at once and its future holds
+its result or its exception; on Ray (`gorila.runtime.ray.RayCalls`) a call is
 `handle.method.remote(...)` and a future is an ObjectRef. Either way a component's exception is raised
 by `get`, so the driver turns it into the same one-line `WorkerError` on both runtimes.
 
@@ -8,7 +10,7 @@ Also here, importable without Ray: the errors a runtime raises, and how a cluste
 """
 from __future__ import annotations
 
-from typing import Any, Protocol, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 
 class WorkerError(RuntimeError):
@@ -28,7 +30,8 @@ def split_address(address: str) -> tuple[str, int]:
 
 
 class Calls(Protocol):
-    def call(self, target: Any, method: str, *args) -> Any: ...
+    def call(self, target: Any, method: Callable, *args) -> Any:
+        """Start `target.method(*args)`; `method` is a contract's function (its name is what is called)."""
     def get(self, futures: Sequence[Any]) -> list: ...
     def wait(self, futures: Sequence[Any], timeout: float | None = None) -> tuple[list, list]: ...
     def lost(self, error: BaseException) -> bool: ...
@@ -54,9 +57,10 @@ class Done:
 class DirectCalls:
     """Calls on objects in this process: the method runs now, in the caller's order (deterministic)."""
 
-    def call(self, target, method: str, *args):
+    def call(self, target, method: Callable, *args):
+        bound = getattr(target, method.__name__)        # a wrong name fails here, at the caller
         try:
-            return Done(getattr(target, method)(*args))
+            return Done(bound(*args))
         except Exception as error:      # raised by `get`, where a Ray caller would see it too
             return Done(error=error)
 

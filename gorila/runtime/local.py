@@ -15,8 +15,9 @@ class LocalRuntime:
         self.calls = DirectCalls()
         self.objects: list = []
 
-    def place(self, kind: str, make, *args):
-        """`make(*args)`, here and now (`make` is a class or a `make_*` function)."""
+    def place(self, role, make, *args):
+        """`make(*args)`, here and now (`make` is a class or a `make_*` function); in one process
+        there is no boundary, so `role` changes nothing."""
         self.objects.append(make(*args))
         return self.objects[-1]
 

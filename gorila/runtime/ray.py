@@ -4,6 +4,10 @@ By default the program starts an embedded single-machine Ray whose servers all s
 which runs no dashboard. `--address HOST:PORT` (or `auto`) joins an existing cluster instead and
 leaves it running afterwards: that is how a run grows beyond one machine.
 
+A component is placed in a host class built from its role's contract (`host_class`): the contract's
+methods, each forwarding to the object `make(*args)` built in that process, so what Ray places never
+depends on what `make` is or how it is annotated.
+
 Every component is placed with Ray's restart options: a process that dies is started again with the
 same constructor arguments. Calls to a restarting server (parameter shard, replay shard, evaluator)
 wait and are retried, so their callers only slow down; a worker's (actor, learner, bundle) call in
@@ -11,10 +15,10 @@ flight fails, so the driver sees the failure, records it and hands the work out 
 """
 from __future__ import annotations
 
+import functools
 import os
 import socket
 import threading
-import typing
 import uuid
 
 # Keeps every server of an embedded Ray (and of ray.cluster_utils clusters) on 127.0.0.1; must be
@@ -23,7 +27,7 @@ os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 
 import ray  # noqa: E402
 
-from gorila.contracts import learner_processes  # noqa: E402
+from gorila.contracts import Role, contract_methods, learner_processes  # noqa: E402
 from gorila.runtime.calls import ClusterError, split_address  # noqa: E402
 
 CONNECT_TIMEOUT_S = 20
@@ -42,8 +46,8 @@ EMBEDDED_SYSTEM_CONFIG = {
 class RayCalls:
     """Calls between components placed as Ray actors (futures are ObjectRefs)."""
 
-    def call(self, target, method: str, *args):
-        return getattr(target, method).remote(*args)
+    def call(self, target, method, *args):
+        return getattr(target, method.__name__).remote(*args)
 
     def get(self, futures):
         return ray.get(list(futures)) if futures else []
@@ -85,20 +89,8 @@ class NamedActor:
         return getattr(self.handle, method)
 
 
-def remote_class(make) -> type:
-    """The class Ray places for `make`: the built class, with `node_id`, constructed by `make`."""
-    if isinstance(make, type):
-        return type(make.__name__, (make, Located), {})
-    built = typing.get_type_hints(make)["return"]
-
-    def __init__(self, *args):
-        self.__dict__.update(make(*args).__dict__)     # adopt the object `make` built, in this process
-
-    return type(built.__name__, (built, Located), {"__init__": __init__})
-
-
 class Located:
-    """Mixed into every placed class: lets the driver and tests ask where a component runs."""
+    """The base of every host class: lets the driver and tests ask where a component runs."""
 
     def node_id(self) -> str:
         return ray.get_runtime_context().get_node_id()
@@ -106,6 +98,26 @@ class Located:
     def process(self) -> tuple[str, int]:
         """(node, pid): changes when Ray restarts the component."""
         return ray.get_runtime_context().get_node_id(), os.getpid()
+
+
+def host_class(role: Role) -> type:
+    """The class Ray places for a component of `role`, named after the role: built with `(make,
+    *args)`, it holds `make(*args)` and has exactly the methods of the role's contract, each
+    forwarding to it, besides `Located`'s."""
+    def __init__(self, make, *args):
+        self.component = make(*args)
+
+    methods = {name: _forward(name, method) for name, method in contract_methods(role.contract).items()}
+    name = "".join(part.title() for part in role.name.split("_"))
+    return type(name, (Located,), {"__init__": __init__, "__doc__": role.contract.__doc__, **methods})
+
+
+def _forward(name: str, method):
+    """A host's method `name`: the contract's signature and words, run by the component it holds."""
+    @functools.wraps(method)
+    def forward(self, *args):
+        return getattr(self.component, name)(*args)
+    return forward
 
 
 def _probe(address: str) -> None:
@@ -183,12 +195,12 @@ class RayRuntime:
         workers = config.actors if config.bundled else config.actors + config.learners
         return max(os.cpu_count() or 1, int(workers * config.worker_cpus + 0.999))
 
-    def _options(self, kind: str) -> dict:
-        """Resources and restart policy of a component of `kind`."""
+    def _options(self, role: Role) -> dict:
+        """Resources and restart policy of a component of `role`."""
         config = self.config
-        if kind in ("server", "evaluator"):      # callers wait through a restart: retry their calls
+        if role.server:                          # callers wait through a restart: retry their calls
             return {"num_cpus": config.server_cpus, "max_restarts": -1, "max_task_retries": -1}
-        gpus = self._learner_gpus() if kind in ("bundle", "learner") else 0
+        gpus = self._learner_gpus() if role.learns else 0
         return {"num_cpus": config.worker_cpus, "num_gpus": gpus, "max_restarts": -1, "max_task_retries": 0}
 
     def _learner_gpus(self) -> float:
@@ -201,15 +213,15 @@ class RayRuntime:
             return 1.0 / learner_processes(config)
         return 0.0
 
-    def place(self, kind: str, make, *args):
-        """A Ray actor holding `make(*args)`, built in its own process; `make` is a class or a
-        `make_*` function whose return annotation names the class."""
-        if make not in self._classes:
-            self._classes[make] = ray.remote(remote_class(make))
+    def place(self, role: Role, make, *args):
+        """A Ray actor holding `make(*args)` (a class or a `make_*` function), built in its own
+        process and called through `role`'s contract."""
+        if role not in self._classes:
+            self._classes[role] = ray.remote(host_class(role))
         name = f"gorila-{self.run_id}-{len(self.handles)}"
         # No task events: the GCS would keep a record of every call (thousands a second), growing.
-        handle = self._classes[make].options(name=name, enable_task_events=False,
-                                             **self._options(kind)).remote(*args)
+        handle = self._classes[role].options(name=name, enable_task_events=False,
+                                             **self._options(role)).remote(make, *args)
         self.handles.append(handle)
         return NamedActor(name, handle)
 

@@ -2,7 +2,8 @@
 
 The wiring (`gorila.system.topology.build_system`), the benchmarks, the example and the tests all build
 components here, so a setting means the same thing everywhere. Each function returns a plain object;
-a runtime decides where it lives (`place(kind, make_x, *args)` runs `make_x` in that place).
+a runtime decides where it lives (`place(role, make_x, *args)` runs `make_x` in that place). The
+return annotations are for readers: placement reads the role, never an annotation.
 """
 from __future__ import annotations
 

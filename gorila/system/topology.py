@@ -1,7 +1,8 @@
 """The one wiring function: which Gorila component talks to which, for any topology.
 
 `build_system` is the whole architecture in one page. A runtime passes its `place` (build this object
-here, or in a Ray actor) and its `calls` (how components call each other); the wiring is the same.
+for a component of this role, here or in a Ray actor) and its `calls` (how components call each
+other through their contracts); the wiring is the same.
 
     bundled:      bundle_i = actor_i --> local replay_i --> learner_i        (N_act = N_learn)
     non-bundled:  actor_i --> replay (local: one per actor; global: N_replay shards) --> learner_j
@@ -13,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gorila.config import Config, staleness_limit
-from gorila.contracts import EnvInfo, Worker, WorkerId
+from gorila.contracts import (ACTOR, BUNDLE, EVALUATOR, LEARNER, PARAMETER_SHARD, REPLAY, EnvInfo, Worker,
+                              WorkerId)
 from gorila.components.evaluator import Evaluator
 from gorila.system.builders import (initial_parameters, make_actor, make_bundle, make_learner, make_replay, make_shard_of,
                             parameter_bounds, replay_warmup)
@@ -34,7 +36,7 @@ class System:
 
     def replay_holders(self) -> list:
         """What holds each replay memory: the bundles, or the stand-alone memories."""
-        return self.replays or [h for w, h in self.workers.items() if w.role == "bundle"]
+        return self.replays or [h for w, h in self.workers.items() if w.role == BUNDLE.name]
 
     def servers(self) -> list:
         """Components that answer calls rather than do work: shards, replay memories, then the evaluator."""
@@ -51,29 +53,29 @@ def build_system(config: Config, info: EnvInfo, place, calls, shard_backups: lis
     bounds = parameter_bounds(config, theta.size)
     backups = shard_backups or [None] * len(bounds)
     saved = saved_replays or [None] * replay_count(config)
-    shards = [place("server", make_shard_of, config, info, i, start, stop, backups[i])
+    shards = [place(PARAMETER_SHARD, make_shard_of, config, info, i, start, stop, backups[i])
               for i, (start, stop) in enumerate(bounds)]
     system = System(shards, bounds)
     if config.bundled:
         for i in range(config.actors):
-            system.workers[WorkerId("bundle", i)] = place("bundle", make_bundle, config, info, i, shards, bounds,
-                                                          calls, saved[i])
+            system.workers[WorkerId(BUNDLE.name, i)] = place(BUNDLE, make_bundle, config, info, i, shards, bounds,
+                                                             calls, saved[i])
     else:
         layout = replay_layout(config)
         warmup = replay_warmup(config, info)
-        system.replays = [place("server", make_replay, config, info, capacity, streams, config.seed + i, warmup,
+        system.replays = [place(REPLAY, make_replay, config, info, capacity, streams, config.seed + i, warmup,
                                 saved[i]) for i, (capacity, streams) in enumerate(layout)]
         for i in range(config.actors):
             writer = ReplayWriter(system.replays, actor_routes(config, i), calls,
                                   remote_batch_steps(config.envs_per_actor))
-            system.workers[WorkerId("actor", i)] = place("worker", make_actor, config, info, i, shards, bounds,
-                                                         calls, writer)
+            system.workers[WorkerId(ACTOR.name, i)] = place(ACTOR, make_actor, config, info, i, shards, bounds,
+                                                            calls, writer)
         for j in range(config.learners):
             sampler = ReplaySampler([system.replays[r] for r in learner_replays(config, j)], calls,
                                     seed=config.seed + j)
-            system.workers[WorkerId("learner", j)] = place("learner", make_learner, config, info, j, shards,
-                                                           bounds, calls, sampler)
-    system.evaluator = place("evaluator", Evaluator, config, info)
+            system.workers[WorkerId(LEARNER.name, j)] = place(LEARNER, make_learner, config, info, j, shards,
+                                                              bounds, calls, sampler)
+    system.evaluator = place(EVALUATOR, Evaluator, config, info)
     return system
 
 

@@ -20,7 +20,7 @@ import torch
 from gorila.records.checkpoints import (remove_stale_temporaries, replay_file, save_best, save_checkpoint,
                                save_shard_backups, shard_backup)
 from gorila.config import Config, learner_device, save_yaml
-from gorila.contracts import WorkerId, env_info
+from gorila.contracts import ActorWorker, EvaluatorServer, ReplayHolder, ReplayServer, Worker, WorkerId, env_info
 from gorila.envs import make_vector_env
 from gorila.system.stop_rule import Candidate, EvaluationPlan, Verdict
 from gorila.system.builders import parameter_client, warmup_steps
@@ -112,7 +112,7 @@ class Trainer:
         """Counters, evaluations and each actor's step count (its epsilon) from the checkpoint."""
         self.scheduler.restore(self.resume["scheduler"])
         self.evals.restore(self.resume["evaluations"])
-        self.calls.get([self.calls.call(self.system.workers[worker], "continue_from", steps)
+        self.calls.get([self.calls.call(self.system.workers[worker], ActorWorker.continue_from, steps)
                         for worker, steps in self.scheduler.counters.worker_steps.items()
                         if worker in self.system.workers])
 
@@ -153,7 +153,7 @@ class Trainer:
             budget = self.scheduler.budget(worker) if idle else 0
             if budget > 0:
                 self.scheduler.started(worker, budget)
-                self.pending[self.calls.call(handle, "run", budget)] = Job(worker, budget, time.time())
+                self.pending[self.calls.call(handle, Worker.run, budget)] = Job(worker, budget, time.time())
 
     def absorb(self, future) -> None:
         """Take one finished call's result. A component whose code raised ends the run with a
@@ -204,7 +204,7 @@ class Trainer:
         self.resting_until[job.worker] = time.time() + RESTART_WAIT_S
         if job.worker.role != "learner" and not restarting:
             handle = self.system.workers[job.worker]
-            self.calls.call(handle, "continue_from", self.scheduler.counters.worker_steps[job.worker])
+            self.calls.call(handle, ActorWorker.continue_from, self.scheduler.counters.worker_steps[job.worker])
 
     def notice_restart(self, worker: WorkerId, process: int, recorded: bool) -> None:
         """A worker that reports from a new process was restarted; unless a lost call already said so
@@ -216,7 +216,7 @@ class Trainer:
         self.fault(str(worker), f"{worker} was restarted (its process ended while it was idle)")
         if worker.role != "learner":
             steps = self.scheduler.counters.worker_steps[worker]
-            self.calls.call(self.system.workers[worker], "continue_from", steps)
+            self.calls.call(self.system.workers[worker], ActorWorker.continue_from, steps)
 
     def check_components(self) -> None:
         """Restart workers past their deadline; record servers that Ray restarted since the last look."""
@@ -250,7 +250,8 @@ class Trainer:
     def start_evaluation(self, candidate: Candidate) -> None:
         self.evals.started(candidate)
         episodes = self.config.confirm_episodes if candidate.results else self.config.eval_episodes
-        self.pending[self.calls.call(self.system.evaluator, "evaluate", candidate.theta, episodes)] = Job(EVALUATOR)
+        future = self.calls.call(self.system.evaluator, EvaluatorServer.evaluate, candidate.theta, episodes)
+        self.pending[future] = Job(EVALUATOR)
 
     def evaluated(self, result: dict) -> None:
         candidate = self.evals.pending
@@ -283,7 +284,7 @@ class Trainer:
         stats.update(updates=self.scheduler.counters.updates, **self.server_stats())
         if self.system.replays:
             stats["replay_size"] = sum(r["size"] for r in self.calls.get(
-                [self.calls.call(replay, "stats") for replay in self.system.replays]))
+                [self.calls.call(replay, ReplayServer.stats) for replay in self.system.replays]))
         stats = {key: value for key, value in stats.items() if value is not None}
         record = self.metrics.write("train", self.info.frames(self.steps), stats)
         last = self.evals.last or {}
@@ -308,7 +309,7 @@ class Trainer:
         """A training checkpoint: the parameters, and all a resumed run continues from."""
         if self.config.save_replay:
             holders = self.system.replay_holders()
-            self.calls.get([self.calls.call(holder, "save_replay", str(replay_file(self.run_dir, i)))
+            self.calls.get([self.calls.call(holder, ReplayHolder.save_replay, str(replay_file(self.run_dir, i)))
                             for i, holder in enumerate(holders)])
         states = self.params.states()
         payload = self.payload(torch.cat([s["theta"] for s in states]),

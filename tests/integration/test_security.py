@@ -10,6 +10,7 @@ import pytest
 
 from gorila.config import Config
 from gorila.components.parameter_server import ParameterShard
+from gorila.contracts import PARAMETER_SHARD
 
 TCP_LISTEN = "0A"
 
@@ -72,7 +73,7 @@ def test_an_embedded_ray_run_listens_on_loopback_only():
         pytest.skip("another test left Ray running")
     runtime = RayRuntime(Config())                      # the embedded Ray `gorila train` starts
     try:
-        shard = runtime.place("server", ParameterShard, 0, np.zeros(4, np.float32))
+        shard = runtime.place(PARAMETER_SHARD, ParameterShard, 0, np.zeros(4, np.float32))
         assert runtime.wait_ready([shard], 120) == 0    # a worker process is up and serving too
         listening = listening_addresses(socket_inodes(descendants(os.getpid())))
         assert len(listening) >= 3, listening           # at least the GCS, the raylet and a worker

@@ -10,6 +10,8 @@ from collections import deque
 
 import numpy as np
 
+from gorila.contracts import ShardServer
+
 
 def slice_bounds(size: int, num_shards: int) -> list[tuple[int, int]]:
     """Contiguous [start, stop) ranges covering `size` entries, sizes differing by at most one."""
@@ -42,7 +44,7 @@ class ParameterClient:
 
         `gradient` is one flat gradient, or several stacked ([T, size]) to be applied one after another.
         """
-        self._send("apply_batch", gradient, base_versions)
+        self._send(ShardServer.apply_batch, gradient, base_versions)
 
     def push_and_pull(self, gradient: np.ndarray, base_versions: np.ndarray) -> tuple[np.ndarray, bool]:
         """Push a gradient and ask for theta+ in the same calls; return the theta+ asked for last time.
@@ -50,11 +52,11 @@ class ParameterClient:
         A learner that refreshes after every update thus pays one round trip per update, not two,
         and never waits for the answer to its own push (it reads it at its next refresh).
         """
-        futures = self._send("apply_and_pull", gradient, base_versions)
+        futures = self._send(ShardServer.apply_and_pull, gradient, base_versions)
         previous, self.prefetched = self.prefetched, futures
         return self._absorb(self.calls.get(previous if previous is not None else self._request()))
 
-    def _send(self, method: str, gradient: np.ndarray, base_versions: np.ndarray) -> list:
+    def _send(self, method, gradient: np.ndarray, base_versions: np.ndarray) -> list:
         rows = np.atleast_2d(gradient)
         futures = [self.calls.call(shard, method, np.ascontiguousarray(rows[:, start:stop]), int(version))
                    for shard, (start, stop), version in zip(self.shards, self.bounds, base_versions)]
@@ -93,14 +95,15 @@ class ParameterClient:
         return flat, target_changed
 
     def _request(self) -> list:
-        return [self.calls.call(shard, "pull") for shard in self.shards]
+        return [self.calls.call(shard, ShardServer.pull) for shard in self.shards]
 
     def pull_target(self) -> np.ndarray:
         """theta- gathered from all shards."""
-        return np.concatenate(self.calls.get([self.calls.call(shard, "pull_target") for shard in self.shards]))
+        futures = [self.calls.call(shard, ShardServer.pull_target) for shard in self.shards]
+        return np.concatenate(self.calls.get(futures))
 
     def stats(self) -> list[dict]:
-        return self.calls.get([self.calls.call(shard, "stats") for shard in self.shards])
+        return self.calls.get([self.calls.call(shard, ShardServer.stats) for shard in self.shards])
 
     def states(self) -> list[dict]:
-        return self.calls.get([self.calls.call(shard, "state") for shard in self.shards])
+        return self.calls.get([self.calls.call(shard, ShardServer.state) for shard in self.shards])

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gorila.contracts import Minibatch
+from gorila.contracts import Minibatch, ReplayServer
 
 MIN_REMOTE_BATCH = 64
 
@@ -37,7 +37,8 @@ class ReplayWriter:
     def add(self, frames, actions, rewards, terminals, lasts) -> None:
         """One entry per env slot: the newest frame of s_t, a_t, r_t, terminal_t, last_t."""
         if self.batch_steps == 1:            # one step per write: no stacking
-            self._send("add", [frames, actions, rewards, terminals, lasts], lambda column, slots: column[slots])
+            self._send(ReplayServer.add, [frames, actions, rewards, terminals, lasts],
+                       lambda column, slots: column[slots])
             return
         self.buffer.append((frames, actions, rewards, terminals, lasts))
         if len(self.buffer) >= self.batch_steps:
@@ -48,9 +49,9 @@ class ReplayWriter:
             return
         columns = [np.stack(column) for column in zip(*self.buffer)]   # each [T, K, ...]
         self.buffer = []
-        self._send("add_steps", columns, lambda column, slots: column[:, slots])
+        self._send(ReplayServer.add_steps, columns, lambda column, slots: column[:, slots])
 
-    def _send(self, method: str, columns: list, take) -> None:
+    def _send(self, method, columns: list, take) -> None:
         """Send each replay `take(column, slots)` of every column. Waits for the previous write
         first: at most one write per actor is in flight, which bounds memory."""
         self.calls.get(self.pending)
@@ -82,9 +83,10 @@ class ReplaySampler:
 
     def sample(self, batch_size: int) -> Minibatch | None:
         if self.counts is None:
-            self.counts = np.array(self.calls.get([self.calls.call(replay, "sampleable") for replay in self.replays]))
+            self.counts = np.array(self.calls.get([self.calls.call(replay, ReplayServer.sampleable)
+                                                   for replay in self.replays]))
         shares = self.shares(batch_size)
-        replies = self.calls.get([self.calls.call(replay, "sample_share", int(share))
+        replies = self.calls.get([self.calls.call(replay, ReplayServer.sample_share, int(share))
                                   for replay, share in zip(self.replays, shares)])
         self.counts = np.array([count for _, count in replies])
         parts = [part for part, _ in replies]                  # a share of 0 is an empty minibatch
@@ -99,4 +101,4 @@ class ReplaySampler:
         return self.rng.multinomial(batch_size, weights)
 
     def stats(self) -> list[dict]:
-        return self.calls.get([self.calls.call(replay, "stats") for replay in self.replays])
+        return self.calls.get([self.calls.call(replay, ReplayServer.stats) for replay in self.replays])

@@ -1,0 +1,141 @@
+"""The bench's stage sections: one actor, one learner (here and on Ray), the parameter server on Ray,
+and one replay memory, each against the bare operation it is built on (see `gorila.experiments.bench`)."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import torch
+
+from gorila.config import Config, build_config
+from gorila.contracts import EnvInfo
+from gorila.envs import make_vector_env
+from gorila.experiments.bench.common import (GAME, LEARNER_RATE, Timed, atari, bare_train_step, filled_replay,
+                                             local_actor, rate, ray_shards, single_shard)
+from gorila.system.builders import initial_parameters, make_learner, make_replay
+from gorila.runtime.calls import DirectCalls
+
+
+# ---- actor ---------------------------------------------------------------------------------------
+def bench_actor(seconds: float) -> dict:
+    torch.set_num_threads(1)
+    config, info = atari()
+    env = make_vector_env(config.env, 1, seed=1)
+    env.reset()
+    rng = np.random.default_rng(0)
+    bare = rate(lambda: env.step(rng.integers(0, env.num_actions, 1)) and 1, seconds)
+    env.close()
+    actor, _ = local_actor(config, info)
+    # At the final epsilon, where a run spends all but its first epsilon_decay_steps: an actor that
+    # acts at random skips the network, so a fresh actor (epsilon 1) would flatter the ratio.
+    actor.continue_from(config.epsilon_decay_steps)
+    inside = rate(lambda: actor.run(64).steps, seconds)
+    actor.close()
+    return {"bare_ale_steps_per_s": bare, "actor_steps_per_s": inside, "ratio": inside / bare,
+            "epsilon": actor.epsilon}
+
+
+# ---- learner -------------------------------------------------------------------------------------
+def bench_learner(seconds: float, device: str = "cpu", with_ray: bool = True) -> dict:
+    torch.set_num_threads(1)
+    config, info = atari(device=device)
+    bare = rate(bare_train_step(config, info, device), seconds)
+    shards, bounds = single_shard(config, info)
+    learner = make_learner(config, info, 0, shards, bounds, DirectCalls(), filled_replay(config, info))
+    local = rate(lambda: learner.run(4).updates, seconds)
+    result = {"bare_updates_per_s": bare, "local_updates_per_s": local, "ratio": local / bare}
+    if with_ray:
+        ray_rate = ray_learner_rate(config, info, seconds)
+        result.update(ray_updates_per_s=ray_rate, ray_ratio=ray_rate / bare)
+    if device == "cuda":        # many cores: does the server keep up when it is spread out?
+        for shards, sync in ((4, 1), (4, 4)):
+            spread, _ = atari(device=device, param_shards=shards, learner_sync_every=sync)
+            result[f"ray_{shards}_shards_sync_{sync}_updates_per_s"] = ray_learner_rate(spread, info, seconds)
+    return result
+
+
+class MeasuredLearner:
+    """A learner with a filled replay, built inside a Ray actor (`LEARNER_RATE`); `rate` measures it there."""
+
+    def __init__(self, config: Config, info: EnvInfo, shards: list, bounds, calls):
+        torch.set_num_threads(1)
+        self.learner = make_learner(config, info, 0, shards, bounds, calls, filled_replay(config, info))
+
+    def rate(self, seconds: float) -> float:
+        return rate(lambda: self.learner.run(4).updates, seconds)
+
+
+def ray_learner_rate(config: Config, info: EnvInfo, seconds: float) -> float:
+    """Updates/s of one learner on Ray, its shards (`config.param_shards`) each in its own process."""
+    from gorila.components.parameter_server import slice_bounds
+    from gorila.runtime.ray import RayRuntime
+    runtime = RayRuntime(config)
+    try:
+        bounds = slice_bounds(initial_parameters(config, info).size, config.param_shards)
+        host = runtime.place(LEARNER_RATE, MeasuredLearner, config, info, ray_shards(runtime, config, info, bounds),
+                             bounds, runtime.calls)
+        return float(runtime.calls.get([runtime.calls.call(host, Timed.rate, seconds)])[0])
+    finally:
+        runtime.shutdown()
+
+
+# ---- parameter server ----------------------------------------------------------------------------
+def bench_server(seconds: float, shard_counts=(1, 2, 4, 8)) -> dict:
+    from gorila.components.parameter_server import ParameterClient, slice_bounds
+    from gorila.runtime.ray import RayRuntime
+    config, info = atari()
+    theta = initial_parameters(config, info)
+    gradient = np.random.default_rng(0).normal(size=theta.size).astype(np.float32) * 1e-3
+    scratch = np.empty_like(theta)
+
+    def copy_both_ways() -> int:            # what a round trip moves: a gradient out, theta back
+        np.copyto(scratch, gradient)
+        np.copyto(scratch, theta)
+        return 1
+    memory_s = 1.0 / rate(copy_both_ways, seconds / 4)
+    result = {"parameters": int(theta.size), "in_memory_round_trip_ms": memory_s * 1e3}
+    for count in shard_counts:
+        config_n = build_config("atari", overrides=dict(env=GAME, param_shards=count, max_staleness=-1))
+        runtime = RayRuntime(config_n)
+        try:
+            bounds = slice_bounds(theta.size, count)
+            client = ParameterClient(ray_shards(runtime, config_n, info, bounds), bounds, runtime.calls, max_inflight=4)
+
+            def round_trip() -> int:
+                client.push(gradient, client.versions)
+                client.drain()
+                client.pull()
+                return 1
+            trip_s = 1.0 / rate(round_trip, seconds / 2)
+
+            applied_before = sum(s["applied"] for s in client.stats())
+            start = time.perf_counter()
+            while time.perf_counter() - start < seconds / 2:    # pushes in flight, at most 4 waiting
+                client.push(gradient, client.versions)
+            client.drain()
+            elapsed = time.perf_counter() - start
+            applied = (sum(s["applied"] for s in client.stats()) - applied_before) / count
+            result[f"shards_{count}"] = {"round_trip_ms": trip_s * 1e3, "ratio_to_memory": memory_s / trip_s,
+                                         "applied_gradients_per_s": applied / elapsed}
+        finally:
+            runtime.shutdown()
+    return result
+
+
+# ---- replay --------------------------------------------------------------------------------------
+def bench_replay(seconds: float) -> dict:
+    config, info = atari()
+    replay = make_replay(config, info, 50_000, 1, 0, warmup=1)
+    rng = np.random.default_rng(0)
+    frames = rng.integers(0, 256, (64, 1) + info.frame_shape, dtype=np.uint8)
+    actions, rewards = rng.integers(0, 4, (64, 1)), rng.normal(size=(64, 1)).astype(np.float32)
+    flags = np.zeros((64, 1), bool)
+
+    def insert() -> int:
+        replay.add_steps([0], frames, actions, rewards, flags, flags)
+        return 64
+    inserts = rate(insert, seconds / 2)
+    stats = replay.stats()
+    samples = rate(lambda: len(replay.sample(config.batch_size)), seconds / 2)
+    return {"bytes_per_transition": stats["nbytes"] / stats["capacity"], "frame_bytes": int(np.prod(info.frame_shape)),
+            "inserts_per_s": inserts, "sampled_transitions_per_s": samples}

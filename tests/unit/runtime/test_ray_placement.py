@@ -1,0 +1,56 @@
+"""What the Ray runtime places, read without starting Ray: a host class per role with exactly its
+contract's methods, built from any `make` (no annotation read), and each role's Ray options."""
+import inspect
+
+import pytest
+
+from gorila.config import Config
+from gorila.contracts import (ACTOR, BUNDLE, EVALUATOR, LEARNER, PARAMETER_SHARD, REPLAY, ShardServer,
+                              contract_methods)
+from gorila.runtime.ray import Located, RayRuntime, host_class
+
+
+@pytest.mark.parametrize("role", [PARAMETER_SHARD, REPLAY, EVALUATOR, ACTOR, LEARNER, BUNDLE], ids=lambda r: r.name)
+def test_a_host_has_exactly_its_contracts_methods(role):
+    host = host_class(role)
+    own = {name for name, value in vars(host).items() if callable(value) and not name.startswith("_")}
+    assert own == set(contract_methods(role.contract))
+    assert issubclass(host, Located) and callable(host.node_id) and callable(host.process)
+    for name, declared in contract_methods(role.contract).items():
+        assert inspect.signature(getattr(host, name)) == inspect.signature(declared)
+
+
+def test_a_host_forwards_to_what_make_built_whatever_make_is():
+    class Shard:
+        def pull(self):
+            return "theta", 3, 1
+
+        def secret(self):
+            return "not in the contract"
+
+    def make(version):                  # no annotation: placement does not read one
+        shard = Shard()
+        shard.version = version
+        return shard
+
+    host = host_class(PARAMETER_SHARD)(make, 3)
+    assert host.pull() == ("theta", 3, 1) and host.component.version == 3
+    assert not hasattr(host, "secret") and host_class(PARAMETER_SHARD).__name__ == "ParameterShard"
+    assert getattr(host, ShardServer.pull.__name__)() == ("theta", 3, 1)
+
+
+def options(role, **settings) -> dict:
+    """RayRuntime._options for a config, without starting Ray (a cpu device never asks Ray for GPUs)."""
+    runtime = object.__new__(RayRuntime)
+    runtime.config = Config(device="cpu", **settings)
+    return runtime._options(role)
+
+
+def test_each_role_gets_the_ray_options_of_its_kind():
+    server = {"num_cpus": 0.5, "max_restarts": -1, "max_task_retries": -1}
+    for role in (PARAMETER_SHARD, REPLAY, EVALUATOR):      # callers wait through a restart
+        assert options(role, server_cpus=0.5, learner_gpus=0.5) == server
+    worker = {"num_cpus": 2.0, "max_restarts": -1, "max_task_retries": 0}
+    assert options(ACTOR, worker_cpus=2.0, learner_gpus=0.5) == {**worker, "num_gpus": 0}
+    for role in (LEARNER, BUNDLE):
+        assert options(role, worker_cpus=2.0, learner_gpus=0.5) == {**worker, "num_gpus": 0.5}
