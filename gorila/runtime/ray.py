@@ -1,8 +1,10 @@
-"""The Ray runtime: each component becomes a Ray actor; calls become `.remote()`.
+"""The Ray runtime, the one module that imports Ray: each component becomes a Ray actor; calls
+become `.remote()`.
 
 By default the program starts an embedded single-machine Ray whose servers all stay on loopback and
 which runs no dashboard. `--address HOST:PORT` (or `auto`) joins an existing cluster instead and
-leaves it running afterwards: that is how a run grows beyond one machine.
+leaves it running afterwards: that is how a run grows beyond one machine. `connect` does either, for
+`gorila train` and for the suite, whose games run as Ray tasks (`remote_task`, `cancel`).
 
 A component is placed in a host class built from its role's contract (`host_class`): the contract's
 methods, each forwarding to the object `make(*args)` built in that process, so what Ray places never
@@ -19,6 +21,7 @@ import functools
 import os
 import socket
 import threading
+import time
 import uuid
 
 # Keeps every server of an embedded Ray (and of ray.cluster_utils clusters) on 127.0.0.1; must be
@@ -44,7 +47,8 @@ EMBEDDED_SYSTEM_CONFIG = {
 
 
 class RayCalls:
-    """Calls between components placed as Ray actors (futures are ObjectRefs)."""
+    """Calls between components placed as Ray actors (futures are ObjectRefs, which `get` and `wait`
+    also take from `remote_task`)."""
 
     def call(self, target, method, *args):
         return getattr(target, method.__name__).remote(*args)
@@ -120,6 +124,51 @@ def _forward(name: str, method):
     return forward
 
 
+def start_embedded(slots: float) -> None:
+    """Start this program's own single-machine Ray, with CPU slots for `slots` (more than the cores
+    when asked: they then share): servers on loopback, no dashboard, EMBEDDED_SYSTEM_CONFIG."""
+    # address="local": always a Ray of our own, never the one another run on this machine
+    # registered as the current cluster (joining it would share, or fail on, its resources)
+    ray.init(address="local", num_cpus=max(os.cpu_count() or 1, int(slots + 0.999)), include_dashboard=False,
+             log_to_driver=False, configure_logging=False, logging_level="ERROR",
+             _system_config=dict(EMBEDDED_SYSTEM_CONFIG))   # Ray adds to the dict it is given
+
+
+def join_cluster(address: str) -> None:
+    """Join the Ray cluster at HOST:PORT (or `auto`); a ClusterError in seconds when none answers."""
+    if address != "auto":
+        _probe(address)
+    _join(address)
+
+
+def connect(address: str, slots: float) -> None:
+    """Join the cluster at `address`, or with none start an embedded Ray with `slots` CPU slots."""
+    if address:
+        join_cluster(address)
+    else:
+        start_embedded(slots)
+
+
+def remote_task(function, num_cpus: float):
+    """What starts `function(*args)` as a Ray task that asks for `num_cpus` and is never retried; it
+    returns the task's future, for `RayCalls`' `wait` and `get` and for `cancel`."""
+    return ray.remote(num_cpus=num_cpus, max_retries=0)(function).remote
+
+
+def cancel(futures, timeout: float) -> None:
+    """Interrupt the tasks of `futures` (each sees a KeyboardInterrupt) and wait up to `timeout` s."""
+    for future in futures:
+        ray.cancel(future)
+    deadline, pending = time.time() + timeout, list(futures)
+    while pending and time.time() < deadline:
+        _, pending = ray.wait(pending, num_returns=len(pending), timeout=1.0)
+
+
+def disconnect() -> None:
+    """Leave Ray: an embedded one stops, a joined cluster keeps running."""
+    ray.shutdown()
+
+
 def _probe(address: str) -> None:
     """Fail fast (seconds, not minutes) when nothing listens at HOST:PORT."""
     try:
@@ -136,14 +185,14 @@ def _join(address: str) -> None:
     """ray.init(address) with a deadline: something that listens but is not Ray makes Ray wait forever."""
     outcome: dict = {}
 
-    def connect():
+    def attempt():
         try:
             ray.init(address=address, log_to_driver=False, logging_level="ERROR")
             outcome["ok"] = True
         except Exception as error:  # reported below, in the caller's thread
             outcome["error"] = error
 
-    thread = threading.Thread(target=connect, daemon=True)
+    thread = threading.Thread(target=attempt, daemon=True)
     thread.start()
     thread.join(CONNECT_TIMEOUT_S)
     if "error" in outcome:
@@ -160,23 +209,15 @@ class RayRuntime:
     def __init__(self, config):
         self.config = config
         self.calls = RayCalls()
-        self.embedded = not config.address
         self.handles: list = []
         self._classes: dict = {}
         self.run_id = uuid.uuid4().hex[:8]          # names this run's components apart on a shared cluster
         self.owns_ray = not ray.is_initialized()    # never shut down a Ray session someone else started
         if not self.owns_ray:
             return
-        if self.embedded:
-            # address="local": always a Ray of our own, never the one another run on this machine
-            # registered as the current cluster (joining it would share, or fail on, its resources)
-            ray.init(address="local", num_cpus=self._embedded_cpus(config), include_dashboard=False, log_to_driver=False,
-                     configure_logging=False, logging_level="ERROR",
-                     _system_config=dict(EMBEDDED_SYSTEM_CONFIG))   # Ray adds to the dict it is given
-        else:
-            if config.address != "auto":
-                _probe(config.address)
-            _join(config.address)
+        # enough CPU slots for every worker even when they outnumber the cores (they then share)
+        workers = config.actors if config.bundled else config.actors + config.learners
+        connect(config.address, workers * config.worker_cpus)
         self._check_gpus()
 
     def _check_gpus(self) -> None:
@@ -188,12 +229,6 @@ class RayRuntime:
             self.shutdown()
             raise ClusterError(f"learner_gpus={config.learner_gpus:g} asks for {wanted:g} GPUs in all; "
                                f"the Ray cluster has {available:g}")
-
-    @staticmethod
-    def _embedded_cpus(config) -> int:
-        """Enough CPU slots for every worker even when they outnumber the cores (they then share)."""
-        workers = config.actors if config.bundled else config.actors + config.learners
-        return max(os.cpu_count() or 1, int(workers * config.worker_cpus + 0.999))
 
     def _options(self, role: Role) -> dict:
         """Resources and restart policy of a component of `role`."""

@@ -9,7 +9,6 @@ checkpoint with `resume=` (the payload of `checkpoint.load_latest_good`).
 """
 from __future__ import annotations
 
-import signal
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -31,6 +30,7 @@ from gorila.records.progress import ProgressDisplay
 from gorila.runtime import make_runtime
 from gorila.runtime.calls import WorkerError, failure_reason
 from gorila.system.scheduler import BACKOFF_S, Scheduler, StopReason
+from gorila.system.signals import restore_signals, stop_on_signals
 from gorila.system.topology import build_system, describe_topology, replay_count
 
 READY_TIMEOUT_S = 120
@@ -321,11 +321,11 @@ class Trainer:
     # ---- the whole run -----------------------------------------------------------------------
     def run(self) -> dict:
         """Set up (unless done already), train, evaluate, checkpoint; always release the runtime."""
-        previous = _stop_on_signals()
+        previous = stop_on_signals()
         try:
             if not hasattr(self, "system"):
                 self.setup()
-            _stop_on_signals()          # again: starting Ray replaces the SIGTERM handler with its own
+            stop_on_signals()           # again: starting Ray replaces the SIGTERM handler with its own
             resumed = f"; resumed at {self.info.frames(self.steps):,} frames" if self.resume else ""
             self.display.message(f"gorila: {self.config.env} on {self.runtime.name}, "
                                  f"{describe_topology(self.config)}; run dir {self.run_dir}{resumed}")
@@ -343,8 +343,7 @@ class Trainer:
                 self.evaluate_now()
             return self.summary(self.checkpoint())
         finally:
-            for signum, handler in previous.items():
-                signal.signal(signum, handler)
+            restore_signals(previous)
             self.close()
 
     def final_checkpoint_after_failure(self) -> None:
@@ -378,12 +377,3 @@ class Trainer:
             self.metrics.hparams(self.config.to_dict(), {"best_eval_return_mean": best.score})
         return result
 
-
-def _raise_interrupt(signum, frame):
-    raise KeyboardInterrupt
-
-
-def _stop_on_signals() -> dict:
-    """Ctrl-C and SIGTERM (what `timeout` and cluster schedulers send) stop the run cleanly. SIGINT is
-    set too because a shell starts background jobs with it ignored. Returns the handlers replaced."""
-    return {signum: signal.signal(signum, _raise_interrupt) for signum in (signal.SIGINT, signal.SIGTERM)}

@@ -6,16 +6,13 @@ games it finished; started again with the same command, it carries on where it s
 from __future__ import annotations
 
 import json
-import os
-import signal
-import time
 from typing import Callable
 
 from gorila.records.metrics import read_metrics
 from gorila.runtime.calls import failure_reason
 from gorila.experiments.suite.plan import SUITE_FILE, SuitePlan, play_game
 from gorila.experiments.suite.table import write_tables
-from gorila.system.trainer import _stop_on_signals
+from gorila.system.signals import restore_signals, stop_on_signals
 
 PROGRESS_EVERY_S = 30.0
 CANCEL_WAIT_S = 120.0     # an interrupted game's final checkpoint
@@ -94,55 +91,32 @@ def _frames_so_far(plan: SuitePlan, game: str) -> int:
     return max((r.get("env_frames", 0) for r in records), default=0)
 
 
-def _start_ray(address: str, slots: float):
-    """Join the cluster at `address`, or start an embedded Ray; the ray module."""
-    import gorila.runtime.ray as gorila_ray      # imported first: it keeps an embedded Ray on loopback
-    ray = gorila_ray.ray
-    if address:
-        if address != "auto":
-            gorila_ray._probe(address)
-        gorila_ray._join(address)
-    else:
-        ray.init(address="local", num_cpus=max(os.cpu_count() or 1, int(slots + 0.999)), include_dashboard=False,
-                 log_to_driver=False, configure_logging=False, logging_level="ERROR")
-    return ray
-
-
 def _run_on_ray(plan: SuitePlan, todo: list[str], parallel: int, address: str, cpus_per_game: float,
                 failed: dict, say) -> None:
-    """`parallel` games at a time, each a Ray task training on the local runtime."""
+    """`parallel` games at a time, each a Ray task training on the local runtime, on the cluster at
+    `address` or on an embedded Ray started as `gorila train` starts one."""
+    import gorila.runtime.ray as gorila_ray
     from gorila.experiments.suite.plan import play_game_task
-    ray = _start_ray(address, parallel * cpus_per_game)
-    previous = _stop_on_signals()           # after Ray started: it replaces the SIGTERM handler
-    task = ray.remote(num_cpus=cpus_per_game, max_retries=0)(play_game_task)
+    gorila_ray.connect(address, parallel * cpus_per_game)
+    previous = stop_on_signals()            # after Ray started: it replaces the SIGTERM handler
+    start, calls = gorila_ray.remote_task(play_game_task, cpus_per_game), gorila_ray.RayCalls()
     queue, running = list(todo), {}
     try:
         while queue or running:
             while queue and len(running) < parallel:
                 game = queue.pop(0)
-                running[task.remote(plan, game)] = game
+                running[start(plan, game)] = game
                 say(f"suite: {game} started ({plan.game_dir(game)})")
-            ready, _ = ray.wait(list(running), num_returns=1, timeout=PROGRESS_EVERY_S)
+            ready, _ = calls.wait(list(running), timeout=PROGRESS_EVERY_S)
             for ref in ready:
-                _settle(plan, running.pop(ref), lambda: ray.get(ref), failed, lambda line: say(f"suite: {line}"))
+                _settle(plan, running.pop(ref), lambda: calls.get([ref])[0], failed,
+                        lambda line: say(f"suite: {line}"))
             if not ready:
                 say(progress_line(plan, list(running.values())))
     except KeyboardInterrupt:
-        _cancel(running)
+        gorila_ray.cancel(list(running), CANCEL_WAIT_S)     # each game writes a final checkpoint
         write_tables(plan)
         raise
     finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-        ray.shutdown()
-
-
-def _cancel(running: dict) -> None:
-    """Interrupt the running games (each writes a final checkpoint) and wait a while for them."""
-    import ray
-    for ref in running:
-        ray.cancel(ref)
-    deadline = time.time() + CANCEL_WAIT_S
-    pending = list(running)
-    while pending and time.time() < deadline:
-        _, pending = ray.wait(pending, num_returns=len(pending), timeout=1.0)
+        restore_signals(previous)
+        gorila_ray.disconnect()
