@@ -337,7 +337,8 @@ def command_bench(args) -> int:
     if args.seconds <= 0:
         raise UserError("--seconds must be > 0")
     if args.device == "cuda":
-        from gorila.config import Config, learner_device
+        from gorila.components.learner import learner_device
+        from gorila.config import Config
         learner_device(Config(device="cuda"))
     print(f"gorila bench: {', '.join(sections)}; {args.seconds:g} s per rate", flush=True)
     results = run_bench(sections, args.seconds, args.device, report=lambda line: print(line, flush=True))

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gorila.config import Config, staleness_limit
+from gorila.components.parameter_server.staleness import staleness_limit
+from gorila.config import Config
 from gorila.contracts import EnvInfo, Worker, WorkerId
 from gorila.components.evaluator import Evaluator
 from gorila.system.builders import (initial_parameters, make_actor, make_bundle, make_learner, make_replay, make_shard_of,

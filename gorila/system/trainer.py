@@ -19,7 +19,8 @@ import torch
 
 from gorila.records.checkpoints import (remove_stale_temporaries, replay_file, save_best, save_checkpoint,
                                save_shard_backups, shard_backup)
-from gorila.config import Config, learner_device, save_yaml
+from gorila.components.learner import learner_device
+from gorila.config import Config, save_yaml
 from gorila.contracts import WorkerId, env_info
 from gorila.envs import make_vector_env
 from gorila.system.stop_rule import Candidate, EvaluationPlan, Verdict
