@@ -20,9 +20,9 @@ from gorila.components.learner import learner_device
 from gorila.config import Config, save_yaml
 from gorila.contracts import WorkerId, env_info
 from gorila.envs import make_vector_env
-from gorila.records.checkpoints import (remove_stale_temporaries, replay_file, save_best, save_checkpoint,
-                                        save_shard_backups, shard_backup)
-from gorila.records.metrics import MetricsWriter, TrainWindow, truncate_metrics
+from gorila.records.checkpoints import (prepare_saved_states, replay_file, save_best, save_checkpoint,
+                                        save_shard_backups)
+from gorila.records.metrics import MetricsWriter, TrainWindow, parameter_server_stats
 from gorila.records.progress import ProgressDisplay
 from gorila.runtime import make_runtime
 from gorila.runtime.calls import WorkerError, failure_reason
@@ -66,7 +66,7 @@ class Trainer:
         check_fits_env(config, info)     # network, shards, replay sizes: fail before placing anything
         if not config.address:
             learner_device(config)                          # a missing GPU is a config error on this machine
-        backups, replays = self._saved_state()
+        backups, replays = prepare_saved_states(self.run_dir, config.param_shards, replay_count(config), resume)
         self.runtime = make_runtime(config)
         try:
             self._place(backups, replays)
@@ -99,20 +99,6 @@ class Trainer:
                                      purge_after=self.info.frames(self.steps) if self.resume else None)
         self.window = TrainWindow(self.metrics.elapsed())
         self.display = ProgressDisplay(config.total_frames, self.live_progress)
-
-    def _saved_state(self) -> tuple[list[str], list[str]]:
-        """Where each shard's state and each replay's contents are kept for restarts and resumes; a
-        resumed run first puts the checkpoint's shard states there."""
-        shards = [shard_backup(self.run_dir, i) for i in range(self.config.param_shards)]
-        replays = [replay_file(self.run_dir, i) for i in range(replay_count(self.config))]
-        if self.resume:
-            remove_stale_temporaries(self.run_dir)
-            save_shard_backups(self.run_dir, self.resume["shards"], self.resume["env_frames"])
-            truncate_metrics(self.run_dir, self.resume["env_frames"], self.resume["wall_time"])
-        else:
-            for path in shards + replays:   # never restore what some earlier run left behind
-                path.unlink(missing_ok=True)
-        return [str(p) for p in shards], [str(p) for p in replays]
 
     def _continue_counters(self) -> None:
         """Counters, evaluations and each actor's step count (its epsilon) from the checkpoint."""
@@ -250,12 +236,7 @@ class Trainer:
                                                    "eval_return_mean": last.get("eval_return_mean")})
 
     def server_stats(self) -> dict:
-        shards = self.params.stats()
-        applied = sum(s["applied"] for s in shards)
-        return {"ps_version": max(s["version"] for s in shards),
-                "ps_target_version": max(s["target_version"] for s in shards),
-                "ps_applied": applied, "ps_discarded": sum(s["discarded"] for s in shards),
-                "ps_mean_staleness": sum(s["mean_staleness"] * s["applied"] for s in shards) / max(applied, 1)}
+        return parameter_server_stats(self.params.stats())
 
     def payload(self, theta, **extra) -> dict:
         """What a checkpoint holds besides its format: enough to evaluate, report and re-run."""
