@@ -11,16 +11,15 @@ import time
 LAUNCHED = time.time()     # metrics count wall time from here: what a user waits includes start-up
 
 import argparse  # noqa: E402
-import itertools  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
 import sys  # noqa: E402
-import tempfile  # noqa: E402
 import typing  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from gorila.config import (PRESETS, Config, ConfigError, build_config, field_docs, field_types,  # noqa: E402
                            scaled_preset)
+from gorila.records.run_dirs import claim_run_dir, remove_if_empty  # noqa: E402
 
 USAGE_ERROR = 2
 
@@ -154,65 +153,6 @@ def checked_train_config(args) -> tuple[Config, typing.Any]:
     return config, preflight(config)
 
 
-def claim_run_dir(config: Config) -> tuple[Path, bool]:
-    """Create the run directory now, and say whether this launch created it.
-
-    Created at once, because creating is the only test of writability that does not lie (permissions,
-    read-only mounts, a file in the way), and because `mkdir` is atomic: of two launches naming the
-    same directory, exactly one gets it.
-    """
-    if config.run_dir:
-        return _claim_given(Path(config.run_dir))
-    return _claim_default(config.env), True
-
-
-def _claim_given(path: Path) -> tuple[Path, bool]:
-    """An explicit --run-dir: made here, or an existing empty directory we can write in."""
-    if path.exists():
-        if not path.is_dir():
-            raise ConfigError(f"run_dir: {path} is a file; choose another --run-dir")
-        if any(path.iterdir()):
-            raise ConfigError(f"run_dir: {path} already exists and is not empty; choose another --run-dir")
-        try:
-            with tempfile.TemporaryFile(dir=path):
-                pass
-        except OSError as error:
-            raise ConfigError(f"run_dir: cannot write in {path} ({error.strerror or error})") from None
-        return path, False
-    try:
-        path.mkdir(parents=True)
-    except FileExistsError:
-        raise ConfigError(f"run_dir: {path} was created by another launch just now; choose another --run-dir") from None
-    except OSError as error:
-        raise ConfigError(f"run_dir: cannot create {path} ({error.strerror or error})") from None
-    return path, True
-
-
-def _claim_default(env: str) -> Path:
-    """runs/<env>-<date>-<time>, or the first of -2, -3, ... after it that no other launch took."""
-    base = Path("runs") / f"{env.replace('/', '_')}-{time.strftime('%Y%m%d-%H%M%S')}"
-    for attempt in itertools.count(1):
-        path = base if attempt == 1 else base.with_name(f"{base.name}-{attempt}")
-        try:
-            base.parent.mkdir(parents=True, exist_ok=True)
-            path.mkdir()
-            return path
-        except FileExistsError:
-            continue
-        except OSError as error:
-            raise ConfigError(f"run_dir: cannot create {path} ({error.strerror or error}); "
-                              "pass --run-dir") from None
-    raise AssertionError("unreachable")
-
-
-def _remove_if_empty(path: Path) -> None:
-    """A run that failed before writing anything leaves no directory behind (its name can be reused)."""
-    try:
-        path.rmdir()
-    except OSError:
-        pass            # not empty: the run wrote something a user may want
-
-
 def resumed_run(args) -> tuple[Config, Path, dict]:
     """The config, run dir and checkpoint payload of `--resume RUN_DIR`."""
     from gorila.records.checkpoints import load_latest_good
@@ -243,7 +183,7 @@ def command_train(args) -> int:
         result = Trainer(config, run_dir, start_time=LAUNCHED, resume=payload).run()
     finally:
         if created:
-            _remove_if_empty(run_dir)
+            remove_if_empty(run_dir)
     best = result["best_eval_return_mean"]
     print(f"done: {result['env_frames']:,} frames, {result['updates']:,} updates in {result['wall_time']:.1f} s; "
           + (f"best eval mean {best:.1f}" if best is not None else "no evaluation finished"))
