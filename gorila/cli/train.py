@@ -14,7 +14,7 @@ from gorila.records.run_dirs import claim_run_dir, remove_if_empty
 def add_parser(commands) -> None:
     """`gorila train`: the preset, config file, `--set`, `--scale`, `--resume` and one flag per field."""
     train = commands.add_parser("train", help="train an agent", description="Train a Gorila DQN agent.")
-    train.add_argument("--preset", choices=sorted(PRESETS), help="start from a preset (cartpole, atari, gorila-paper)")
+    train.add_argument("--preset", choices=sorted(PRESETS), help=f"start from a preset ({', '.join(PRESETS)})")
     train.add_argument("--scale", type=float, metavar="F", default=None,
                        help="run the preset on a cluster F times its size: bundles and shards times F, theta-'s "
                             "period in server updates by the learners' ratio (e.g. --preset gorila-paper --scale "
