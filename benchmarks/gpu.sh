@@ -12,7 +12,7 @@ out=${1:-gpu_bench.json}
 "$PYTHON" -c "import torch; assert torch.cuda.is_available(), 'torch sees no CUDA device'"
 "$PYTHON" -c "import gorila.cli" 2>/dev/null || "$PYTHON" -m pip install -q -e . >/dev/null
 nproc; "$PYTHON" -c "import torch; print(torch.cuda.get_device_name(0))"
-"$PYTHON" -m gorila.cli bench --sections learner scaling --device cuda --seconds 10 --json "$out"
+"$PYTHON" -m gorila bench --sections learner scaling --device cuda --seconds 10 --json "$out"
 "$PYTHON" - "$out" <<'PY'
 import json, sys
 b = json.load(open(sys.argv[1]))

@@ -13,9 +13,17 @@ import numpy as np
 import torch
 
 from gorila.agent import dqn
-from gorila.config import Config, learner_device
+from gorila.config import Config, ConfigError
 from gorila.contracts import EnvInfo, Minibatch, MinibatchSource, ParameterSource, Report
 from gorila.agent.networks import flat_gradients, load_flat_parameters, q_network_for
+
+
+def learner_device(config: Config) -> str:
+    """`cpu` or `cuda`: where this process's learners compute, as `config.device` asks."""
+    if config.device == "cuda" and not torch.cuda.is_available():
+        raise ConfigError("device: cuda was asked for, but torch sees no CUDA device here "
+                          "(use --device auto or cpu)")
+    return "cuda" if config.device != "cpu" and torch.cuda.is_available() else "cpu"
 
 
 class LossOutlierFilter:

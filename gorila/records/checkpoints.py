@@ -24,6 +24,8 @@ from typing import Callable
 
 import torch
 
+from gorila.records.metrics import truncate_metrics
+
 FORMAT = "gorila-checkpoint-1"
 LATEST = "latest.pt"
 BEST = "best.pt"
@@ -104,6 +106,23 @@ def save_shard_backups(run_dir: str | Path, states: list[dict], env_frames: int)
 def load_shard_backup(path: str | Path) -> dict | None:
     """The shard state kept at `path`, or None when there is none (a fresh run)."""
     return load_checkpoint(path)["shard"] if Path(path).is_file() else None
+
+
+def prepare_saved_states(run_dir: Path, param_shards: int, replays: int,
+                         resume: dict | None) -> tuple[list[str], list[str]]:
+    """Where each shard's state and each replay's contents are kept for restarts and resumes. A resumed
+    run first puts the checkpoint's shard states there (and cuts the metrics back to the checkpoint);
+    a new run removes whatever an earlier run left there, so that nothing of it is ever restored."""
+    shards = [shard_backup(run_dir, i) for i in range(param_shards)]
+    contents = [replay_file(run_dir, i) for i in range(replays)]
+    if resume:
+        remove_stale_temporaries(run_dir)
+        save_shard_backups(run_dir, resume["shards"], resume["env_frames"])
+        truncate_metrics(run_dir, resume["env_frames"], resume["wall_time"])
+    else:
+        for path in shards + contents:
+            path.unlink(missing_ok=True)
+    return [str(p) for p in shards], [str(p) for p in contents]
 
 
 def save_best(run_dir: str | Path, payload: dict, env_frames: int) -> Path:

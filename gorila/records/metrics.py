@@ -93,6 +93,15 @@ class TrainWindow:
         return stats
 
 
+def parameter_server_stats(shards: list[dict]) -> dict:
+    """The metrics of the parameter server, from each shard's `stats()`."""
+    applied = sum(s["applied"] for s in shards)
+    return {"ps_version": max(s["version"] for s in shards),
+            "ps_target_version": max(s["target_version"] for s in shards),
+            "ps_applied": applied, "ps_discarded": sum(s["discarded"] for s in shards),
+            "ps_mean_staleness": sum(s["mean_staleness"] * s["applied"] for s in shards) / max(applied, 1)}
+
+
 def truncate_metrics(run_dir: str | Path, env_frames: int, wall_time: float) -> int:
     """Drop the records a crashed run wrote after the checkpoint it resumes from (so that no counter
     goes back when the resumed run appends); how many were dropped."""

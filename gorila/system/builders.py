@@ -15,7 +15,8 @@ import torch
 from gorila.components.actor import Actor
 from gorila.components.bundle import Bundle
 from gorila.records.checkpoints import load_shard_backup
-from gorila.config import Config, ConfigError, staleness_limit
+from gorila.components.parameter_server.staleness import staleness_limit
+from gorila.config import Config, ConfigError
 from gorila.contracts import EnvInfo, MinibatchSource, TransitionSink
 from gorila.components.learner import Learner
 from gorila.agent.networks import flat_parameters, q_network_for

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import socket
 
-from gorila.config import Config, ConfigError, learner_device
+from gorila.components.learner import learner_device
+from gorila.config import Config, ConfigError
 from gorila.contracts import EnvInfo, env_info, learner_processes
 from gorila.system.builders import min_sample_size, parameter_bounds, replay_warmup
 from gorila.components.replay.storage import StreamStorage

@@ -2,11 +2,12 @@
 
 - A worker (actor, learner, bundle) whose process dies fails the call it had in flight; the driver
   hands that work out again and Ray starts the worker anew, which then reads fresh parameters from
-  the parameter server (an actor also continues its epsilon schedule from its step count).
+  the parameter server (an actor or bundle also continues its epsilon schedule from its step count).
 - A server (parameter shard, replay shard, evaluator) is restarted by Ray while its callers' calls
   wait and are retried. A parameter shard restores its last saved state (see
-  `checkpoint.shard_backup`); a replay shard starts empty. The driver notices the restart from the
-  component's process id.
+  `records.checkpoints.shard_backup`); a replay shard restores the replay saved with the last
+  checkpoint under --save-replay, and otherwise starts empty. The driver notices the restart from
+  the component's process id.
 - A worker whose call has not returned within `call_timeout_seconds` is ended, and so restarted.
 
 Each failure is a `fault` record in metrics.jsonl and a progress line. After `max_failures` of them
@@ -14,7 +15,14 @@ the run gives up, with a final checkpoint.
 """
 from __future__ import annotations
 
+import time
+from dataclasses import replace
+from typing import Callable
+
+from gorila.contracts import ActorWorker, WorkerId
 from gorila.runtime.calls import WorkerError
+
+RESTART_WAIT_S = 1.0      # a worker whose process was lost is asked again after this long
 
 
 class FaultBudget:
@@ -30,6 +38,89 @@ class FaultBudget:
             raise WorkerError(f"giving up after {self.count} component failures (max_failures="
                               f"{self.max_failures}); the last: {what}")
         return f"fault {self.count}/{self.max_failures}: {what}"
+
+
+class Recovery:
+    """The driver's one unit for failures: which workers are restarting, which processes every
+    component runs in, and what to do when one is lost, restarted or stops answering.
+
+    `record(component, what, failures)` writes a fault record; `say(line)` shows a line.
+    """
+
+    def __init__(self, config, runtime, system, record: Callable, say: Callable[[str], None],
+                 already_failed: int = 0):
+        self.config, self.runtime, self.system, self.calls = config, runtime, system, runtime.calls
+        self.record, self.say = record, say
+        self.faults = FaultBudget(config.max_failures, already_failed)
+        self.resting_until: dict[WorkerId, float] = {}     # a restarting worker gets no work till then
+        self.restarting: set[WorkerId] = set()             # lost, and no call has succeeded since
+        self.worker_processes: dict[WorkerId, int] = {}   # the process each worker last reported from
+        self.server_processes = runtime.processes(system.servers())
+
+    def resting(self, worker: WorkerId, now: float) -> bool:
+        """Is `worker` waiting out a restart (and so given no work yet)?"""
+        return now < self.resting_until.get(worker, 0.0)
+
+    def lost(self, worker: WorkerId, error: Exception, steps: int) -> None:
+        """A worker's call was lost with its process: record it (once: calls refused while it restarts
+        are not new failures), ask it again after a pause and let the restarted worker continue from
+        `steps` (its epsilon)."""
+        first = worker not in self.restarting      # refused again while Ray restarts it: no new failure
+        if first:
+            self.restarting.add(worker)
+            self.fault(str(worker), f"{worker} died ({type(getattr(error, 'cause', None) or error).__name__})")
+        if worker.role == "evaluator":
+            return
+        self.resting_until[worker] = time.time() + RESTART_WAIT_S
+        if first:
+            self._continue(worker, steps)
+
+    def answered(self, worker: WorkerId, process: int | None, steps: int) -> None:
+        """A call of `worker` succeeded, from `process`. A worker that reports from a new process was
+        restarted; unless a lost call already said so (a worker that was idle when it died loses no
+        call), record it and let it continue from `steps`."""
+        recorded = worker in self.restarting
+        self.restarting.discard(worker)
+        if process is None:
+            return
+        known = self.worker_processes.get(worker)
+        self.worker_processes[worker] = process
+        if known is None or known == process or recorded:
+            return
+        self.fault(str(worker), f"{worker} was restarted (its process ended while it was idle)")
+        self._continue(worker, steps)
+
+    def _continue(self, worker: WorkerId, steps: int) -> None:
+        if worker.role != "learner":             # an actor's epsilon follows its step count
+            self.calls.call(self.system.workers[worker], ActorWorker.continue_from, steps)
+
+    def check(self, pending: dict, evaluating: bool) -> None:
+        """Restart workers past their deadline (their call then fails as a lost one); record servers
+        that Ray restarted since the last look. `pending` maps futures to jobs."""
+        if not self.runtime.restarts_components:
+            return
+        now = time.time()
+        for future, job in list(pending.items()):
+            if job.worker.role != "evaluator" and now - job.since > self.config.call_timeout_seconds:
+                self.say(f"{job.worker} has not answered for {now - job.since:.0f} s: restarting it")
+                self.runtime.restart(self.system.workers[job.worker])
+                pending[future] = replace(job, since=now)     # its call now fails as a lost one
+        servers = self.system.servers()
+        if evaluating:
+            servers = servers[:-1]      # the evaluator answers only after its evaluation: not now
+        processes = self.runtime.processes(servers)
+        for index, (before, running) in enumerate(zip(self.server_processes, processes)):
+            if running is not None and before is not None and running != before:
+                name = server_name(self.system, index)
+                self.fault(name, f"{name} was restarted ({restart_consequence(name, self.config.save_replay)})")
+        self.server_processes[:len(processes)] = [now or before for before, now in
+                                                  zip(self.server_processes, processes)]
+
+    def fault(self, component: str, what: str) -> None:
+        """Count and record one failure (WorkerError once max_failures is spent)."""
+        line = self.faults.spend(what)
+        self.record(component, what, self.faults.count)
+        self.say(line)
 
 
 def server_name(system, index: int) -> str:

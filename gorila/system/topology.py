@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gorila.config import Config, staleness_limit
+from gorila.components.parameter_server.staleness import staleness_limit
+from gorila.config import Config
 from gorila.contracts import (ACTOR, BUNDLE, EVALUATOR, LEARNER, PARAMETER_SHARD, REPLAY, EnvInfo, Worker,
                               WorkerId)
 from gorila.components.evaluator import Evaluator

@@ -4,39 +4,39 @@
 wait for reports, absorb them, then do what is due (evaluate, log, checkpoint). The same loop drives
 both runtimes: on Ray every worker runs at once and reports arrive as they finish; on the local
 runtime each call runs to completion when it is made, in a fixed order. On Ray a component whose
-process dies is restarted and the run carries on (`gorila.system.recovery`). A run continues from its latest
-checkpoint with `resume=` (the payload of `checkpoint.load_latest_good`).
+process dies is restarted and the run carries on (`gorila.system.recovery`). A run continues from
+its latest checkpoint with `resume=` (the payload of `records.checkpoints.load_latest_good`).
 """
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from gorila.records.checkpoints import (remove_stale_temporaries, replay_file, save_best, save_checkpoint,
-                               save_shard_backups, shard_backup)
-from gorila.config import Config, learner_device, save_yaml
+from gorila.components.learner import learner_device
+from gorila.config import Config, save_yaml
 from gorila.contracts import ActorWorker, EvaluatorServer, ReplayHolder, ReplayServer, Worker, WorkerId, env_info
 from gorila.envs import make_vector_env
-from gorila.system.stop_rule import Candidate, EvaluationPlan, Verdict
-from gorila.system.builders import parameter_client, warmup_steps
-from gorila.system.recovery import FaultBudget, restart_consequence, server_name
-from gorila.records.metrics import MetricsWriter, TrainWindow, truncate_metrics
-from gorila.system.preflight import check_fits_env
+from gorila.records.checkpoints import (prepare_saved_states, replay_file, save_best, save_checkpoint,
+                                        save_shard_backups)
+from gorila.records.metrics import MetricsWriter, TrainWindow, parameter_server_stats
 from gorila.records.progress import ProgressDisplay
 from gorila.runtime import make_runtime
 from gorila.runtime.calls import WorkerError, failure_reason
+from gorila.system.builders import parameter_client, warmup_steps
+from gorila.system.preflight import check_fits_env
+from gorila.system.recovery import Recovery
 from gorila.system.scheduler import BACKOFF_S, Scheduler, StopReason
 from gorila.system.signals import restore_signals, stop_on_signals
+from gorila.system.stop_rule import Candidate, EvaluationPlan, Verdict
 from gorila.system.topology import build_system, describe_topology, replay_count
 
 READY_TIMEOUT_S = 120
 WAIT_S = 0.2                          # longest wait for a report before the periodic jobs run again
 EVALUATOR = WorkerId("evaluator", 0)
-RESTART_WAIT_S = 1.0                  # a worker whose process was lost is asked again after this long
 
 
 @dataclass(frozen=True)
@@ -48,31 +48,36 @@ class Job:
 
 
 class Trainer:
+    """One training run. Constructing it places every component on the runtime and opens the run
+    directory; `run()` trains, and always releases the runtime."""
+
     def __init__(self, config: Config, run_dir: Path, live_progress: bool | None = None,
                  start_time: float | None = None, resume: dict | None = None):
-        self.config, self.run_dir = config, Path(run_dir)
-        self.resume = resume
+        self.config, self.run_dir, self.resume = config, Path(run_dir), resume
         self.start = time.time() if start_time is None else start_time     # wall_time 0 in the metrics
         if resume:                                  # wall_time continues from the time already trained
             self.start -= resume["wall_time"]
-        self.live_progress = live_progress
         self.pending: dict = {}          # future -> Job
         self.solved_at: tuple[int, float] | None = None
-        self.faults = FaultBudget(config.max_failures, resume.get("faults", 0) if resume else 0)
-        self.resting_until: dict[WorkerId, float] = {}     # a restarting worker gets no work till then
-        self.restarting: set[WorkerId] = set()             # lost, and no call has succeeded since
-        self.worker_processes: dict[WorkerId, int] = {}   # the process each worker last reported from
-
-    def setup(self) -> None:
-        """Place every component; only then does the run leave anything on disk."""
-        config = self.config
+        self.live_progress = live_progress
+        self.previous_signals = stop_on_signals()   # Ctrl-C while Ray starts stops cleanly too
         with make_vector_env(config.env, 1, seed=config.seed) as probe:
             self.info = info = env_info(probe)
         check_fits_env(config, info)     # network, shards, replay sizes: fail before placing anything
         if not config.address:
             learner_device(config)                          # a missing GPU is a config error on this machine
-        backups, replays = self._saved_state()
+        backups, replays = prepare_saved_states(self.run_dir, config.param_shards, replay_count(config), resume)
         self.runtime = make_runtime(config)
+        try:
+            self._place(backups, replays)
+        except BaseException:
+            self.runtime.shutdown()
+            restore_signals(self.previous_signals)
+            raise
+
+    def _place(self, backups: list[str], replays: list[str]) -> None:
+        """Place every component; only then does the run leave anything on disk."""
+        config, info = self.config, self.info
         self.calls = self.runtime.calls
         self.system = build_system(config, info, self.runtime.place, self.calls, backups, replays)
         self.params = parameter_client(config, self.system.shards, self.system.bounds, self.calls)
@@ -80,33 +85,20 @@ class Trainer:
         self.scheduler = Scheduler(info.steps(config.total_frames), config.update_every, config.actors,
                                    config.learners, warmup_steps(config, info))
         self.evals = EvaluationPlan(info.steps(config.eval_every_frames), config.stop_at_return)
+        self.recovery = Recovery(config, self.runtime, self.system, self._record_fault, self._say,
+                                 self.resume.get("faults", 0) if self.resume else 0)
         if self.resume:
             self._continue_counters()
         self.next_log = time.time() + config.log_every_seconds
         self.next_backup = time.time() + config.shard_backup_every_seconds
         every = info.steps(config.checkpoint_every_frames)
         self.next_checkpoint = self.steps + every if every else np.inf
-        self.server_processes = self.runtime.processes(self.system.servers())
         self.run_dir.mkdir(parents=True, exist_ok=True)
         save_yaml(config, self.run_dir / "config.yaml")
         self.metrics = MetricsWriter(self.run_dir, start_time=self.start,
                                      purge_after=self.info.frames(self.steps) if self.resume else None)
         self.window = TrainWindow(self.metrics.elapsed())
         self.display = ProgressDisplay(config.total_frames, self.live_progress)
-
-    def _saved_state(self) -> tuple[list[str], list[str]]:
-        """Where each shard's state and each replay's contents are kept for restarts and resumes; a
-        resumed run first puts the checkpoint's shard states there."""
-        shards = [shard_backup(self.run_dir, i) for i in range(self.config.param_shards)]
-        replays = [replay_file(self.run_dir, i) for i in range(replay_count(self.config))]
-        if self.resume:
-            remove_stale_temporaries(self.run_dir)
-            save_shard_backups(self.run_dir, self.resume["shards"], self.resume["env_frames"])
-            truncate_metrics(self.run_dir, self.resume["env_frames"], self.resume["wall_time"])
-        else:
-            for path in shards + replays:   # never restore what some earlier run left behind
-                path.unlink(missing_ok=True)
-        return [str(p) for p in shards], [str(p) for p in replays]
 
     def _continue_counters(self) -> None:
         """Counters, evaluations and each actor's step count (its epsilon) from the checkpoint."""
@@ -149,7 +141,7 @@ class Trainer:
         busy = {job.worker for job in self.pending.values()}
         now = time.time()
         for worker, handle in self.system.workers.items():
-            idle = worker not in busy and now >= self.resting_until.get(worker, 0.0)
+            idle = worker not in busy and not self.recovery.resting(worker, now)
             budget = self.scheduler.budget(worker) if idle else 0
             if budget > 0:
                 self.scheduler.started(worker, budget)
@@ -164,14 +156,17 @@ class Trainer:
         except Exception as error:
             if not self.calls.lost(error):
                 raise WorkerError(f"{job.worker} failed: {failure_reason(error)}") from error
-            self.recover(job, error)
+            self.recovery.lost(job.worker, error, self.scheduler.counters.worker_steps[job.worker])
+            if job.worker == EVALUATOR:
+                self.start_evaluation(self.evals.pending)
+            else:
+                self.scheduler.failed(job.worker, job.budget)
             return
-        recorded = job.worker in self.restarting
-        self.restarting.discard(job.worker)
         if job.worker == EVALUATOR:
+            self.recovery.answered(job.worker, None, 0)
             self.evaluated(result)
         else:
-            self.notice_restart(job.worker, result.process, recorded)
+            self.recovery.answered(job.worker, result.process, self.scheduler.counters.worker_steps[job.worker])
             self.scheduler.finished(job.worker, job.budget, result)
             self.window.add(result)
 
@@ -179,7 +174,7 @@ class Trainer:
         if self.evals.due(self.steps) and self.scheduler.stop_reason is None:
             self.start_evaluation(Candidate(self.params.pull()[0], self.steps))
         if time.time() >= self.next_log:
-            self.check_components()
+            self.recovery.check(self.pending, evaluating=any(job.worker == EVALUATOR for job in self.pending.values()))
             self.log()
         if time.time() >= self.next_backup and self.runtime.restarts_components:
             self.next_backup = time.time() + self.config.shard_backup_every_seconds
@@ -189,61 +184,11 @@ class Trainer:
             self.checkpoint()
 
     # ---- failures ----------------------------------------------------------------------------
-    def recover(self, job: Job, error: Exception) -> None:
-        """A worker's call was lost with its process: record it (once: calls refused while it restarts
-        are not new failures), hand the work out again and let the restarted worker continue where the
-        lost one was."""
-        restarting = job.worker in self.restarting    # refused again while Ray restarts it: no new failure
-        if not restarting:
-            self.restarting.add(job.worker)
-            self.fault(str(job.worker), f"{job.worker} died ({type(getattr(error, 'cause', None) or error).__name__})")
-        if job.worker == EVALUATOR:
-            self.start_evaluation(self.evals.pending)
-            return
-        self.scheduler.failed(job.worker, job.budget)
-        self.resting_until[job.worker] = time.time() + RESTART_WAIT_S
-        if job.worker.role != "learner" and not restarting:
-            handle = self.system.workers[job.worker]
-            self.calls.call(handle, ActorWorker.continue_from, self.scheduler.counters.worker_steps[job.worker])
-
-    def notice_restart(self, worker: WorkerId, process: int, recorded: bool) -> None:
-        """A worker that reports from a new process was restarted; unless a lost call already said so
-        (a worker that was idle when it died loses no call), record it and let it continue."""
-        known = self.worker_processes.get(worker)
-        self.worker_processes[worker] = process
-        if known is None or known == process or recorded:
-            return
-        self.fault(str(worker), f"{worker} was restarted (its process ended while it was idle)")
-        if worker.role != "learner":
-            steps = self.scheduler.counters.worker_steps[worker]
-            self.calls.call(self.system.workers[worker], ActorWorker.continue_from, steps)
-
-    def check_components(self) -> None:
-        """Restart workers past their deadline; record servers that Ray restarted since the last look."""
-        if not self.runtime.restarts_components:
-            return
-        now = time.time()
-        for future, job in list(self.pending.items()):
-            if job.worker != EVALUATOR and now - job.since > self.config.call_timeout_seconds:
-                self.display.message(f"{job.worker} has not answered for {now - job.since:.0f} s: restarting it")
-                self.runtime.restart(self.system.workers[job.worker])
-                self.pending[future] = replace(job, since=now)     # its call now fails as a lost one
-        servers = self.system.servers()
-        if any(job.worker == EVALUATOR for job in self.pending.values()):
-            servers = servers[:-1]      # the evaluator answers only after its evaluation: not now
-        processes = self.runtime.processes(servers)
-        for index, (before, now_running) in enumerate(zip(self.server_processes, processes)):
-            if now_running is not None and before is not None and now_running != before:
-                name = server_name(self.system, index)
-                self.fault(name, f"{name} was restarted ({restart_consequence(name, self.config.save_replay)})")
-        self.server_processes[:len(processes)] = [now or before for before, now in zip(self.server_processes,
-                                                                                      processes)]
-
-    def fault(self, component: str, what: str) -> None:
-        """Count and record one failure (WorkerError once max_failures is spent)."""
-        line = self.faults.spend(what)
+    def _record_fault(self, component: str, what: str, failures: int) -> None:
         self.metrics.write("fault", self.info.frames(self.steps), {"component": component, "reason": what,
-                                                                   "failures": self.faults.count})
+                                                                   "failures": failures})
+
+    def _say(self, line: str) -> None:
         self.display.message(line)
 
     # ---- evaluation --------------------------------------------------------------------------
@@ -292,12 +237,7 @@ class Trainer:
                                                    "eval_return_mean": last.get("eval_return_mean")})
 
     def server_stats(self) -> dict:
-        shards = self.params.stats()
-        applied = sum(s["applied"] for s in shards)
-        return {"ps_version": max(s["version"] for s in shards),
-                "ps_target_version": max(s["target_version"] for s in shards),
-                "ps_applied": applied, "ps_discarded": sum(s["discarded"] for s in shards),
-                "ps_mean_staleness": sum(s["mean_staleness"] * s["applied"] for s in shards) / max(applied, 1)}
+        return parameter_server_stats(self.params.stats())
 
     def payload(self, theta, **extra) -> dict:
         """What a checkpoint holds besides its format: enough to evaluate, report and re-run."""
@@ -315,17 +255,14 @@ class Trainer:
         payload = self.payload(torch.cat([s["theta"] for s in states]),
                                target=torch.cat([s["target"] for s in states]), shards=states,
                                scheduler=self.scheduler.state(), evaluations=self.evals.state(),
-                               faults=self.faults.count)
+                               faults=self.recovery.faults.count)
         return save_checkpoint(self.run_dir, payload, self.info.frames(self.steps), self.config.keep_checkpoints)
 
     # ---- the whole run -----------------------------------------------------------------------
     def run(self) -> dict:
-        """Set up (unless done already), train, evaluate, checkpoint; always release the runtime."""
-        previous = stop_on_signals()
+        """Train, evaluate, checkpoint; always release the runtime."""
         try:
-            if not hasattr(self, "system"):
-                self.setup()
-            stop_on_signals()           # again: starting Ray replaces the SIGTERM handler with its own
+            stop_on_signals()          # again: starting Ray replaces the SIGTERM handler with its own
             resumed = f"; resumed at {self.info.frames(self.steps):,} frames" if self.resume else ""
             self.display.message(f"gorila: {self.config.env} on {self.runtime.name}, "
                                  f"{describe_topology(self.config)}; run dir {self.run_dir}{resumed}")
@@ -343,7 +280,7 @@ class Trainer:
                 self.evaluate_now()
             return self.summary(self.checkpoint())
         finally:
-            restore_signals(previous)
+            restore_signals(self.previous_signals)
             self.close()
 
     def final_checkpoint_after_failure(self) -> None:
@@ -354,12 +291,10 @@ class Trainer:
             self.display.message(f"no final checkpoint ({failure_reason(error)})")
 
     def close(self) -> None:
-        """Release whatever setup made, even when it failed halfway."""
-        for part in ("display", "metrics"):
-            if hasattr(self, part):
-                getattr(self, part).close()
-        if hasattr(self, "runtime"):
-            self.runtime.shutdown()
+        """Close the display and the metrics, and release the runtime."""
+        self.display.close()
+        self.metrics.close()
+        self.runtime.shutdown()
 
     def summary(self, checkpoint: Path) -> dict:
         best = self.evals.best
@@ -376,4 +311,3 @@ class Trainer:
         if best:
             self.metrics.hparams(self.config.to_dict(), {"best_eval_return_mean": best.score})
         return result
-

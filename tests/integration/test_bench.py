@@ -2,6 +2,7 @@
 import json
 
 from gorila import cli
+from gorila.cli.errors import USAGE_ERROR
 
 
 def test_bench_writes_ratios_for_the_sections_asked(tmp_path, capsys):
@@ -19,5 +20,5 @@ def test_bench_writes_ratios_for_the_sections_asked(tmp_path, capsys):
 
 
 def test_bench_refuses_an_unknown_section(capsys):
-    assert cli.main(["bench", "--sections", "warp-drive"]) == cli.USAGE_ERROR
+    assert cli.main(["bench", "--sections", "warp-drive"]) == USAGE_ERROR
     assert "unknown warp-drive" in capsys.readouterr().err

@@ -32,7 +32,6 @@ def test_two_bundles_on_two_nodes(cluster, tmp_path):
         eval_every_frames=0, eval_episodes=2, hidden_sizes="16", checkpoint_every_frames=0,
         replay_capacity=5000, seed=5))
     trainer = Trainer(config, tmp_path / "run", live_progress=False)
-    trainer.setup()
     bundles = list(trainer.system.workers.values())
     assert len(bundles) == 2
     hosts = [trainer.runtime.where(handle) for handle in bundles]

@@ -26,7 +26,7 @@ CONFIG = dict(env="CartPole-v1", runtime="local", total_frames=TOTAL, learning_s
 
 
 def interrupt_at(trainer: Trainer, frames: int) -> None:
-    while not hasattr(trainer, "scheduler") or trainer.info.frames(trainer.steps) < frames:
+    while trainer.info.frames(trainer.steps) < frames:
         time.sleep(0.01)
     os.kill(os.getpid(), signal.SIGINT)
 
@@ -49,7 +49,6 @@ def test_an_interrupted_run_resumes_where_it_stopped(tmp_path):
     payload = load_latest_good(tmp_path / "run")
     assert payload["env_frames"] == stopped["env_frames"]
     second = Trainer(config, tmp_path / "run", live_progress=False, resume=payload)
-    second.setup()
     assert len(bundle(second).replay) == replay_at_stop          # the experience came back
     assert bundle(second).actor.steps == first.info.steps(stopped["env_frames"])
     resumed = second.run()

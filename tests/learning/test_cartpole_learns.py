@@ -45,7 +45,6 @@ def test_cartpole_preset_solves(setup, tmp_path):
     overrides, victims = SETUPS[setup]
     config = build_config("cartpole", overrides=overrides)
     trainer, killed = Trainer(config, tmp_path / "run", live_progress=False), []
-    trainer.setup()
     killer = threading.Thread(target=kill_in_turn, args=(trainer, victims, killed), daemon=True)
     killer.start()
     result = trainer.run()

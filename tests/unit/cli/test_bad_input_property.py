@@ -11,7 +11,9 @@ import yaml
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from gorila import cli
+from gorila.cli.errors import user_error_types
+from gorila.cli.main import build_parser
+from gorila.cli.train import checked_train_config
 from gorila.config import Config, field_types
 
 TEXT = st.text(alphabet=string.ascii_letters + string.digits + " -_.,:/[]{}'\"#!@%+=", max_size=12)
@@ -64,8 +66,8 @@ def test_any_command_line_is_accepted_or_refused_in_one_line(command, tmp_path, 
         (tmp_path / "exp.yaml").write_text(yaml.safe_dump(yaml_data))
         argv = argv + ["--config", str(tmp_path / "exp.yaml")]
     try:
-        config, info = cli.checked_train_config(cli.build_parser().parse_args(["train", *argv]))
-    except cli.user_error_types() as error:
+        config, info = checked_train_config(build_parser().parse_args(["train", *argv]))
+    except user_error_types() as error:
         message = str(error)
         event(f"refused: {message.split()[0]}")
         assert message.strip() and "\n" not in message, repr(message)

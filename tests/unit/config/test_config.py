@@ -170,7 +170,7 @@ def test_cli_evaluate_refuses_a_checkpoint_holding_objects(capsys, tmp_path):
 
 
 def test_device_resolution_on_this_machine():
-    from gorila.config import learner_device
+    from gorila.components.learner import learner_device
     has_gpu = torch.cuda.is_available()
     assert learner_device(Config(device="cpu")) == "cpu"
     assert learner_device(Config(device="auto")) == ("cuda" if has_gpu else "cpu")

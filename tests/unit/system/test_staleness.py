@@ -2,7 +2,8 @@
 gradient, while one that fell far behind loses exactly the gradient it computed on old parameters."""
 import contextlib
 
-from gorila.config import build_config, staleness_limit
+from gorila.components.parameter_server.staleness import staleness_limit
+from gorila.config import build_config
 from gorila.contracts import WorkerId
 from gorila.system.preflight import probe_env
 from gorila.runtime.local import LocalRuntime

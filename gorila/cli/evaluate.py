@@ -1,0 +1,40 @@
+"""`gorila evaluate`: a checkpoint's score under an evaluation protocol."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+
+def add_parser(commands) -> None:
+    """`gorila evaluate PATH`: the protocol, start points, frame cap, episodes, epsilon, seed and JSON file."""
+    evaluate = commands.add_parser("evaluate", help="evaluate a checkpoint under an evaluation protocol")
+    evaluate.add_argument("path", help="run directory (its best checkpoint, else its latest) or checkpoint file")
+    evaluate.add_argument("--protocol", choices=["noop", "human-starts", "machado"], default="noop",
+                          help="noop: up to 30 no-ops, 18,000 frames; human-starts: from --starts points, "
+                               "108,000 frames; machado: sticky actions 0.25, 18 actions, 108,000 frames")
+    evaluate.add_argument("--starts", metavar="FILE", help="start points for human-starts (gorila record-starts)")
+    evaluate.add_argument("--max-frames", type=int, default=None, help="frame cap per episode (default: the protocol's)")
+    evaluate.add_argument("--episodes", type=int, default=None,
+                          help="episodes (default: one per start point, else the run's eval_episodes)")
+    evaluate.add_argument("--epsilon", type=float, default=None, help="exploration rate (default: the run's eval_epsilon)")
+    evaluate.add_argument("--seed", type=int, default=None, help="evaluation seed")
+    evaluate.add_argument("--json", metavar="FILE", help="also write the result as JSON")
+
+
+def run(args) -> int:
+    """Evaluate, print the mean score (and the normalised scores of an Atari game), write `--json`; 0."""
+    from gorila.evaluation.checkpoint_evaluation import evaluate_checkpoint
+    result = evaluate_checkpoint(args.path, episodes=args.episodes, epsilon=args.epsilon, seed=args.seed,
+                                 protocol=args.protocol, starts=args.starts, max_frames=args.max_frames,
+                                 say=lambda line: print(line, flush=True))
+    print(f"checkpoint: {result['checkpoint']}")
+    print(f"{result['env']}: mean {result['eval_return_mean']:.2f} +/- {result['eval_return_std']:.2f} over "
+          f"{result['eval_episodes']} episodes ({result['protocol'] + ', ' if result['atari'] else ''}epsilon "
+          f"{result['epsilon']:g}, {result['env_frames']:,} training frames, {result['wall_seconds']:.1f} s)")
+    if result.get("normalised"):
+        dqn = "-" if result["dqn_normalised"] is None else f"{result['dqn_normalised']:.1f}%"
+        print(f"human-normalised {result['human_normalised']:.1f}%, DQN-normalised {dqn} "
+              f"(published {result['normalised']['reference_protocol']} scores)")
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+    return 0

@@ -1,0 +1,28 @@
+"""`gorila report`: plots, an HTML page and a summary of runs and suite directories."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from gorila.cli.errors import UserError
+
+
+def add_parser(commands) -> None:
+    """`gorila report RUN...`: the report directory, videos and final-evaluation episodes."""
+    report = commands.add_parser("report", help="plots and an HTML page of runs and suites",
+                                 description="Plots (return vs frames and wall time; per-game bars of a suite), "
+                                             "index.html and a summary of runs and suite directories.")
+    report.add_argument("runs", nargs="+", metavar="RUN", help="run or suite directories")
+    report.add_argument("--out", metavar="DIR", help="report directory (default: RUN/report for one RUN)")
+    report.add_argument("--video", action="store_true", help="record an evaluation episode of each run (MP4 or GIF)")
+    report.add_argument("--episodes", type=int, default=None,
+                        help="episodes of the final evaluation when no suite stored one (default: the run's eval_episodes)")
+
+
+def run(args) -> int:
+    """Write the report and print its summary; 0."""
+    from gorila.experiments.report.page import make_report
+    if not args.out and len(args.runs) > 1:
+        raise UserError("report: several runs need --out DIR")
+    text, _ = make_report(args.runs, Path(args.out or Path(args.runs[0]) / "report"), args.video, args.episodes)
+    print(text)
+    return 0

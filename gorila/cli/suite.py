@@ -1,0 +1,60 @@
+"""`gorila suite`: train and evaluate a list of Atari games, one run per game, and tabulate the scores."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from gorila.cli.errors import UserError
+from gorila.cli.flags import add_config_flags, cli_overrides
+from gorila.config import PRESETS, build_config
+
+
+def add_parser(commands) -> None:
+    """`gorila suite`: the games, frames per game, suite directory, parallelism, evaluation and config."""
+    suite = commands.add_parser("suite", help="train and evaluate a list of Atari games (the paper's table)",
+                                description="Train one run per game, evaluate each run's final parameters, and "
+                                            "write a results table beside the published DQN and Gorila scores.")
+    suite.add_argument("--games", help="comma-separated games (default: the paper's 49)")
+    suite.add_argument("--frames-per-game", type=int, help="training frames per game (default: the config's total_frames)")
+    suite.add_argument("--out", metavar="DIR", default="runs/suite", help="suite directory, one run per game (default runs/suite)")
+    suite.add_argument("--parallel", type=int, default=1, help="games at once, as Ray tasks (default 1: here, in turn)")
+    suite.add_argument("--cpus-per-game", type=float, default=1.0, help="Ray CPUs each game asks for (default 1)")
+    suite.add_argument("--episodes", type=int, help="final evaluation episodes (default: the config's eval_episodes)")
+    suite.add_argument("--starts", metavar="DIR", help="start points of each game, DIR/<game>.json (gorila record-starts; "
+                                                      "a FILE for one game): also evaluate with human starts")
+    suite.add_argument("--preset", choices=sorted(PRESETS), default="atari", help="preset of every game (default atari)")
+    suite.add_argument("--config", metavar="FILE", help="YAML file of config fields for every game")
+    suite.add_argument("--set", metavar="KEY=VALUE", action="append", default=[], help="override any config field")
+    add_config_flags(suite)
+
+
+def suite_plan(args):
+    """The suite's plan and the Ray address its games run on (never passed to the games themselves)."""
+    from gorila.envs import ATARI_GAMES
+    from gorila.experiments.suite.plan import SuitePlan
+    overrides = cli_overrides(args)
+    for field, flag in (("env", "--games"), ("run_dir", "--out"), ("total_frames", "--frames-per-game")):
+        if field in overrides:
+            raise UserError(f"suite: give {flag} instead of {field}")
+    address = overrides.pop("address", "")
+    if args.parallel < 1 or (args.parallel > 1 and overrides.get("runtime") == "ray"):
+        raise UserError("--parallel must be >= 1, and games run at once train on the local runtime")
+    games = tuple(dict.fromkeys(g.strip() for g in args.games.split(",") if g.strip())) if args.games else ATARI_GAMES
+    frames = args.frames_per_game if args.frames_per_game is not None else build_config(
+        args.preset, args.config, overrides).total_frames
+    return SuitePlan(Path(args.out), games, frames, args.preset, args.config, overrides, args.episodes,
+                     ("noop", "human-starts") if args.starts else ("noop",), args.starts), address
+
+
+def run(args) -> int:
+    """Check the plan, run the games not yet done; 1 if a game failed, 130 if interrupted, else 0."""
+    from gorila.experiments.suite.plan import check_plan
+    from gorila.experiments.suite.driver import run_suite
+    plan, address = suite_plan(args)
+    check_plan(plan)
+    try:
+        outcome = run_suite(plan, args.parallel, address, args.cpus_per_game)
+    except KeyboardInterrupt:
+        print(f"gorila: suite interrupted; the same command resumes it from {plan.out}", file=sys.stderr)
+        return 130
+    return 1 if outcome["failed"] else 0

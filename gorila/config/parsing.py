@@ -1,0 +1,176 @@
+"""From text and YAML to a validated `Config`: a preset, then a YAML file, then overrides, last wins.
+
+Values given as text (a flag, `--set`) are parsed; typed values (YAML, Python) are checked as they are.
+"""
+from __future__ import annotations
+
+import ast
+import dataclasses
+import inspect
+import typing
+from dataclasses import fields
+from pathlib import Path
+from typing import Literal
+
+import yaml
+
+from gorila.config.migration import FRAME_COUNTED_KEY, in_agent_steps
+from gorila.config.presets import scaled_preset
+from gorila.config.schema import Config, ConfigError, validate
+
+
+def field_docs() -> dict[str, str]:
+    """The docstring written under each field of `Config` (used for the CLI help)."""
+    tree = ast.parse(inspect.getsource(Config))
+    body = tree.body[0].body
+    docs = {}
+    for node, following in zip(body, body[1:]):
+        if isinstance(node, ast.AnnAssign) and isinstance(following, ast.Expr) \
+                and isinstance(following.value, ast.Constant) and isinstance(following.value.value, str):
+            docs[node.target.id] = following.value.value.strip()
+    return docs
+
+
+def field_types() -> dict[str, typing.Any]:
+    hints = typing.get_type_hints(Config)
+    return {f.name: hints[f.name] for f in fields(Config)}
+
+
+def describe_type(kind) -> str:
+    """How an error message names what a field accepts."""
+    if typing.get_origin(kind) is Literal:
+        return "one of " + ", ".join(map(str, typing.get_args(kind)))
+    if typing.get_origin(kind) is tuple:
+        return "a list of integers (e.g. 64,64 or [64, 64])"
+    return {bool: "true or false", int: "an integer", float: "a number", str: "a string"}[kind]
+
+
+def coerce(key: str, value, kind):
+    """Turn a YAML or command-line value into the field's type, or raise ConfigError naming the key.
+
+    Text (a flag, `--set`) is parsed. A typed value (YAML, Python) is checked as it is, never cast:
+    casting is how `null` became the string "None", `yes` became 1 and `[64.7]` became [64]. A float
+    is accepted for an integer field only when it is a whole number (`1.0e6`), which loses nothing.
+    """
+    if value is None:
+        raise ConfigError(f"{key} must be {describe_type(kind)}, got null")
+    try:
+        return _from_text(value, kind) if isinstance(value, str) else _from_typed(value, kind)
+    except (TypeError, ValueError, OverflowError):
+        raise ConfigError(f"{key} must be {describe_type(kind)}, got {value!r}") from None
+
+
+def _from_text(text: str, kind):
+    """The value a flag or `--set` spells; ValueError when it does not spell one of `kind`."""
+    if typing.get_origin(kind) is Literal:
+        if text not in typing.get_args(kind):
+            raise ValueError(text)
+        return text
+    if typing.get_origin(kind) is tuple:
+        items = text.strip().removeprefix("[").removesuffix("]")     # YAML's flow style is accepted too
+        return tuple(_from_text(item.strip(), int) for item in items.split(","))
+    if kind is bool:
+        lowered = text.strip().lower()
+        if lowered not in ("true", "false", "1", "0", "yes", "no"):
+            raise ValueError(text)
+        return lowered in ("true", "1", "yes")
+    if kind is int:
+        digits = text.strip().replace("_", "")
+        return _whole(float(digits)) if any(c in digits for c in ".eE") else int(digits)
+    if kind is float:
+        return _finite(float(text.replace("_", "")))
+    return text
+
+
+def _from_typed(value, kind):
+    """`value` itself when it is of `kind` (a whole float for an int); TypeError/ValueError otherwise."""
+    if typing.get_origin(kind) is Literal:
+        if not isinstance(value, str) or value not in typing.get_args(kind):
+            raise ValueError(value)
+        return value
+    if typing.get_origin(kind) is tuple:
+        if not isinstance(value, (list, tuple)):
+            raise TypeError(value)
+        return tuple(_from_typed(item, int) for item in value)
+    if kind is bool:
+        if not isinstance(value, bool):
+            raise TypeError(value)
+        return value
+    if isinstance(value, bool):                  # bool is an int subclass: `actors: yes` is not 1
+        raise TypeError(value)
+    if kind is int:
+        if isinstance(value, float):
+            return _whole(value)
+        if not isinstance(value, int):
+            raise TypeError(value)
+        return value
+    if kind is float:
+        if not isinstance(value, (int, float)):
+            raise TypeError(value)
+        return _finite(float(value))
+    if not isinstance(value, str):
+        raise TypeError(value)
+    return value
+
+
+def _whole(number: float) -> int:
+    if not number.is_integer():
+        raise ValueError(number)
+    return int(number)
+
+
+def _finite(number: float) -> float:
+    if number != number or number in (float("inf"), float("-inf")):
+        raise ValueError(number)
+    return number
+
+
+def apply_overrides(config: Config, overrides: dict, source: str = "") -> Config:
+    """A copy of `config` with `overrides` applied; unknown keys raise ConfigError naming them."""
+    types = field_types()
+    where = f" in {source}" if source else ""
+    values = {}
+    for key, value in overrides.items():
+        name = str(key).replace("-", "_")
+        if name == FRAME_COUNTED_KEY:
+            values[name] = coerce(name, value, int)
+            continue
+        if name not in types:
+            raise ConfigError(f"{key}: unknown config key{where}")
+        values[name] = coerce(name, value, types[name])
+    return dataclasses.replace(config, **in_agent_steps(values, values.get("env", config.env)))
+
+
+def load_yaml(path: str | Path) -> dict:
+    """Read a YAML config file into a dict; a missing or malformed file is a ConfigError."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"config file not found: {path}")
+    try:
+        data = yaml.safe_load(path.read_text())
+    except (yaml.YAMLError, UnicodeDecodeError) as error:
+        raise ConfigError(f"config file {path} is not valid YAML: {str(error).splitlines()[0]}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"config file {path} must hold a mapping of config keys to values")
+    return data
+
+
+def build_config(preset: str | None = None, file: str | None = None, overrides: dict | None = None,
+                 scale: float | None = None) -> Config:
+    """Preset (shrunk by `scale`, see `scaled_preset`), then YAML file, then explicit overrides; validated."""
+    config = Config()
+    if preset:
+        config = apply_overrides(config, scaled_preset(preset, scale)[0])
+    elif scale is not None:
+        raise ConfigError("scale: --scale shrinks a preset; give --preset too")
+    if file:
+        config = apply_overrides(config, load_yaml(file), source=str(file))
+    if overrides:
+        config = apply_overrides(config, overrides)
+    return validate(config)
+
+
+def save_yaml(config: Config, path: str | Path) -> None:
+    Path(path).write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))

@@ -1,0 +1,96 @@
+"""Presets: ready sets of config values, each with the reasons for its choices, and their scaling."""
+from __future__ import annotations
+
+from gorila.config.schema import Config, ConfigError
+
+PRESETS: dict[str, dict] = {
+    # Tuned on 2 CPU cores (benchmarks/time_to_solve.py, seeds 0-4): four CartPole copies per actor
+    # share each batched forward pass; one update of 64 per 4 agent steps; a high Adam rate and a
+    # 64x64 network, whose updates cost a third of a 128x128 one's.
+    "cartpole": dict(
+        env="CartPole-v1", total_frames=250_000, stop_at_return=475.0, envs_per_actor=4,
+        hidden_sizes=(64, 64), gamma=0.99, n_step=3, double_dqn=True, batch_size=64,
+        replay_capacity=50_000, learning_starts=1_000, update_every=4,
+        epsilon_start=1.0, epsilon_end=0.04, epsilon_decay_steps=8_000, ladder_base=0.05, ladder_alpha=1.0,
+        optimizer="adam", learning_rate=4e-3, target_update_every=128,
+        push_every=1, learner_sync_every=1,
+        eval_every_frames=5_000, eval_episodes=20, eval_epsilon=0.0,
+    ),
+    # DQN (Mnih et al. 2015) per learner, Gorila's parameter server around it. Replay capacity, learning
+    # start and the epsilon schedule are in agent steps (4 frames each), as DQN's reference code has them.
+    "atari": dict(
+        env="Pong", total_frames=50_000_000, network="nature_cnn", gamma=0.99, n_step=1,
+        batch_size=32, replay_capacity=1_000_000, learning_starts=50_000, update_every=4,
+        loss_reduction="sum", clip_rewards=True, max_grad_norm=0.0,
+        epsilon_start=1.0, epsilon_end=0.1, epsilon_decay_steps=1_000_000, epsilon_ladder=False,
+        optimizer="rmsprop", learning_rate=2.5e-4, rmsprop_alpha=0.95, optimizer_eps=0.01,
+        target_update_every=10_000, actor_sync_every=400, learner_sync_every=1,
+        eval_every_frames=1_000_000, eval_episodes=30, eval_epsilon=0.05, eval_max_frames=18_000,
+        checkpoint_every_frames=1_000_000, outlier_k=5.0,
+    ),
+    # MinAtar's DQN (Young & Tian 2019): its one-convolution network on 10x10 boolean frames, replay of
+    # 100k, gamma 0.99, epsilon down to 0.1, RMSProp 2.5e-4 with squared-gradient momentum 0.95, the full
+    # action set (v0) of the paper's curves. Its floor on the RMSProp denominator is 0.01 outside the
+    # square root (torch's centred RMSprop); gorila's RMSProp adds optimizer_eps inside the root, so 1e-4
+    # is the same floor. Scaled for minutes on 2 CPU cores (benchmarks/minatar.py): four copies per actor
+    # share each forward pass, one update of 64 per 2 frames instead of one of 32 per frame (the same 32
+    # sampled transitions a frame, at half the updates), epsilon annealed over 25k frames instead of
+    # 100k, learning after 2,000 frames instead of 5,000, theta- refreshed every 250 updates.
+    "minatar": dict(
+        env="MinAtar/Breakout-v0", total_frames=100_000, network="minatar_cnn", gamma=0.99, n_step=1,
+        envs_per_actor=4, batch_size=64, replay_capacity=100_000, learning_starts=2_000, update_every=2,
+        clip_rewards=False, max_grad_norm=0.0,
+        epsilon_start=1.0, epsilon_end=0.1, epsilon_decay_steps=25_000, epsilon_ladder=False,
+        optimizer="rmsprop", learning_rate=2.5e-4, rmsprop_alpha=0.95, optimizer_eps=1e-4,
+        target_update_every=250, actor_sync_every=4, learner_sync_every=1,
+        eval_every_frames=25_000, eval_episodes=20, eval_epsilon=0.0, checkpoint_every_frames=50_000,
+    ),
+}
+# Gorila as Nair et al. (2015) ran it: 100 bundles, each DQN's actor, 1M-transition replay and learner;
+# 31 parameter shards applying AdaGrad; theta- every 60,000 parameter-server updates. The paper gives no
+# learning rate. AdaGrad is blind to the gradient's scale (summed or averaged clipped errors step alike):
+# its first step moves each parameter by about the rate itself, later ones by rate / sqrt(updates). On
+# the Nature CNN learning from a replay of random Breakout play (400 updates from theta_0, 2026-11), the
+# mean loss of the first ten updates was 14 at 1e-2 and 0.12 at 3e-3, against 0.005 at 1e-3 and 1e-4 (and
+# 0.004 for DQN's RMSProp); 1e-3 and 1e-4 stayed calm (loss 0.003 and 0.002, |Q| < 0.15), 1e-3 moving the
+# parameters ten times as far: the largest calm rate, which AdaGrad's decay needs over millions of updates.
+PRESETS["gorila-paper"] = dict(
+    PRESETS["atari"], actors=100, learners=100, param_shards=31, optimizer="adagrad", learning_rate=1e-3,
+    optimizer_eps=1e-8, target_update_every=60_000,
+)
+
+
+SCALED_COUNTS = (("actors", "actors"), ("learners", "learners"), ("param_shards", "parameter shards"),
+                 ("replay_shards", "replay shards"))
+
+
+def scaled_preset(preset: str, scale: float | None = None) -> tuple[dict, str]:
+    """A preset's values for a cluster `scale` times the size it describes, and a line saying what changed.
+
+    Actors, learners (bundles), parameter and replay shards are multiplied by `scale` (rounded, at least
+    one). theta-'s period counts the updates of all learners, so it changes by the learners' own ratio:
+    each learner makes as many updates between two refreshes as in the full-size run. What each bundle
+    does (replay, minibatch, learning start, exploration) is unchanged.
+    """
+    if preset not in PRESETS:
+        raise ConfigError(f"preset must be one of {', '.join(PRESETS)}, got {preset!r}")
+    values = dict(PRESETS[preset])
+    if scale is None:
+        return values, ""
+    if not 0 < scale < float("inf"):
+        raise ConfigError(f"scale must be a number > 0, got {scale!r}")
+    base = Config()
+    changes = []
+    for key, words in SCALED_COUNTS:
+        old = values.get(key, getattr(base, key))
+        values[key] = max(1, round(old * scale))
+        if values[key] != old:
+            changes.append(f"{old:,} -> {values[key]:,} {words}")
+    old_learners = PRESETS[preset].get("learners", base.learners)
+    target = values.get("target_update_every", base.target_update_every)
+    values["target_update_every"] = max(1, round(target * values["learners"] / old_learners))
+    if values["target_update_every"] != target:
+        changes.append(f"theta- every {target:,} -> {values['target_update_every']:,} server updates "
+                       f"({values['target_update_every'] / values['learners']:,.0f} per learner, as at full size)")
+    return values, (f"{preset} scaled by {scale:g}: " + (", ".join(changes) or "nothing changed")
+                    + "; each bundle's replay, minibatch, learning start and exploration as at full size")

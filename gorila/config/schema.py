@@ -1,0 +1,203 @@
+"""The schema of an experiment: `Config`, a typed dataclass with a docstring and a range rule per field.
+
+The CLI flags, their help text, the saved `config.yaml` of a run and the TensorBoard hparams are all
+derived from `Config`. A field made with `checked(default, check, must)` carries its rule beside it:
+`validate` applies every rule and the checks between fields, and names the key that is wrong.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field, fields
+from typing import Callable, Literal
+
+MAX_SEED = 2**30 - 1
+
+
+class ConfigError(ValueError):
+    """A user-supplied configuration value is unknown or out of range; the message names the key."""
+
+
+def checked(default, check: Callable[[object], bool], must: str):
+    """A field whose value must pass `check`; `must` completes the error "KEY must ..., got VALUE"."""
+    return field(default=default, metadata={"rule": (check, must)})
+
+
+@dataclass
+class Config:
+    # --- experiment ---------------------------------------------------------------------------
+    env: str = "CartPole-v1"
+    """Environment: a Gymnasium id with discrete actions (CartPole-v1) or an Atari game (Pong, ALE/Pong-v5)."""
+    seed: int = checked(0, lambda v: 0 <= v <= MAX_SEED,
+                        f"lie in [0, {MAX_SEED}] (seeds derived from it must stay 32-bit)")
+    """Random seed of networks, replay sampling and environments; at most 2**30 - 1, since the seeds of environment copies and evaluations are derived by adding to it and must stay 32-bit."""
+    total_frames: int = checked(200_000, lambda v: v > 0, "be > 0")
+    """Training budget in environment frames, summed over all actors (Atari: 4 frames per agent step)."""
+    run_dir: str = ""
+    """Run directory (config, metrics, checkpoints), created at launch and refused if it is not empty; default runs/<env>-<date>-<time>, with -2, -3, ... added when a launch in the same second took that name."""
+    stop_at_return: float = 0.0
+    """Stop as soon as a greedy evaluation mean reaches this return (0 = train for the whole budget)."""
+
+    # --- runtime and topology -------------------------------------------------------------------
+    runtime: Literal["ray", "local"] = "ray"
+    """Where components live: `ray` (one process per component, asynchronous) or `local` (one process, deterministic order)."""
+    address: str = ""
+    """Ray cluster to join (HOST:PORT or `auto`); empty starts an embedded single-machine Ray."""
+    actors: int = checked(1, lambda v: v >= 1, "be >= 1 (at least one actor)")
+    """N_act: number of actors, each stepping its own environment copies."""
+    learners: int = checked(1, lambda v: v >= 1, "be >= 1 (at least one learner)")
+    """N_learn: number of learners computing gradients."""
+    param_shards: int = checked(1, lambda v: v >= 1, "be >= 1")
+    """N_param: parameter-server shards, each owning one contiguous slice of theta+."""
+    replay: Literal["local", "global"] = "local"
+    """Replay memory: `local` (one per actor) or `global` (N_replay shards shared by all actors)."""
+    replay_shards: int = checked(1, lambda v: v >= 1, "be >= 1 (a global replay needs at least one shard)")
+    """N_replay: shards of the global replay (ignored for local replay)."""
+    bundled: bool = True
+    """Bundled mode (the paper's experiments): each bundle is one actor, its local replay and one learner; needs actors == learners and local replay."""
+    envs_per_actor: int = checked(1, lambda v: v >= 1, "be >= 1")
+    """Environment copies each actor steps at once with one batched forward pass."""
+
+    # --- network --------------------------------------------------------------------------------
+    network: Literal["auto", "mlp", "nature_cnn", "minatar_cnn"] = "auto"
+    """Q-network: `auto` picks the Nature CNN for Atari, MinAtar's one-convolution CNN for MinAtar's 10x10 frames and an MLP otherwise."""
+    hidden_sizes: tuple[int, ...] = checked((128, 128), lambda v: len(v) >= 1 and all(h > 0 for h in v),
+                                            "be positive widths")
+    """Hidden layer widths of the MLP."""
+    dueling: bool = False
+    """Dueling head (Wang et al. 2016): separate value and advantage streams."""
+
+    # --- DQN ------------------------------------------------------------------------------------
+    gamma: float = checked(0.99, lambda v: 0.0 <= v <= 1.0, "lie in [0, 1]")
+    """Discount factor."""
+    n_step: int = checked(1, lambda v: v >= 1, "be >= 1")
+    """Length of the multi-step return (1 = DQN's one-step target)."""
+    double_dqn: bool = False
+    """Pick the bootstrap action with the online network (double DQN)."""
+    batch_size: int = checked(32, lambda v: v >= 1, "be >= 1")
+    """Minibatch size of each learner update."""
+    replay_capacity: int = checked(100_000, lambda v: v >= 100, "be >= 100")
+    """Transitions (agent steps) held by one local replay (M per actor) or by the whole global replay."""
+    learning_starts: int = checked(1_000, lambda v: v >= 0, "be >= 0")
+    """Agent steps (transitions) of experience before learning starts, as DQN's reference code counts its 50,000 (Atari: 4 frames each): each bundle's replay must hold this many (outside bundles, all replay memories together); capped at a quarter of total_frames' agent steps so that short runs still learn."""
+    update_every: int = checked(4, lambda v: v >= 1, "be >= 1")
+    """Agent steps per learner update in a bundle (DQN: one update per 4 steps); non-bundled learners keep the same ratio to frames collected."""
+    huber_delta: float = checked(1.0, lambda v: v > 0, "be > 0")
+    """Huber loss threshold (DQN's error clipping)."""
+    loss_reduction: Literal["mean", "sum"] = "mean"
+    """How a minibatch's Huber losses combine into the loss a gradient is taken of: `sum` as in DQN's reference code (a gradient batch_size times the mean's; RMSProp's eps floor and the learning rate were tuned with it), or `mean`. The logged loss is always the mean per transition."""
+    clip_rewards: bool = False
+    """Clip rewards to [-1, 1] for learning (Atari); logged returns stay raw."""
+    fire_reset: bool = False
+    """Atari: press FIRE after every reset, in games that have it (DQN did not: its agent learns to press FIRE itself)."""
+    max_grad_norm: float = checked(10.0, lambda v: v >= 0, "be >= 0")
+    """Clip each gradient to this global norm before it is sent (0 = no clipping)."""
+
+    # --- exploration ----------------------------------------------------------------------------
+    epsilon_start: float = checked(1.0, lambda v: 0.0 <= v <= 1.0, "lie in [0, 1]")
+    """Initial exploration rate of every actor."""
+    epsilon_end: float = checked(0.05, lambda v: 0.0 <= v <= 1.0, "lie in [0, 1]")
+    """Final exploration rate of every actor; with epsilon_ladder and several actors the ladder sets each actor's instead."""
+    epsilon_decay_steps: int = checked(10_000, lambda v: v >= 0, "be >= 0")
+    """Agent steps (per actor, summed over its environment copies) over which epsilon anneals linearly to its final value, as DQN's reference code counts its 1M (Atari: 4 frames each)."""
+    epsilon_ladder: bool = True
+    """Give each actor its own final epsilon, base ** (1 + alpha * i / (N - 1)) as in Ape-X, so actors behave differently."""
+    ladder_base: float = checked(0.4, lambda v: 0.0 < v <= 1.0, "lie in (0, 1]")
+    """Base of the epsilon ladder (Ape-X: 0.4)."""
+    ladder_alpha: float = checked(7.0, lambda v: v >= 0, "be >= 0")
+    """Exponent spread of the epsilon ladder (Ape-X: 7)."""
+
+    # --- parameter server -----------------------------------------------------------------------
+    optimizer: Literal["adagrad", "rmsprop", "adam", "sgd"] = "adam"
+    """Optimizer each parameter shard applies to its slice (Gorila: AdaGrad; DQN: RMSProp)."""
+    learning_rate: float = checked(5e-4, lambda v: v > 0, "be > 0")
+    """Learning rate of the shard optimizers."""
+    optimizer_eps: float = checked(1e-8, lambda v: v > 0, "be > 0")
+    """Epsilon of the shard optimizer's denominator."""
+    rmsprop_alpha: float = checked(0.95, lambda v: 0.0 < v < 1.0, "lie in (0, 1)")
+    """Smoothing constant of RMSProp's squared-gradient average."""
+    target_update_every: int = checked(200, lambda v: v >= 1, "be >= 1")
+    """theta- <- theta+ every this many parameter-server updates (DQN: 10,000; Gorila: 60,000)."""
+    max_staleness: int = checked(0, lambda v: v >= -1, "be >= 1, 0 (auto) or -1 (keep every gradient)")
+    """A shard discards a gradient computed on parameters more than this many of its versions old. 0 = auto: max(100, 2 * N_learn * (2 * learner_sync_every + max_inflight_pushes * push_every)), twice the versions the other learners add while a gradient is on its way (it is computed on parameters fetched one refresh ahead and queues behind up to max_inflight_pushes messages of push_every gradients); -1 = keep every gradient."""
+    outlier_k: float = checked(5.0, lambda v: v >= 0, "be >= 0")
+    """A learner drops a gradient whose loss is more than k running standard deviations above its running mean (0 = off)."""
+    outlier_warmup: int = checked(100, lambda v: v >= 2, "be >= 2")
+    """Updates a learner makes before the outlier test applies."""
+    actor_sync_every: int = checked(100, lambda v: v >= 1, "be >= 1")
+    """Agent steps between an actor's parameter refreshes from the parameter server."""
+    learner_sync_every: int = checked(1, lambda v: v >= 1, "be >= 1")
+    """Learner updates between a learner's parameter refreshes from the parameter server."""
+    push_every: int = checked(1, lambda v: v >= 1, "be >= 1")
+    """Learner updates whose gradients travel to the shards in one message (each is still applied as its own update)."""
+    max_inflight_pushes: int = checked(4, lambda v: v >= 1, "be >= 1")
+    """Gradients a learner may have in flight to the shards before it waits (keeps the server off the critical path)."""
+
+    # --- evaluation, logging, checkpoints -------------------------------------------------------
+    eval_every_frames: int = checked(10_000, lambda v: v >= 0, "be >= 0")
+    """Frames between greedy evaluations (0 = only at the end)."""
+    eval_episodes: int = checked(20, lambda v: v >= 1, "be >= 1")
+    """Episodes per evaluation."""
+    confirm_episodes: int = checked(100, lambda v: v >= 1, "be >= 1")
+    """Episodes of the independent confirmation of an evaluation that reached stop_at_return (as many as `gorila evaluate RUN --episodes 100` plays afterwards)."""
+    eval_epsilon: float = checked(0.0, lambda v: 0.0 <= v <= 1.0, "lie in [0, 1]")
+    """Exploration rate during evaluation (Atari protocol: 0.05)."""
+    eval_max_frames: int = checked(18_000, lambda v: v >= 1, "be >= 1")
+    """Frame cap of an Atari evaluation episode (5 minutes)."""
+    checkpoint_every_frames: int = checked(50_000, lambda v: v >= 0, "be >= 0")
+    """Frames between checkpoints (a final one is always written)."""
+    log_every_seconds: float = checked(2.0, lambda v: v > 0, "be > 0")
+    """Seconds between progress lines and metrics records."""
+    keep_checkpoints: int = checked(3, lambda v: v >= 1, "be >= 1")
+    """Training checkpoints kept in the run directory (older ones are deleted; best.pt is always kept)."""
+    save_replay: bool = False
+    """Save every replay memory with each checkpoint (compressed .npz, written atomically), so that --resume continues with its experience instead of refilling it."""
+    shard_backup_every_seconds: float = checked(10.0, lambda v: v > 0, "be > 0")
+    """Seconds between copies of the parameter shards' states in the run directory, which a restarted shard restores (Ray)."""
+
+    # --- fault tolerance (Ray) ------------------------------------------------------------------
+    max_failures: int = checked(10, lambda v: v >= 0, "be >= 0")
+    """Component failures (a process died or stopped answering) the run recovers from before it gives up with a final checkpoint."""
+    call_timeout_seconds: float = checked(300.0, lambda v: v > 0, "be > 0")
+    """A worker whose call has not returned after this long is treated as failed and restarted."""
+
+    # --- resources ------------------------------------------------------------------------------
+    worker_cpus: float = checked(1.0, lambda v: v >= 0, "be >= 0")
+    """CPUs Ray reserves for each actor, learner or bundle."""
+    server_cpus: float = checked(0.0, lambda v: v >= 0, "be >= 0")
+    """CPUs Ray reserves for each parameter or replay shard."""
+    device: Literal["auto", "cpu", "cuda"] = "auto"
+    """Where learners compute: `auto` uses a GPU when torch sees one, `cuda` insists on it, `cpu` never uses one (actors and evaluation stay on the CPU)."""
+    learner_gpus: float = checked(0.0, lambda v: v >= 0 and (v <= 1 or float(v).is_integer()),
+                                  "be a fraction in [0, 1] or a whole number (Ray's rule for GPU requests)")
+    """GPUs Ray reserves for each learner or bundle (0 with a GPU device: the learners share one GPU)."""
+    torch_threads: int = checked(1, lambda v: v >= 1, "be >= 1")
+    """PyTorch threads in each component."""
+
+
+    def to_dict(self) -> dict:
+        data = dataclasses.asdict(self)
+        data["hidden_sizes"] = list(self.hidden_sizes)
+        return data
+
+
+def validate(config: Config) -> Config:
+    """Check every range and the topology; raise ConfigError naming the first bad key."""
+    for item in fields(Config):
+        check, must = item.metadata.get("rule", (None, ""))
+        value = getattr(config, item.name)
+        if check is not None and not check(value):
+            raise ConfigError(f"{item.name} must {must}, got {value!r}")
+    if config.bundled:
+        if config.actors != config.learners:
+            raise ConfigError(f"bundled mode needs actors == learners (got actors={config.actors}, "
+                              f"learners={config.learners}); pass --no-bundled for other topologies")
+        if config.replay != "local":
+            raise ConfigError("bundled mode uses local replay; pass --no-bundled to use --replay global")
+    if config.address and config.address != "auto":
+        host, _, port = config.address.rpartition(":")
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise ConfigError(f"address must be HOST:PORT or auto, got {config.address!r}")
+    if config.replay == "global" and config.replay_shards > config.actors * config.envs_per_actor:
+        raise ConfigError(f"replay_shards must be <= actors * envs_per_actor "
+                          f"({config.actors * config.envs_per_actor}): each shard holds whole environment streams")
+    return config
