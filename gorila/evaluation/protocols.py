@@ -19,7 +19,8 @@ import dataclasses
 
 import numpy as np
 
-from gorila.envs.ale_single import FULL_ACTIONS, AtariGame
+from gorila.envs.ale_single import AtariGame
+from gorila.envs.atari_constants import FULL_ACTIONS
 from gorila.envs.registry import EnvError, EnvSpec
 from gorila.envs.vector import Step, VectorEnv
 

@@ -22,7 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from gorila.envs.ale_single import FRAMESKIP, FULL_ACTIONS, AtariGame
+from gorila.envs.ale_single import AtariGame
+from gorila.envs.atari_constants import FRAMESKIP, FULL_ACTIONS
 from gorila.envs.registry import resolve_env
 
 FORMAT = "gorila-start-points-1"
