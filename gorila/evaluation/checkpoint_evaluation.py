@@ -12,7 +12,8 @@ from gorila.contracts import EnvInfo
 from gorila.envs import EnvError, resolve_env
 from gorila.components.evaluator import INDEPENDENT_SEED_OFFSET, Evaluator
 from gorila.agent.networks import load_flat_parameters, q_network_for
-from gorila.evaluation.protocols import ProtocolEnv, get_protocol
+from gorila.evaluation.protocol_env import ProtocolEnv
+from gorila.evaluation.protocols import get_protocol
 
 
 def restore_config(payload: dict) -> Config:
@@ -159,7 +160,7 @@ def _episode_seeds(evaluator: Evaluator, episodes: int) -> list[dict]:
     """Where each episode of the round began, in the order of `eval_returns`."""
     env, seed = evaluator.env, evaluator.round_seed
     if isinstance(env, ProtocolEnv):
-        return env.episodes(seed, episodes)
+        return env.episode_seeds(seed, episodes)
     note = "copy i reset with seed + i; its later episodes continue its random stream"
     return [{"copy": i, "seed": seed + i, "note": note} for i in range(env.num_envs)]
 

@@ -47,7 +47,7 @@ def checkpoint_policy(game: AtariGame, path: str, seed: int) -> tuple[Callable[[
 
     from gorila.agent import dqn
     from gorila.evaluation.checkpoint_evaluation import load_network
-    from gorila.evaluation.protocols import action_ids
+    from gorila.evaluation.protocol_env import action_ids
 
     network, config, info, file = load_network(path)
     trained_on = resolve_env(config.env)

@@ -24,11 +24,12 @@ import statistics
 from importlib import resources
 
 from gorila.envs import EnvError, resolve_env
+from gorila.evaluation.protocols import PROTOCOL_NAMES
 
-PROTOCOLS = ("noop", "human-starts", "machado")
 HUMAN_LEVEL = 75.0          # percent of human, the paper's threshold
 _COLUMNS = {"noop": {"random": "random", "human": "human", "dqn": "dqn_nature", "gorila": "gorila"},
             "human-starts": {"random": "random_hs", "human": "human_hs", "dqn": "dqn_hs", "gorila": "gorila_hs"}}
+PUBLISHED_PROTOCOLS = tuple(_COLUMNS)      # the protocols with published columns of their own
 
 
 @functools.lru_cache(maxsize=1)
@@ -53,9 +54,9 @@ def reference_scores(game: str) -> dict[str, float]:
 
 def reference_protocol(protocol: str) -> str:
     """The protocol whose published columns `protocol`'s scores are compared with."""
-    if protocol not in PROTOCOLS:
-        raise ValueError(f"unknown protocol {protocol!r}; choose one of {', '.join(PROTOCOLS)}")
-    return "human-starts" if protocol == "human-starts" else "noop"
+    if protocol not in PROTOCOL_NAMES:
+        raise ValueError(f"unknown protocol {protocol!r}; choose one of {', '.join(PROTOCOL_NAMES)}")
+    return protocol if protocol in PUBLISHED_PROTOCOLS else "noop"
 
 
 def published(game: str, protocol: str) -> dict[str, float]:
