@@ -129,7 +129,7 @@ def _start_point(item: dict) -> StartPoint:
     point = StartPoint(int(item["seed"]), actions, int(item["frames"]), float(item["reward_before"]),
                        str(item["digest"]))
     if point.frames != FRAMESKIP * len(actions):
-        raise ValueError(f"frames {point.frames} != 4 x {len(actions)} actions")
+        raise ValueError(f"frames {point.frames} != {FRAMESKIP} x {len(actions)} actions")
     return point
 
 
