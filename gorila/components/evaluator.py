@@ -1,4 +1,6 @@
-"""Greedy evaluation of theta+ with null-op starts (up to 30 no-ops, epsilon 0.05 on Atari)."""
+"""Evaluation of theta+: `eval_episodes` episodes played epsilon-greedily at `eval_epsilon` (the Atari
+preset's 0.05), on Atari with null-op starts (up to 30 no-ops) unless `make_env` builds the copies
+another protocol plays on."""
 from __future__ import annotations
 
 from collections.abc import Callable

@@ -2,8 +2,8 @@
 installed, else GIF (Pillow).
 
 Atari episodes show what the agent sees: the newest 84x84 grey frame of its input stack, enlarged,
-under the evaluation protocol (null-op starts, epsilon 0.05). Gymnasium tasks are drawn by their own
-renderer; CartPole, whose renderer needs pygame, is drawn from its state when pygame is missing.
+under null-op starts at the run's eval_epsilon (0.05 in the Atari preset). Gymnasium tasks, played
+greedily, are drawn by their own renderer; CartPole, whose renderer needs pygame, is drawn from its state when pygame is missing.
 """
 from __future__ import annotations
 

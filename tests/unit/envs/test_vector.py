@@ -265,3 +265,11 @@ def test_fire_reset_is_off_unless_asked(fire_reset, loses_a_life):
         assert any(s.terminal[0] for s in steps) == loses_a_life
     finally:
         env.close()
+
+
+def test_each_implementation_says_how_it_seeds_its_copies():
+    with make_vector_env("CartPole-v1", 3) as batched:       # Gymnasium's batched implementation
+        seeds = batched.episode_seeds(50, 6)
+        assert [(s["copies"], s["seed"]) for s in seeds] == [(3, 50)] and "as a whole" in seeds[0]["note"]
+    with make_vector_env("Acrobot-v1", 3) as looped:          # copies stepped in a loop
+        assert [(s["copy"], s["seed"]) for s in looped.episode_seeds(50, 6)] == [(0, 50), (1, 51), (2, 52)]
