@@ -72,7 +72,7 @@ def attach_final_evaluation(run: RunSummary, out: Path, episodes: int | None) ->
     if stored.is_file():
         run.final, run.final_source = json.loads(stored.read_text()), f"stored by gorila suite ({stored.name})"
         return
-    checkpoint = saved_model(run)
+    checkpoint = evaluated_checkpoint(run)
     if checkpoint is None:
         run.final_source = "no saved parameters (no checkpoint): no final evaluation"
         return
@@ -84,7 +84,7 @@ def attach_final_evaluation(run: RunSummary, out: Path, episodes: int | None) ->
                                            f"({run.label}-final_eval.json)")
 
 
-def saved_model(run: RunSummary) -> Path | None:
+def evaluated_checkpoint(run: RunSummary) -> Path | None:
     """The checkpoint `gorila evaluate RUN` loads: best.pt whenever there is one, else latest.pt."""
     try:
         return find_checkpoint(run.path)
@@ -94,7 +94,7 @@ def saved_model(run: RunSummary) -> Path | None:
 
 def attach_video(run: RunSummary, out: Path) -> None:
     from gorila.experiments.report.video import VideoError, record_episode
-    checkpoint = saved_model(run)
+    checkpoint = evaluated_checkpoint(run)
     if checkpoint is None:
         run.video = ("", "no video: no saved parameters")
         return
