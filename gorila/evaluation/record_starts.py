@@ -23,7 +23,8 @@ from gorila.evaluation.start_points import (
     save_start_points,
 )
 
-RECORD_MAX_FRAMES = PROTOCOLS["human-starts"].max_frames // 2    # a start point leaves at least half of human starts' 108,000 frames to play
+# a start point leaves at least half of human starts' 108,000 frames to play
+RECORD_MAX_FRAMES = PROTOCOLS["human-starts"].max_frames // 2
 
 
 def play_trajectory(game: AtariGame, policy: Callable[[np.ndarray], int], seed: int) -> Trajectory:

@@ -21,6 +21,7 @@ from pathlib import Path
 from gorila.records.checkpoints import LATEST, load_latest_good
 from gorila.config import Config, ConfigError, build_config
 from gorila.records.metrics import read_metrics
+from gorila.evaluation.protocols import get_protocol
 from gorila.evaluation.scores import paper_game
 
 SUITE_FILE = "suite.json"
@@ -81,7 +82,7 @@ def check_plan(plan: SuitePlan) -> None:
         raise ConfigError("--frames-per-game must be >= 1")
     if plan.episodes is not None and plan.episodes < 1:
         raise ConfigError("--episodes must be >= 1")
-    if "human-starts" in plan.protocols:
+    if any(get_protocol(protocol).start_points for protocol in plan.protocols):
         check_human_starts(plan)
     for game in plan.games:
         if not plan.finished(game):
@@ -174,7 +175,7 @@ def evaluate_game(plan: SuitePlan, game: str, protocol: str) -> dict:
     file) and store the result file."""
     from gorila.evaluation.checkpoint_evaluation import evaluate_checkpoint
     checkpoint = (plan.game_dir(game) / "checkpoints" / LATEST).resolve()     # the file latest.pt links to
-    starts = str(starts_of(plan, game)) if protocol == "human-starts" else None
+    starts = str(starts_of(plan, game)) if get_protocol(protocol).start_points else None
     result = evaluate_checkpoint(checkpoint, episodes=plan.episodes, protocol=protocol, starts=starts)
     result.update(protocol=protocol, parameters=FINAL_PARAMETERS, game=game)     # normalised by evaluate
     path = plan.result_file(game, protocol)
