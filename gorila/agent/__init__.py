@@ -1,1 +1,1 @@
-"""agent"""
+"""DQN's agent: its maths (dqn), its Q-networks (networks) and the one epsilon-greedy policy over a network (policy)."""

@@ -30,7 +30,7 @@ def add_parser(commands) -> None:
 
 def suite_plan(args):
     """The suite's plan and the Ray address its games run on (never passed to the games themselves)."""
-    from gorila.envs import ATARI_GAMES
+    from gorila.evaluation.scores import ATARI_GAMES, PUBLISHED_PROTOCOLS
     from gorila.experiments.suite.plan import SuitePlan
     overrides = cli_overrides(args)
     for field, flag in (("env", "--games"), ("run_dir", "--out"), ("total_frames", "--frames-per-game")):
@@ -43,7 +43,7 @@ def suite_plan(args):
     frames = args.frames_per_game if args.frames_per_game is not None else build_config(
         args.preset, args.config, overrides).total_frames
     return SuitePlan(Path(args.out), games, frames, args.preset, args.config, overrides, args.episodes,
-                     ("noop", "human-starts") if args.starts else ("noop",), args.starts), address
+                     PUBLISHED_PROTOCOLS if args.starts else ("noop",), args.starts), address
 
 
 def run(args) -> int:

@@ -9,10 +9,11 @@ import numpy as np
 import torch
 
 from gorila.agent import dqn
+from gorila.agent.networks import load_flat_parameters, q_network_for
+from gorila.agent.policy import EpsilonGreedyPolicy
 from gorila.config import Config
 from gorila.contracts import EnvInfo, ParameterSource, Report, TransitionSink
 from gorila.envs import make_vector_env
-from gorila.agent.networks import load_flat_parameters, q_network_for
 
 
 def final_epsilon(config: Config, index: int) -> float:
@@ -31,16 +32,15 @@ class Actor:
         self.config, self.info, self.index = config, info, index
         self.params, self.writer = params, writer
         seed = config.seed + 1000 * (index + 1)
-        self.rng = np.random.default_rng(seed)
         self.env = make_vector_env(config.env, config.envs_per_actor, seed=seed, fire_reset=config.fire_reset)
         self.network = q_network_for(config, info).requires_grad_(False)
+        self.policy = EpsilonGreedyPolicy(self.network, info.num_actions, np.random.default_rng(seed))
         self.epsilon_end = final_epsilon(config, index)
         self.epsilon_decay_steps = config.epsilon_decay_steps
         self.obs = self.env.reset(seed=seed)
         num_envs = self.env.num_envs
         self.episode_ended = np.zeros(num_envs, bool)   # the current obs is the last of its episode
         self.episode_return = np.zeros(num_envs, np.float64)
-        self.episode_length = np.zeros(num_envs, np.int64)
         self.steps = 0
         self.steps_since_sync = 0
         self.completed: list[float] = []
@@ -56,19 +56,11 @@ class Actor:
         return dqn.linear_epsilon(self.steps, self.config.epsilon_start, self.epsilon_end,
                                   self.epsilon_decay_steps)
 
-    def act(self, obs: np.ndarray) -> np.ndarray:
-        return dqn.epsilon_greedy(lambda rows: self.greedy(obs if rows.all() else obs[rows]), len(obs),
-                                  self.info.num_actions, self.epsilon, self.rng)
-
-    def greedy(self, obs: np.ndarray) -> np.ndarray:
-        with torch.no_grad():
-            return self.network(torch.as_tensor(obs)).numpy().argmax(axis=1)
-
     def step(self) -> None:
         """One step of every environment copy, one replay entry per copy."""
         if self.steps_since_sync >= self.config.actor_sync_every:
             self.sync()
-        actions = self.act(self.obs)
+        actions = self.policy.act(self.obs, self.epsilon)
         result = self.env.step(actions)
         reward = np.clip(result.reward, -1.0, 1.0) if self.config.clip_rewards else result.reward
         newest_frame = self.obs[:, -1] if self.info.stack > 1 else self.obs
@@ -85,11 +77,9 @@ class Actor:
     def _track_returns(self, result, ended: np.ndarray) -> None:
         live = ~ended
         self.episode_return[live] += result.reward[live]
-        self.episode_length[live] += 1
         for slot in np.flatnonzero(result.episode_end & live):
             self.completed.append(float(self.episode_return[slot]))
             self.episode_return[slot] = 0.0
-            self.episode_length[slot] = 0
 
     def run(self, budget: int) -> Report:
         """At least `budget` agent steps (a whole number of vector steps); a report for the driver."""

@@ -15,7 +15,7 @@ from gorila.components.replay import ReplayMemory
 
 
 class Bundle:
-    """Actor + LocalReplay + Learner, stepped in lockstep in one process."""
+    """An `Actor`, its own `ReplayMemory` and a `Learner`, stepped in lockstep in one process."""
 
     def __init__(self, actor: Actor, replay: ReplayMemory, learner: Learner, update_every: int):
         self.actor, self.replay, self.learner = actor, replay, learner

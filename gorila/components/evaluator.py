@@ -1,4 +1,6 @@
-"""Greedy evaluation of theta+ with null-op starts (up to 30 no-ops, epsilon 0.05 on Atari)."""
+"""Evaluation of theta+: `eval_episodes` episodes played epsilon-greedily at `eval_epsilon` (the Atari
+preset's 0.05), on Atari with null-op starts (up to 30 no-ops) unless `make_env` builds the copies
+another protocol plays on."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -6,11 +8,11 @@ from collections.abc import Callable
 import numpy as np
 import torch
 
-from gorila.agent import dqn
+from gorila.agent.networks import load_flat_parameters, q_network_for
+from gorila.agent.policy import EpsilonGreedyPolicy
 from gorila.config import Config
 from gorila.contracts import EnvInfo
 from gorila.envs import VectorEnv, make_vector_env, play_episodes
-from gorila.agent.networks import load_flat_parameters, q_network_for
 
 MAX_PARALLEL_EPISODES = 32
 TRAINING_SEED_OFFSET = 10**6       # evaluations during training
@@ -26,8 +28,9 @@ class Evaluator:
         self.config, self.info = config, info
         self.episodes = config.eval_episodes
         self.seed = config.seed + seed_offset
-        self.rng = np.random.default_rng(self.seed)
         self.network = q_network_for(config, info).requires_grad_(False)
+        self.policy = EpsilonGreedyPolicy(self.network, info.num_actions, np.random.default_rng(self.seed),
+                                          whole_batch=True)
         copies = min(self.episodes, MAX_PARALLEL_EPISODES)
         if make_env is None:
             cap = config.eval_max_frames if info.is_atari else None
@@ -35,28 +38,27 @@ class Evaluator:
                                        fire_reset=config.fire_reset)
         else:
             self.env = make_env(copies, self.seed)
-        self.rounds, self.next_seed = 0, self.seed
+        self.next_seed = self.seed
 
     def act(self, obs: np.ndarray) -> np.ndarray:
-        with torch.no_grad():
-            q_values = self.network(torch.as_tensor(obs)).numpy()
-        return dqn.greedy_with_epsilon(q_values, self.config.eval_epsilon, self.rng)
+        return self.policy.act(obs, self.config.eval_epsilon)
 
     def evaluate(self, flat_parameters: np.ndarray, episodes: int | None = None) -> dict:
         """Mean, standard deviation and all returns of one evaluation round of `episodes` episodes
         (default: eval_episodes).
 
-        Each round starts its environment copies from seeds no earlier round used, so two rounds on
-        the same parameters are independent: a round takes max(copies, episodes) seeds after the last
-        round's (copy i of the vector env starts from round_seed + i, episode e of a `ProtocolEnv`
-        from round_seed + e).
+        Each round resets its environment with a seed no earlier round used, so two rounds on the
+        same parameters play different episodes: a round takes max(copies, episodes) seeds after the
+        last round's, from `round_seed` on. What each copy or episode starts from is the environment's
+        `episode_seeds(round_seed, episodes)`: copy i from round_seed + i on ale-py and on Gymnasium
+        copies stepped in a loop, episode e of a `ProtocolEnv` from round_seed + e, the whole batch
+        from round_seed on Gymnasium's batched CartPole.
         """
         load_flat_parameters(self.network, flat_parameters)
         episodes = episodes or self.episodes
         self.round_seed = self.next_seed
         self.next_seed += max(self.env.num_envs, episodes)
         returns = play_episodes(self.env, self.act, episodes, seed=self.round_seed)
-        self.rounds += 1
         return {"eval_return_mean": float(np.mean(returns)), "eval_return_std": float(np.std(returns)),
                 "eval_episodes": len(returns), "eval_returns": [float(r) for r in returns]}
 

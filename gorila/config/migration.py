@@ -15,19 +15,10 @@ def in_agent_steps(values: dict, env: str) -> dict:
     if FRAME_COUNTED_KEY not in values:
         return values
     values = dict(values)
+    from gorila.envs.registry import frames_per_agent_step
     per_step = frames_per_agent_step(env)
     values["epsilon_decay_steps"] = values.pop(FRAME_COUNTED_KEY) // per_step
     if "learning_starts" in values:
         values["learning_starts"] //= per_step
     return values
 
-
-def frames_per_agent_step(env: str) -> int:
-    """Emulator frames per agent step: the action repeat of 4 on Atari, 1 elsewhere (and for a name
-    that is no environment, which preflight reports on its own)."""
-    from gorila.envs.registry import EnvError, resolve_env
-    from gorila.envs.vector import ATARI_FRAMESKIP
-    try:
-        return ATARI_FRAMESKIP if resolve_env(env).kind == "atari" else 1
-    except EnvError:
-        return 1

@@ -1,17 +1,20 @@
-"""Environments: name resolution, batched Atari / Gymnasium copies, episode playing."""
+"""Environments: name resolution, batched Atari / Gymnasium copies, episode playing.
 
-from gorila.envs.episodes import play_episodes
-from gorila.envs.registry import ATARI_GAMES, EnvError, EnvSpec, reference_scores, resolve_env
-from gorila.envs.vector import Step, VectorEnv, make_vector_env
+The names below are imported from their modules on first use, so that importing a light module of
+the package (`gorila.envs.atari_constants`, `gorila.envs.registry`) loads no numpy: the command line
+builds its help from them and stays fast.
+"""
+from importlib import import_module
 
-__all__ = [
-    "ATARI_GAMES",
-    "EnvError",
-    "EnvSpec",
-    "Step",
-    "VectorEnv",
-    "make_vector_env",
-    "play_episodes",
-    "reference_scores",
-    "resolve_env",
-]
+_HOMES = {"EnvError": "registry", "EnvSpec": "registry", "resolve_env": "registry",
+          "Step": "vector", "VectorEnv": "vector", "make_vector_env": "vector", "play_episodes": "episodes"}
+
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str):
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{_HOMES[name]}"), name)
+    globals()[name] = value
+    return value

@@ -5,7 +5,7 @@ no-ops, so episodes that begin at a start point (human starts) and episodes unde
 (sticky actions, Machado et al. 2018) are played here, one emulator per game, in Python.
 
 The preprocessing is DQN's as ale-py's vector environment does it (checked against it in
-tests/unit/test_ale_single.py): each agent step repeats its action for 4 frames, the observed frame is
+tests/unit/envs/test_ale_single.py): each agent step repeats its action for 4 frames, the observed frame is
 the pixel-wise max of the last two, turned grey by ALE's palette and shrunk from 210x160 to 84x84 by
 area averaging (OpenCV's INTER_AREA, which ale-py uses), and the observation stacks the last 4 such
 frames. After `reset` the stack holds zeros and the first frame in its last slot, as ale-py's does.
@@ -17,13 +17,8 @@ import hashlib
 
 import numpy as np
 
+from gorila.envs.atari_constants import FIRE, FRAME_SIZE, FRAMESKIP, MAX_EPISODE_FRAMES, NOOP, STACK
 from gorila.envs.registry import EnvError, EnvSpec, resolve_env
-
-FRAMESKIP = 4
-STACK = 4
-SIZE = 84
-NOOP, FIRE = 0, 1
-FULL_ACTIONS = 18
 
 
 def area_weights(source: int, target: int) -> np.ndarray:
@@ -45,7 +40,7 @@ def taps(weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 @functools.lru_cache(maxsize=4)
 def _resize_taps(height: int, width: int) -> tuple:
-    return taps(area_weights(height, SIZE)) + taps(area_weights(width, SIZE))
+    return taps(area_weights(height, FRAME_SIZE)) + taps(area_weights(width, FRAME_SIZE))
 
 
 def shrink(frame: np.ndarray) -> np.ndarray:
@@ -68,7 +63,7 @@ class AtariGame:
     `frames` reaches `max_frames` (then `truncated`), as the vector environment's frame cap does.
     """
 
-    def __init__(self, game: str | EnvSpec, sticky: float = 0.0, max_frames: int = 108_000):
+    def __init__(self, game: str | EnvSpec, sticky: float = 0.0, max_frames: int = MAX_EPISODE_FRAMES):
         from ale_py import ALEInterface, LoggerMode, roms
 
         spec = resolve_env(game)
@@ -82,7 +77,7 @@ class AtariGame:
         self.ale.loadROM(self._rom)
         self.minimal_actions = tuple(a.value for a in self.ale.getMinimalActionSet())
         self._last = np.zeros((2, *self.ale.getScreenDims()), np.uint8)
-        self.stack = np.zeros((STACK, SIZE, SIZE), np.uint8)
+        self.stack = np.zeros((STACK, FRAME_SIZE, FRAME_SIZE), np.uint8)
         self.frames = 0
 
     def reset(self, seed: int, fire: bool = False, noops: int = 0) -> np.ndarray:

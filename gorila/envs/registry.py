@@ -7,21 +7,15 @@ channel per kind of object), which show learning from pixels on a CPU in
 minutes; and any other Gymnasium environment with a discrete action space
 (CartPole and friends, for quick checks). `resolve_env` turns a user's
 spelling into one canonical `EnvSpec` so that configs, logs and checkpoints
-all name an environment the same way.
-
-The paper's 49 games and their reference scores come from `atari_scores.tsv`
-next to this module. Its slugs use hyphens (`space-invaders`); ale-py names
-the same ROMs with underscores (`space_invaders`), and that is the only
-difference for all 49 games, so `ATARI_GAMES` holds the ale-py names.
+all name an environment the same way. (The paper's 49 games and their
+published scores are in `gorila.evaluation.scores`.)
 """
 
 from __future__ import annotations
 
-import csv
 import functools
 import re
 from dataclasses import dataclass
-from importlib import resources
 
 _ATARI_ID = re.compile(r"^(?:ALE/)?(?P<game>[A-Za-z0-9_\-]+?)(?:NoFrameskip|Deterministic)?(?:-v(?P<ver>\d+))?$")
 _GYM_EXAMPLE = "e.g. CartPole-v1"
@@ -52,26 +46,6 @@ def _rom_index() -> dict[str, str]:
     from ale_py import roms
 
     return {_squash(rom): rom for rom in roms.get_all_rom_ids()}
-
-
-@functools.lru_cache(maxsize=1)
-def _score_table() -> dict[str, dict[str, float]]:
-    """Rows of atari_scores.tsv keyed by ale-py game name, in file order."""
-    text = resources.files(__package__).joinpath("atari_scores.tsv").read_text()
-    rows = csv.DictReader(text.splitlines(), delimiter="\t")
-    return {row.pop("game").replace("-", "_"): {k: float(v) for k, v in row.items()} for row in rows}
-
-
-ATARI_GAMES: tuple[str, ...] = tuple(_score_table())
-
-
-def reference_scores(game: str) -> dict[str, float]:
-    """Random, human, DQN and Gorila scores of one of the paper's 49 games (any spelling)."""
-    spec = resolve_env(game)
-    table = _score_table()
-    if spec.kind != "atari" or spec.game not in table:
-        raise EnvError(f"no reference scores for '{game}': it is not one of the paper's 49 Atari games")
-    return dict(table[spec.game])
 
 
 def _atari_name(game: str) -> str:
@@ -152,6 +126,16 @@ def resolve_env(name: str | EnvSpec) -> EnvSpec:
         f"unknown environment '{name}': not an Atari game (e.g. Pong, Breakout) "
         f"nor a registered Gymnasium id ({_GYM_EXAMPLE})"
     )
+
+
+def frames_per_agent_step(name: str) -> int:
+    """Emulator frames per agent step of environment `name`: the action repeat on Atari, 1 elsewhere
+    (and for a name that is no environment, which preflight reports on its own)."""
+    from gorila.envs.atari_constants import FRAMESKIP
+    try:
+        return FRAMESKIP if resolve_env(name).kind == "atari" else 1
+    except EnvError:
+        return 1
 
 
 def _gym_spec(gym_id: str) -> EnvSpec:

@@ -6,62 +6,13 @@ import dataclasses
 import time
 from collections.abc import Callable
 
-from gorila.records.checkpoints import CheckpointError, find_checkpoint, load_checkpoint
-from gorila.config import Config, ConfigError, apply_overrides
-from gorila.contracts import EnvInfo
+from gorila.config import Config, ConfigError
 from gorila.envs import EnvError, resolve_env
+from gorila.envs import atari_constants as atari
 from gorila.components.evaluator import INDEPENDENT_SEED_OFFSET, Evaluator
-from gorila.agent.networks import load_flat_parameters, q_network_for
-from gorila.evaluation.protocols import ProtocolEnv, get_protocol
-
-
-def restore_config(payload: dict) -> Config:
-    try:
-        return apply_overrides(Config(), payload["config"])
-    except (KeyError, ConfigError) as error:
-        raise CheckpointError(f"checkpoint holds no valid config ({error})") from None
-
-
-def restore_info(payload: dict) -> EnvInfo:
-    try:
-        data = dict(payload["env_info"])
-        for key in ("obs_shape", "frame_shape"):
-            data[key] = tuple(data[key])
-        return EnvInfo(**data)
-    except (KeyError, TypeError) as error:
-        raise CheckpointError(f"checkpoint holds no valid environment description ({error})") from None
-
-
-def load_checked(path) -> tuple:
-    """(file, payload, config, `EnvInfo`, Q-network with theta+ loaded) of a checkpoint; a network that
-    does not fit its game, or theta+ that does not fit its network, raises CheckpointError."""
-    file = find_checkpoint(path)
-    payload = load_checkpoint(file)
-    config, info = restore_config(payload), restore_info(payload)
-    check_fits_game(config, info, file)
-    network = q_network_for(config, info).requires_grad_(False)
-    theta, expected = payload.get("theta"), sum(p.numel() for p in network.parameters())
-    if not hasattr(theta, "numel") or theta.numel() != expected:
-        size = f"{theta.numel():,}" if hasattr(theta, "numel") else "no"
-        raise CheckpointError(f"{file}: theta+ has {size} parameters, its network {expected:,}")
-    load_flat_parameters(network, theta.numpy())
-    return file, payload, config, info, network
-
-
-def load_network(path) -> tuple:
-    """The Q-network of a checkpoint with theta+ loaded, its config, `EnvInfo` and file."""
-    file, _, config, info, network = load_checked(path)
-    return network, config, info, file
-
-
-def check_fits_game(config: Config, info: EnvInfo, file) -> None:
-    """The checkpoint's network must take the game's observations and choose among its actions."""
-    from gorila.envs import make_vector_env
-    with make_vector_env(config.env, 1) as env:
-        shape, actions = tuple(env.obs_shape), env.num_actions
-    if tuple(info.obs_shape) != shape or info.num_actions != actions:
-        raise CheckpointError(f"{file}: its network ({info.num_actions} actions, observations {info.obs_shape}) "
-                              f"does not fit {config.env} ({actions} actions, observations {shape})")
+from gorila.evaluation.protocol_env import ProtocolEnv
+from gorila.evaluation.protocols import get_protocol
+from gorila.evaluation.saved_agent import load_saved_agent
 
 
 def evaluate_checkpoint(path, episodes: int | None = None, epsilon: float | None = None,
@@ -71,7 +22,8 @@ def evaluate_checkpoint(path, episodes: int | None = None, epsilon: float | None
     the returns, their mean and spread, the protocol's settings, the seeds and normalised scores.
     `say` receives a progress line every 30 s of a long evaluation."""
     rules = get_protocol(protocol)
-    file, payload, config, info, _ = load_checked(path)
+    agent = load_saved_agent(path)
+    file, payload, config, info = agent.file, agent.payload, agent.config, agent.info
     spec = resolve_env(config.env)
     _check_protocol(spec, rules, starts)
     points, header = _start_points(starts, spec, rules)
@@ -88,7 +40,7 @@ def evaluate_checkpoint(path, episodes: int | None = None, epsilon: float | None
         evaluator.act = _ticking(evaluator.act, config.eval_episodes, say)
     try:
         result = evaluator.evaluate(payload["theta"].numpy())
-        played = _episode_seeds(evaluator, config.eval_episodes)
+        played = evaluator.env.episode_seeds(evaluator.round_seed, config.eval_episodes)  # in eval_returns' order
     finally:
         evaluator.close()
     return {"checkpoint": str(file), "env": config.env, "atari": info.is_atari, "env_frames": payload["env_frames"],
@@ -155,22 +107,14 @@ def _evaluation_config(config, info, rules, episodes, epsilon, seed, max_frames)
     return dataclasses.replace(config, **{k: v for k, v in changes.items() if v is not None})
 
 
-def _episode_seeds(evaluator: Evaluator, episodes: int) -> list[dict]:
-    """Where each episode of the round began, in the order of `eval_returns`."""
-    env, seed = evaluator.env, evaluator.round_seed
-    if isinstance(env, ProtocolEnv):
-        return env.episodes(seed, episodes)
-    note = "copy i reset with seed + i; its later episodes continue its random stream"
-    return [{"copy": i, "seed": seed + i, "note": note} for i in range(env.num_envs)]
-
-
 def _settings(rules, config, info, evaluator, header) -> dict:
     """What the episodes were played under."""
     if not info.is_atari:
         return {"epsilon": config.eval_epsilon, "plain": "Gymnasium episodes, no Atari protocol"}
     settings = {**rules.settings(), "epsilon": config.eval_epsilon, "epsilon_seed": evaluator.seed,
                 "max_frames": config.eval_max_frames,
-                "frameskip": 4, "frame_max_pool": 2, "stack": 4, "network_actions": info.num_actions}
+                "frameskip": atari.FRAMESKIP, "frame_max_pool": atari.FRAME_MAX_POOL, "stack": atari.STACK,
+                "network_actions": info.num_actions}
     if isinstance(evaluator.env, ProtocolEnv):
         settings["network_action_ale_ids"] = [int(a) for a in evaluator.env.action_ids]
     if header is not None:

@@ -13,6 +13,8 @@ import numpy as np
 
 from gorila.envs import resolve_env
 from gorila.envs.ale_single import AtariGame
+from gorila.envs.atari_constants import FRAMESKIP
+from gorila.evaluation.protocols import DQN_EVAL_EPSILON, PROTOCOLS
 from gorila.evaluation.start_points import (
     StartPointError,
     Trajectory,
@@ -21,7 +23,8 @@ from gorila.evaluation.start_points import (
     save_start_points,
 )
 
-RECORD_MAX_FRAMES = 54_000     # a start point leaves at least half of human starts' 108,000 frames to play
+# a start point leaves at least half of human starts' 108,000 frames to play
+RECORD_MAX_FRAMES = PROTOCOLS["human-starts"].max_frames // 2
 
 
 def play_trajectory(game: AtariGame, policy: Callable[[np.ndarray], int], seed: int) -> Trajectory:
@@ -43,30 +46,27 @@ def random_policy(game: AtariGame, seed: int) -> Callable[[np.ndarray], int]:
 
 def checkpoint_policy(game: AtariGame, path: str, seed: int) -> tuple[Callable[[np.ndarray], int], str]:
     """Epsilon-greedy (0.05) play of a checkpoint's theta+, and the checkpoint file."""
-    import torch
+    from gorila.agent.policy import EpsilonGreedyPolicy
+    from gorila.evaluation.protocol_env import action_ids
+    from gorila.evaluation.saved_agent import load_saved_agent
 
-    from gorila.agent import dqn
-    from gorila.evaluation.checkpoint_evaluation import load_network
-    from gorila.evaluation.protocols import action_ids
-
-    network, config, info, file = load_network(path)
-    trained_on = resolve_env(config.env)
+    agent = load_saved_agent(path)
+    trained_on = resolve_env(agent.config.env)
     if trained_on != game.spec:
-        raise StartPointError(f"{file} was trained on {trained_on.id}, not on {game.spec.id}")
-    ids, rng = action_ids(game, info.num_actions), np.random.default_rng(seed)
+        raise StartPointError(f"{agent.file} was trained on {trained_on.id}, not on {game.spec.id}")
+    ids = action_ids(game, agent.info.num_actions)
+    acting = EpsilonGreedyPolicy(agent.network, agent.info.num_actions, np.random.default_rng(seed))
 
     def policy(obs: np.ndarray) -> int:
-        with torch.no_grad():
-            q_values = network(torch.as_tensor(obs[None])).numpy()
-        return ids[int(dqn.greedy_with_epsilon(q_values, 0.05, rng)[0])]
-    return policy, str(file)
+        return ids[int(acting.act(obs[None], DQN_EVAL_EPSILON)[0])]
+    return policy, str(agent.file)
 
 
 def gymnasium_game(game: AtariGame):
     """Gymnasium's env of the same game, stepped as `AtariGame` replays: 4 frames an action, no sticky
     actions, all 18 actions (index i is ALE action i)."""
     import gymnasium
-    return gymnasium.make(game.spec.id, render_mode="rgb_array", frameskip=4, repeat_action_probability=0.0,
+    return gymnasium.make(game.spec.id, render_mode="rgb_array", frameskip=FRAMESKIP, repeat_action_probability=0.0,
                           full_action_space=True)
 
 

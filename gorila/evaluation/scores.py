@@ -1,6 +1,11 @@
 """Published Atari scores and the paper's normalisations (Nair et al., 2015, tables 2-3).
 
-Each evaluation protocol has its own reference columns in `envs/atari_scores.tsv`:
+The paper's 49 games and their published scores are in `atari_scores.tsv` next to this module. Its
+slugs use hyphens (`space-invaders`); ale-py names the same ROMs with underscores (`space_invaders`),
+and that is the only difference for all 49 games, so `ATARI_GAMES` holds the ale-py names. Importing
+this module costs no torch, Ray or Gymnasium.
+
+Each evaluation protocol has its own reference columns:
 
 - `noop` (up to 30 null-op starts): random, human, DQN (Nature) and Gorila;
 - `human-starts` (start points sampled from human play): the `_hs` columns;
@@ -13,21 +18,45 @@ when the human-normalised score is at least 75%.
 """
 from __future__ import annotations
 
+import csv
+import functools
 import statistics
+from importlib import resources
 
-from gorila.envs import ATARI_GAMES, reference_scores
+from gorila.envs import EnvError, resolve_env
+from gorila.evaluation.protocols import PROTOCOL_NAMES
 
-PROTOCOLS = ("noop", "human-starts", "machado")
 HUMAN_LEVEL = 75.0          # percent of human, the paper's threshold
 _COLUMNS = {"noop": {"random": "random", "human": "human", "dqn": "dqn_nature", "gorila": "gorila"},
             "human-starts": {"random": "random_hs", "human": "human_hs", "dqn": "dqn_hs", "gorila": "gorila_hs"}}
+PUBLISHED_PROTOCOLS = tuple(_COLUMNS)      # the protocols with published columns of their own
+
+
+@functools.lru_cache(maxsize=1)
+def _score_table() -> dict[str, dict[str, float]]:
+    """Rows of atari_scores.tsv keyed by ale-py game name, in file order."""
+    text = resources.files(__package__).joinpath("atari_scores.tsv").read_text()
+    rows = csv.DictReader(text.splitlines(), delimiter="\t")
+    return {row.pop("game").replace("-", "_"): {k: float(v) for k, v in row.items()} for row in rows}
+
+
+ATARI_GAMES: tuple[str, ...] = tuple(_score_table())
+
+
+def reference_scores(game: str) -> dict[str, float]:
+    """Random, human, DQN and Gorila scores of one of the paper's 49 games (any spelling)."""
+    spec = resolve_env(game)
+    table = _score_table()
+    if spec.kind != "atari" or spec.game not in table:
+        raise EnvError(f"no reference scores for '{game}': it is not one of the paper's 49 Atari games")
+    return dict(table[spec.game])
 
 
 def reference_protocol(protocol: str) -> str:
     """The protocol whose published columns `protocol`'s scores are compared with."""
-    if protocol not in PROTOCOLS:
-        raise ValueError(f"unknown protocol {protocol!r}; choose one of {', '.join(PROTOCOLS)}")
-    return "human-starts" if protocol == "human-starts" else "noop"
+    if protocol not in PROTOCOL_NAMES:
+        raise ValueError(f"unknown protocol {protocol!r}; choose one of {', '.join(PROTOCOL_NAMES)}")
+    return protocol if protocol in PUBLISHED_PROTOCOLS else "noop"
 
 
 def published(game: str, protocol: str) -> dict[str, float]:
@@ -55,7 +84,6 @@ def normalised_scores(game: str, score: float, protocol: str) -> dict:
 
 def paper_game(env) -> str | None:
     """The ale-py name of one of the paper's 49 games for an env name or spec, else None."""
-    from gorila.envs import EnvError, resolve_env
     try:
         spec = resolve_env(env)
     except EnvError:

@@ -22,7 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from gorila.envs.ale_single import FRAMESKIP, FULL_ACTIONS, AtariGame
+from gorila.envs.ale_single import AtariGame
+from gorila.envs.atari_constants import FRAMESKIP, FULL_ACTIONS
 from gorila.envs.registry import resolve_env
 
 FORMAT = "gorila-start-points-1"
@@ -128,7 +129,7 @@ def _start_point(item: dict) -> StartPoint:
     point = StartPoint(int(item["seed"]), actions, int(item["frames"]), float(item["reward_before"]),
                        str(item["digest"]))
     if point.frames != FRAMESKIP * len(actions):
-        raise ValueError(f"frames {point.frames} != 4 x {len(actions)} actions")
+        raise ValueError(f"frames {point.frames} != {FRAMESKIP} x {len(actions)} actions")
     return point
 
 

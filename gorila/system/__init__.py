@@ -1,1 +1,4 @@
-"""system"""
+"""The system around the components: `builders` make each component from the config, `topology` wires
+any topology (`build_system`), `trainer` drives the run, `scheduler` is the budget policy, `stop_rule`
+decides when to evaluate and when a run is solved, `recovery` handles failed components, `preflight`
+checks a config before anything starts, `signals` turns Ctrl-C and SIGTERM into a clean stop."""

@@ -5,9 +5,10 @@
   the parameter server (an actor or bundle also continues its epsilon schedule from its step count).
 - A server (parameter shard, replay shard, evaluator) is restarted by Ray while its callers' calls
   wait and are retried. A parameter shard restores its last saved state (see
-  `records.checkpoints.shard_backup`); a replay shard restores the replay saved with the last
-  checkpoint under --save-replay, and otherwise starts empty. The driver notices the restart from
-  the component's process id.
+  `gorila.records.checkpoints.shard_backup`); a replay shard restores the replay saved with the last
+  checkpoint when the run saves its replay (`--save-replay`) and has written a checkpoint, else
+  starts empty and fills again from the actors. The driver notices the restart from the component's
+  process id.
 - A worker whose call has not returned within `call_timeout_seconds` is ended, and so restarted.
 
 Each failure is a `fault` record in metrics.jsonl and a progress line. After `max_failures` of them

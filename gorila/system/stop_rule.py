@@ -43,7 +43,6 @@ class EvaluationPlan:
         self.pending: Candidate | None = None
         self.best: Candidate | None = None
         self.last: dict | None = None
-        self.solved: Candidate | None = None
 
     def due(self, steps: int) -> bool:
         return self.pending is None and steps >= self.next_at
@@ -64,7 +63,6 @@ class EvaluationPlan:
         if self.best is None or candidate.score > self.best.score:
             self.best = candidate
         if passed:
-            self.solved = candidate
             return Verdict.SOLVED
         return Verdict.DONE
 

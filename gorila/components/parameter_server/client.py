@@ -35,10 +35,6 @@ class ParameterClient:
         self.target_versions = np.full(len(shards), -1, np.int64)
         self.prefetched: list | None = None
 
-    @property
-    def size(self) -> int:
-        return self.bounds[-1][1]
-
     def push(self, gradient: np.ndarray, base_versions: np.ndarray) -> None:
         """Send each shard its slice of the gradient and the version it was computed on; do not wait.
 

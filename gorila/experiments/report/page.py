@@ -10,7 +10,8 @@ import yaml
 from gorila.experiments.report import plots
 from gorila.experiments.report.summary import (BEST_SEEN_NOTE, RunSummary, SuiteSummary, attach_final_evaluation, attach_video,
                            classify, load_run, load_suite, suite_text, summary_lines_of)
-from gorila.experiments.suite.table import summary_lines
+from gorila.evaluation.scores import HUMAN_LEVEL, PUBLISHED_PROTOCOLS
+from gorila.experiments.suite.table import column_key, summary_lines
 
 CONFIG_KEYS = ("env", "runtime", "actors", "learners", "param_shards", "bundled", "replay", "total_frames",
                "optimizer", "learning_rate", "target_update_every", "seed")
@@ -71,8 +72,8 @@ def _run_html(run: RunSummary) -> str:
 
 def _suite_section(suite: SuiteSummary, out: Path, index: int, video: bool) -> str:
     stem = f"suite{index + 1}" if index else "suite"
-    figures = [plots.plot_normalised_bars(suite.rows, out / f"{stem}_human_normalised_{key}.png", key)
-               for key in ("noop", "human_starts")]
+    figures = [plots.plot_normalised_bars(suite.rows, out / f"{stem}_human_normalised_{column_key(p)}.png", p)
+               for p in PUBLISHED_PROTOCOLS]
     if suite.games:
         figures.append(plots.plot_game_grid([(g.label, g.records) for g in suite.games], out / f"{stem}_curves.png"))
     if video:
@@ -82,7 +83,7 @@ def _suite_section(suite: SuiteSummary, out: Path, index: int, video: bool) -> s
     parts = [f"<h2>Suite {_e(suite.path)}</h2>",
              f"<p>{_e(suite_text(suite)[0])}; the published DQN (Mnih et al., 2015) and Gorila (Nair et al., 2015) "
              "scores beside them. The paper counts a game above DQN when its score beats DQN's, and at human "
-             "level at &gt;= 75% of the human-normalised score.</p>",
+             f"level at &gt;= {HUMAN_LEVEL:g}% of the human-normalised score.</p>",
              _rows_html(suite.rows), _markdown_table(summary_lines(suite.summary)),
              *(_img(f) for f in figures if f)]
     if table.is_file():
@@ -129,7 +130,7 @@ def _page(sections: list[str]) -> str:
     style = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto}table{border-collapse:collapse;margin:1em 0}"
              "td,th{border:1px solid #ccc;padding:2px 8px;text-align:left}img{max-width:100%}")
     note = ("Scores are an evaluation of the saved parameters on episodes no training evaluation played: the "
-            "checkpoint gorila evaluate loads (best.pt of a run that stopped on a confirmed solve, else the last "
-            f"one; a suite's games: the last one), named with each score. The {BEST_SEEN_NOTE}.")
+            "checkpoint gorila evaluate loads (best.pt, the parameters of the best evaluation during training, "
+            f"wherever there is one, else the last one; a suite's games: the last one), named with each score. The {BEST_SEEN_NOTE}.")
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>gorila report</title><style>{style}</style>"
             f"</head><body><h1>gorila report</h1><p>{_e(note)}</p>{''.join(sections)}</body></html>\n")

@@ -5,9 +5,11 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from gorila.evaluation.protocols import LABELS
+from gorila.evaluation.scores import HUMAN_LEVEL
+from gorila.experiments.suite.table import column_key
+
 X_AXES = {"env_frames": "environment frames", "wall_time": "wall time (s)"}
-HUMAN_LEVEL = 75.0
-PROTOCOL_NAMES = {"noop": "null-op starts", "human_starts": "human starts"}
 
 
 def _pyplot():
@@ -79,10 +81,11 @@ def plot_game_grid(games: list[tuple[str, list[dict]]], path: Path) -> Path:
     return _save(plt, figure, path)
 
 
-def plot_normalised_bars(rows: list[dict], path: Path, key: str = "noop") -> Path | None:
-    """Sorted horizontal bars of our human-normalised scores, the published DQN and Gorila scores
-    of each game as markers, on a symmetric-log axis (scores span -100% to several 1000%), with the
-    paper's 75% human-level line."""
+def plot_normalised_bars(rows: list[dict], path: Path, protocol: str = "noop") -> Path | None:
+    """Sorted horizontal bars of our human-normalised scores under `protocol`, the published DQN and
+    Gorila scores of each game as markers, on a symmetric-log axis (scores span -100% to several
+    1000%), with the paper's 75% human-level line."""
+    key = column_key(protocol)
     rows = [r for r in rows if r.get(f"human_normalised_{key}") is not None]
     if not rows:
         return None
@@ -91,7 +94,8 @@ def plot_normalised_bars(rows: list[dict], path: Path, key: str = "noop") -> Pat
     figure, axis = plt.subplots(figsize=(8, 2.2 + 0.28 * len(rows)))
     positions = range(len(rows))
     ours = [r[f"human_normalised_{key}"] for r in rows]
-    for at_human, colour, label in ((False, "C0", "ours, below 75% of human"), (True, "C2", "ours, at >= 75% of human")):
+    for at_human, colour, label in ((False, "C0", f"ours, below {HUMAN_LEVEL:g}% of human"),
+                                    (True, "C2", f"ours, at >= {HUMAN_LEVEL:g}% of human")):
         chosen = [(p, v) for p, v in zip(positions, ours) if (v >= HUMAN_LEVEL) == at_human]
         if chosen:
             axis.barh([p for p, _ in chosen], [v for _, v in chosen], color=colour, label=label)
@@ -102,12 +106,12 @@ def plot_normalised_bars(rows: list[dict], path: Path, key: str = "noop") -> Pat
         shown += [v for v, _ in points]
         axis.scatter([v for v, _ in points], [p for _, p in points], marker=marker, color=colour, s=60, zorder=3,
                      label=f"{source.upper() if source == 'dqn' else 'Gorila'} (published)")
-    axis.axvline(HUMAN_LEVEL, color="grey", linestyle="--", linewidth=1, label="75% of human")
+    axis.axvline(HUMAN_LEVEL, color="grey", linestyle="--", linewidth=1, label=f"{HUMAN_LEVEL:g}% of human")
     axis.set_xscale("symlog", linthresh=10)
     axis.set_yticks(list(positions), [r["game"] for r in rows], fontsize=8)
     axis.set_ylim(-0.7, len(rows) - 0.3)
     axis.set_xlabel("human-normalised score (%)")
-    axis.set_title(f"human-normalised score per game, {PROTOCOL_NAMES[key]}, final evaluation")
+    axis.set_title(f"human-normalised score per game, {LABELS[protocol]}, final evaluation")
     axis.grid(axis="x", alpha=0.3)
     axis.set_xlim(min(min(shown) * 2, -1.0), max(max(shown) * 2, 200.0))     # room for every marker
     figure.legend(*axis.get_legend_handles_labels(), fontsize=7, loc="lower center", ncol=3)

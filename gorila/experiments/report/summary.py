@@ -2,9 +2,10 @@
 
 Each run's score is an evaluation of its saved parameters on episodes no training evaluation
 played: the one `gorila suite` stored beside the run (the last training checkpoint), else one made here
-of the checkpoint `gorila evaluate RUN` loads (`best.pt` of a run that stopped on a confirmed solve,
-else `latest.pt`), named beside the score. The best evaluation seen during training is shown too, labelled as biased upwards: it is the
-maximum over many noisy evaluations of changing parameters.
+of the checkpoint `gorila evaluate RUN` loads (`best.pt` whenever the run has one, which training
+rewrites at every evaluation that beats the best so far; else `latest.pt`), named beside the score.
+The best evaluation seen during training is shown too, labelled as biased upwards: it is the maximum
+over many noisy evaluations of changing parameters.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import yaml
 
 from gorila.records.checkpoints import CheckpointError, find_checkpoint
 from gorila.records.metrics import read_metrics
-from gorila.experiments.suite.plan import SUITE_FILE, SuitePlan
+from gorila.experiments.suite.plan import SUITE_FILE, SuitePlan, result_file
 from gorila.experiments.suite.table import collect, summaries, summary_lines, table_row
 
 BEST_SEEN_NOTE = "best evaluation seen during training: biased upwards (the maximum of many noisy evaluations)"
@@ -67,11 +68,11 @@ def load_run(path: Path, label: str | None = None) -> RunSummary:
 
 def attach_final_evaluation(run: RunSummary, out: Path, episodes: int | None) -> None:
     """The suite's stored final evaluation, or a new one of the run's model (kept in `out`)."""
-    stored = run.path / "final_eval-noop.json"
+    stored = result_file(run.path, "noop")
     if stored.is_file():
         run.final, run.final_source = json.loads(stored.read_text()), f"stored by gorila suite ({stored.name})"
         return
-    checkpoint = saved_model(run)
+    checkpoint = evaluated_checkpoint(run)
     if checkpoint is None:
         run.final_source = "no saved parameters (no checkpoint): no final evaluation"
         return
@@ -83,8 +84,8 @@ def attach_final_evaluation(run: RunSummary, out: Path, episodes: int | None) ->
                                            f"({run.label}-final_eval.json)")
 
 
-def saved_model(run: RunSummary) -> Path | None:
-    """The checkpoint `gorila evaluate RUN` loads: best.pt of a solved run, else latest.pt."""
+def evaluated_checkpoint(run: RunSummary) -> Path | None:
+    """The checkpoint `gorila evaluate RUN` loads: best.pt whenever there is one, else latest.pt."""
     try:
         return find_checkpoint(run.path)
     except CheckpointError:
@@ -93,7 +94,7 @@ def saved_model(run: RunSummary) -> Path | None:
 
 def attach_video(run: RunSummary, out: Path) -> None:
     from gorila.experiments.report.video import VideoError, record_episode
-    checkpoint = saved_model(run)
+    checkpoint = evaluated_checkpoint(run)
     if checkpoint is None:
         run.video = ("", "no video: no saved parameters")
         return
@@ -148,7 +149,7 @@ def load_suite(path: Path) -> SuiteSummary:
     scores = {g: {p: r["eval_return_mean"] for p, r in res.items()} for g, res in results.items()}
     games = [load_run(plan.game_dir(g), g) for g in plan.games if (plan.game_dir(g) / "metrics.jsonl").is_file()]
     for game in games:
-        stored = game.path / "final_eval-noop.json"
+        stored = result_file(game.path, "noop")
         if stored.is_file():
             game.final, game.final_source = json.loads(stored.read_text()), "stored by gorila suite"
     return SuiteSummary(path, plan, rows, summaries(scores), games)

@@ -2,21 +2,19 @@
 installed, else GIF (Pillow).
 
 Atari episodes show what the agent sees: the newest 84x84 grey frame of its input stack, enlarged,
-under the evaluation protocol (null-op starts, epsilon 0.05). Gymnasium tasks are drawn by their own
-renderer; CartPole, whose renderer needs pygame, is drawn from its state when pygame is missing.
+under null-op starts at the run's eval_epsilon (0.05 in the Atari preset). Gymnasium tasks, played
+greedily, are drawn by their own renderer; CartPole, whose renderer needs pygame, is drawn from its state when pygame is missing.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 import numpy as np
-import torch
 
-from gorila.agent import dqn
-from gorila.records.checkpoints import load_checkpoint
-from gorila.evaluation.checkpoint_evaluation import restore_config, restore_info
+from gorila.agent.policy import EpsilonGreedyPolicy
 from gorila.components.evaluator import INDEPENDENT_SEED_OFFSET
-from gorila.agent.networks import load_flat_parameters, q_network_for
+from gorila.envs.atari_constants import FRAMESKIP
+from gorila.evaluation.saved_agent import load_saved_agent
 
 MAX_STEPS = 1000          # agent steps recorded at most (an Atari episode may run to 4,500)
 ATARI_SCALE = 3
@@ -27,39 +25,32 @@ class VideoError(RuntimeError):
 
 
 def record_episode(checkpoint: Path, stem: Path, max_steps: int = MAX_STEPS) -> tuple[Path, str]:
-    """Play one episode with the checkpoint's parameters; the file written and a note on its format."""
-    payload = load_checkpoint(checkpoint)
-    config, info = restore_config(payload), restore_info(payload)
-    network = q_network_for(config, info).requires_grad_(False)
-    load_flat_parameters(network, payload["theta"].numpy())
+    """Play one episode with the checkpoint's parameters; the file written and a note on its format. A
+    checkpoint that does not fit its game raises CheckpointError (`load_saved_agent`)."""
+    agent = load_saved_agent(checkpoint)
+    config, info = agent.config, agent.info
     seed = config.seed + INDEPENDENT_SEED_OFFSET
+    policy = EpsilonGreedyPolicy(agent.network, info.num_actions, np.random.default_rng(seed))
     if info.is_atari:
-        frames, total = _atari_frames(config, network, seed, max_steps)
-        fps = 15                  # one agent step is 4 frames at 60 Hz
+        frames, total = _atari_frames(config, policy, seed, max_steps)
+        fps = 60 // FRAMESKIP     # one agent step is 4 frames at 60 Hz
     else:
-        frames, total = _gym_frames(config.env, network, seed, max_steps)
+        frames, total = _gym_frames(config.env, policy, seed, max_steps)
         fps = 30
     path, note = write_animation(frames, stem, fps)
     return path, f"{note}; return {total:g} over {len(frames) - 1} steps" + (
         f" (cut at {max_steps})" if len(frames) > max_steps else "")
 
 
-def _q_act(network, obs: np.ndarray, epsilon: float, rng) -> np.ndarray:
-    with torch.no_grad():
-        q_values = network(torch.as_tensor(obs)).numpy()
-    return dqn.greedy_with_epsilon(q_values, epsilon, rng)
-
-
-def _atari_frames(config, network, seed: int, max_steps: int) -> tuple[list[np.ndarray], float]:
+def _atari_frames(config, policy: EpsilonGreedyPolicy, seed: int, max_steps: int) -> tuple[list[np.ndarray], float]:
     from gorila.envs import make_vector_env
-    rng = np.random.default_rng(seed)
     frames, total = [], 0.0
     with make_vector_env(config.env, 1, seed=seed, evaluation=True,
                          max_episode_frames=config.eval_max_frames) as env:
         obs = env.reset(seed)
         frames.append(_enlarge(obs[0][-1]))
         for _ in range(max_steps):
-            step = env.step(_q_act(network, obs, config.eval_epsilon, rng))
+            step = env.step(policy.act(obs, config.eval_epsilon))
             obs, total = step.obs, total + float(step.reward[0])
             frames.append(_enlarge(obs[0][-1]))
             if step.episode_end[0]:
@@ -71,16 +62,15 @@ def _enlarge(frame: np.ndarray) -> np.ndarray:
     return np.repeat(np.repeat(frame, ATARI_SCALE, axis=0), ATARI_SCALE, axis=1)
 
 
-def _gym_frames(env_id: str, network, seed: int, max_steps: int) -> tuple[list[np.ndarray], float]:
+def _gym_frames(env_id: str, policy: EpsilonGreedyPolicy, seed: int, max_steps: int) -> tuple[list[np.ndarray], float]:
     import gymnasium
     env = gymnasium.make(env_id, render_mode="rgb_array")
     try:
         obs, _ = env.reset(seed=seed)
-        rng = np.random.default_rng(seed)
         draw = _renderer(env, env_id)
         frames, total = [draw(obs)], 0.0
         for _ in range(max_steps):
-            action = int(_q_act(network, obs[None].astype(np.float32), 0.0, rng)[0])
+            action = int(policy.act(obs[None].astype(np.float32), 0.0)[0])
             obs, reward, terminated, truncated, _ = env.step(action)
             frames.append(draw(obs))
             total += float(reward)

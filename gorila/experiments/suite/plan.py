@@ -21,10 +21,16 @@ from pathlib import Path
 from gorila.records.checkpoints import LATEST, load_latest_good
 from gorila.config import Config, ConfigError, build_config
 from gorila.records.metrics import read_metrics
+from gorila.evaluation.protocols import get_protocol
 from gorila.evaluation.scores import paper_game
 
 SUITE_FILE = "suite.json"
 FINAL_PARAMETERS = "parameters saved at the end of training (checkpoints/latest.pt)"
+
+
+def result_file(run_dir: str | Path, protocol: str) -> Path:
+    """Where a suite stores the final evaluation of a game's run under `protocol`."""
+    return Path(run_dir) / f"final_eval-{protocol}.json"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,7 +50,7 @@ class SuitePlan:
         return self.out / game.replace("/", "_")
 
     def result_file(self, game: str, protocol: str) -> Path:
-        return self.game_dir(game) / f"final_eval-{protocol}.json"
+        return result_file(self.game_dir(game), protocol)
 
     def game_fields(self, game: str) -> dict:
         """The fields a game's run sets on top of the shared config."""
@@ -76,7 +82,7 @@ def check_plan(plan: SuitePlan) -> None:
         raise ConfigError("--frames-per-game must be >= 1")
     if plan.episodes is not None and plan.episodes < 1:
         raise ConfigError("--episodes must be >= 1")
-    if "human-starts" in plan.protocols:
+    if any(get_protocol(protocol).start_points for protocol in plan.protocols):
         check_human_starts(plan)
     for game in plan.games:
         if not plan.finished(game):
@@ -165,23 +171,18 @@ def resumable(run_dir: Path) -> dict | None:
 
 
 def evaluate_game(plan: SuitePlan, game: str, protocol: str) -> dict:
-    """Evaluate the final parameters of `game` under `protocol` and store the result file."""
+    """Evaluate the final parameters of `game` under `protocol` (human starts from its start-point
+    file) and store the result file."""
+    from gorila.evaluation.checkpoint_evaluation import evaluate_checkpoint
     checkpoint = (plan.game_dir(game) / "checkpoints" / LATEST).resolve()     # the file latest.pt links to
-    starts = str(starts_of(plan, game)) if protocol == "human-starts" else None
-    result = evaluate_saved(checkpoint, protocol, plan.episodes, starts)
+    starts = str(starts_of(plan, game)) if get_protocol(protocol).start_points else None
+    result = evaluate_checkpoint(checkpoint, episodes=plan.episodes, protocol=protocol, starts=starts)
     result.update(protocol=protocol, parameters=FINAL_PARAMETERS, game=game)     # normalised by evaluate
     path = plan.result_file(game, protocol)
     temporary = path.with_name(path.name + ".tmp")
     temporary.write_text(json.dumps(result, indent=2) + "\n")
     temporary.replace(path)          # atomic: a half-written file never marks a game finished
     return result
-
-
-def evaluate_saved(checkpoint: Path, protocol: str, episodes: int | None, starts: str | None) -> dict:
-    """`gorila evaluate` of a checkpoint under `protocol` (human starts from the file `starts`)."""
-    from gorila.evaluation.checkpoint_evaluation import evaluate_checkpoint
-    return evaluate_checkpoint(checkpoint, episodes=episodes, protocol=protocol, starts=starts)
-
 
 
 def play_game_task(plan: SuitePlan, game: str) -> dict:

@@ -11,13 +11,16 @@ import csv
 import json
 from pathlib import Path
 
-from gorila.evaluation.scores import paper_game, published, suite_summary
+from gorila.evaluation.protocols import LABELS
+from gorila.evaluation.scores import HUMAN_LEVEL, PUBLISHED_PROTOCOLS, paper_game, published, suite_summary
 from gorila.experiments.suite.plan import FINAL_PARAMETERS, SuitePlan
 
-PROTOCOLS = ("noop", "human-starts")
-LABELS = {"noop": "null-op starts", "human-starts": "human starts"}
-KEYS = {"noop": "noop", "human-starts": "human_starts"}
 TABLE_MD, TABLE_CSV, TABLE_JSON = "results.md", "results.csv", "results.json"
+
+
+def column_key(protocol: str) -> str:
+    """How a row's columns name a protocol: `ours_human_starts` for human-starts."""
+    return protocol.replace("-", "_")
 
 
 def collect(plan: SuitePlan) -> dict[str, dict]:
@@ -25,7 +28,7 @@ def collect(plan: SuitePlan) -> dict[str, dict]:
     results = {}
     for game in plan.games:
         found = {p: json.loads(plan.result_file(game, p).read_text())
-                 for p in PROTOCOLS if plan.result_file(game, p).is_file()}
+                 for p in PUBLISHED_PROTOCOLS if plan.result_file(game, p).is_file()}
         if found:
             results[game] = found
     return results
@@ -35,8 +38,8 @@ def table_row(game: str, results: dict) -> dict:
     """One CSV row: our scores, their human normalisation and the published scores."""
     name = paper_game(game)
     row = {"game": game, "frames": max(r["env_frames"] for r in results.values())}
-    for protocol in PROTOCOLS:
-        key, result = KEYS[protocol], results.get(protocol)
+    for protocol in PUBLISHED_PROTOCOLS:
+        key, result = column_key(protocol), results.get(protocol)
         ref = published(name, protocol) if name else {}
         row[f"ours_{key}"] = result["eval_return_mean"] if result else None
         row[f"episodes_{key}"] = result["eval_episodes"] if result else None
@@ -51,7 +54,7 @@ def summaries(scores: dict[str, dict[str, float]]) -> dict[str, dict]:
     """Per protocol, the paper's counts for our scores {game: {protocol: score}} and, over the same
     games, for the published DQN and Gorila scores; protocols without a paper game are left out."""
     out = {}
-    for protocol in PROTOCOLS:
+    for protocol in PUBLISHED_PROTOCOLS:
         ours = {paper_game(g): s[protocol] for g, s in scores.items() if protocol in s and paper_game(g)}
         if not ours:
             continue
@@ -96,7 +99,7 @@ def markdown(plan: SuitePlan, rows: list[dict], summary: dict) -> str:
              head, "|" + "---|" * head.count(" | ") + "---|"]
     for r in rows:
         cells = [r["game"], f"{r['frames']:,}"]
-        for key in KEYS.values():
+        for key in map(column_key, PUBLISHED_PROTOCOLS):
             cells += [_num(r[f"ours_{key}"]), _num(r[f"human_normalised_{key}"]), _num(r[f"dqn_{key}"]),
                       _num(r[f"gorila_{key}"])]
         lines.append("| " + " | ".join(cells) + " |")
@@ -108,7 +111,7 @@ def summary_lines(summary: dict) -> list[str]:
     """The paper's counts, ours beside the published DQN's and Gorila's over the same games."""
     if not summary:
         return ["No game of the paper's 49 is finished yet: no normalised summary."]
-    lines = ["| protocol | agent | games | games above DQN | games at >= 75% human | median human-norm. % "
+    lines = [f"| protocol | agent | games | games above DQN | games at >= {HUMAN_LEVEL:g}% human | median human-norm. % "
              "| mean human-norm. % |", "|---|---|---|---|---|---|---|"]
     for protocol, agents in summary.items():
         for agent, name in (("ours", "ours"), ("dqn", "DQN (published)"), ("gorila", "Gorila (published)")):

@@ -4,12 +4,10 @@ import numpy as np
 import pytest
 
 from gorila.envs import (
-    ATARI_GAMES,
     EnvError,
     EnvSpec,
     make_vector_env,
     play_episodes,
-    reference_scores,
     resolve_env,
 )
 
@@ -27,22 +25,6 @@ def test_pong_spellings(name):
 @pytest.mark.parametrize("name", ["SpaceInvaders", "space_invaders", "space-invaders"])
 def test_space_invaders_spellings(name):
     assert resolve_env(name) == EnvSpec("atari", "ALE/SpaceInvaders-v5", "space_invaders")
-
-
-def test_all_paper_games_resolve_to_atari():
-    assert len(ATARI_GAMES) == 49 and len(set(ATARI_GAMES)) == 49
-    for game in ATARI_GAMES:
-        spec = resolve_env(game)
-        assert spec.kind == "atari" and spec.game == game, game
-        assert resolve_env(spec.id) == spec
-
-
-def test_reference_scores():
-    scores = reference_scores("SpaceInvaders")
-    assert scores["random"] == 148.0 and scores["human"] == 1652.3
-    assert set(scores) >= {"random", "human", "dqn_nature", "gorila"}
-    with pytest.raises(EnvError):
-        reference_scores("Tetris")  # an ale-py game, but not one of the paper's 49
 
 
 @pytest.mark.parametrize("name", ["CartPole-v1", "CartPole", "Acrobot-v1", "MountainCar-v0"])
@@ -283,3 +265,11 @@ def test_fire_reset_is_off_unless_asked(fire_reset, loses_a_life):
         assert any(s.terminal[0] for s in steps) == loses_a_life
     finally:
         env.close()
+
+
+def test_each_implementation_says_how_it_seeds_its_copies():
+    with make_vector_env("CartPole-v1", 3) as batched:       # Gymnasium's batched implementation
+        seeds = batched.episode_seeds(50, 6)
+        assert [(s["copies"], s["seed"]) for s in seeds] == [(3, 50)] and "as a whole" in seeds[0]["note"]
+    with make_vector_env("Acrobot-v1", 3) as looped:          # copies stepped in a loop
+        assert [(s["copy"], s["seed"]) for s in looped.episode_seeds(50, 6)] == [(0, 50), (1, 51), (2, 52)]

@@ -10,7 +10,8 @@ from gorila.config import ConfigError
 from gorila.envs import EnvError, make_vector_env, play_episodes
 from gorila.envs.ale_single import AtariGame
 from gorila.evaluation.checkpoint_evaluation import evaluate_checkpoint
-from gorila.evaluation.protocols import PROTOCOLS, ProtocolEnv, action_ids
+from gorila.evaluation.protocol_env import ProtocolEnv, action_ids
+from gorila.evaluation.protocols import PROTOCOLS
 from gorila.evaluation.record_starts import play_trajectory, random_policy
 from gorila.evaluation.start_points import StartPoint, save_start_points, start_points_of
 

@@ -1,7 +1,8 @@
 """Normalised scores against hand-computed numbers from the published table."""
 import pytest
 
-from gorila.evaluation.scores import normalised_scores, reference_protocol, suite_summary
+from gorila.envs import EnvError, resolve_env
+from gorila.evaluation.scores import ATARI_GAMES, normalised_scores, reference_protocol, reference_scores, suite_summary
 
 
 def test_noop_pong_against_hand_computed_numbers():
@@ -39,3 +40,19 @@ def test_no_dqn_scale_where_dqn_scored_as_random_play():
     row = normalised_scores("montezuma_revenge", 100.0, "noop")
     assert row["dqn_normalised"] is None
     assert row["human_normalised"] == pytest.approx(100 * 100.0 / 4366.7)
+
+
+def test_all_paper_games_resolve_to_atari():
+    assert len(ATARI_GAMES) == 49 and len(set(ATARI_GAMES)) == 49
+    for game in ATARI_GAMES:
+        spec = resolve_env(game)
+        assert spec.kind == "atari" and spec.game == game, game
+        assert resolve_env(spec.id) == spec
+
+
+def test_reference_scores():
+    scores = reference_scores("SpaceInvaders")
+    assert scores["random"] == 148.0 and scores["human"] == 1652.3
+    assert set(scores) >= {"random", "human", "dqn_nature", "gorila"}
+    with pytest.raises(EnvError):
+        reference_scores("Tetris")  # an ale-py game, but not one of the paper's 49

@@ -33,11 +33,11 @@ def test_a_pass_must_be_confirmed_on_the_same_parameters():
     plan = EvaluationPlan(every_steps=100, target=475)
     theta = np.arange(3.0)
     candidate, verdict = evaluate(plan, 100, 500.0, theta)
-    assert verdict is Verdict.CONFIRM and plan.solved is None
+    assert verdict is Verdict.CONFIRM and plan.best is None     # a candidate, not yet judged
     plan.started(candidate)                              # the confirmation: same object, same theta
     assert not plan.due(10**6)
     assert plan.finished(result(480.0)) is Verdict.SOLVED
-    assert plan.solved is candidate and plan.best is candidate
+    assert plan.best is candidate and plan.improved
     assert candidate.score == 480.0 and [r["eval_return_mean"] for r in candidate.results] == [500.0, 480.0]
 
 
@@ -45,8 +45,7 @@ def test_a_lucky_round_that_is_not_confirmed_does_not_solve():
     plan = EvaluationPlan(every_steps=100, target=475)
     candidate, verdict = evaluate(plan, 100, 490.0)
     plan.started(candidate)
-    assert plan.finished(result(160.0)) is Verdict.DONE
-    assert plan.solved is None
+    assert plan.finished(result(160.0)) is Verdict.DONE     # not solved
     assert plan.best.score == 160.0                      # judged by the unbiased confirmation
     assert plan.due(200)                                 # training goes on
 
@@ -65,5 +64,5 @@ def test_best_follows_the_score_and_says_when_it_improved():
 def test_no_target_means_no_confirmation():
     plan = EvaluationPlan(every_steps=100, target=0.0)
     _, verdict = evaluate(plan, 100, 1e9)
-    assert verdict is Verdict.DONE and plan.solved is None
+    assert verdict is Verdict.DONE                       # not solved, nothing to confirm
     assert Candidate(np.zeros(1), 0).score == -math.inf

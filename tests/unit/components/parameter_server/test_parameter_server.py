@@ -49,7 +49,6 @@ def test_client_round_trips_the_initial_vector():
     assert flat.dtype == np.float32
     np.testing.assert_array_equal(flat, THETA0)
     np.testing.assert_array_equal(client.pull_target(), THETA0)
-    assert client.size == 10
     assert client.versions.tolist() == [0, 0, 0]
     assert target_changed                      # first pull: the client had seen no target yet
     assert client.pull()[1] is False

@@ -1,0 +1,39 @@
+"""The epsilon-greedy policy over a Q-network: what actors, evaluations, the report's video and
+`gorila record-starts` act with, built on the pure functions of `gorila.agent.dqn`."""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from gorila.agent import dqn
+
+
+class EpsilonGreedyPolicy:
+    """Epsilon-greedy actions for a batch of observations, from `network`'s Q-values and `rng`'s draws.
+
+    The random draws are those of `dqn.epsilon_greedy` whichever way the network is run:
+    - by default only on the rows that do not explore, and not at all when every row explores (as
+      DQN's own code does: an actor's step at epsilon near 1 costs no forward pass);
+    - with `whole_batch`, on every observation of the batch (evaluation): a row's Q-values, which can
+      differ in their last bits with the batch they are computed in, then do not depend on which
+      other rows explore.
+    The network is the caller's: loading new parameters into it changes what the policy does.
+    """
+
+    def __init__(self, network: torch.nn.Module, num_actions: int, rng: np.random.Generator,
+                 whole_batch: bool = False):
+        self.network, self.num_actions, self.rng, self.whole_batch = network, num_actions, rng, whole_batch
+
+    def q_values(self, obs: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            return self.network(torch.as_tensor(obs)).numpy()
+
+    def greedy(self, obs: np.ndarray) -> np.ndarray:
+        return self.q_values(obs).argmax(axis=1)
+
+    def act(self, obs: np.ndarray, epsilon: float) -> np.ndarray:
+        """One action per row of `obs` ([B, ...] -> [B] int64)."""
+        if self.whole_batch:
+            return dqn.greedy_with_epsilon(self.q_values(obs), epsilon, self.rng)
+        return dqn.epsilon_greedy(lambda rows: self.greedy(obs if rows.all() else obs[rows]), len(obs),
+                                  self.num_actions, epsilon, self.rng)

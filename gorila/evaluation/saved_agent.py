@@ -1,0 +1,66 @@
+"""A saved agent: the config, the environment description and the Q-network with theta+ loaded, from a
+checkpoint file or run directory, checked to fit its game. `gorila evaluate`, `gorila record-starts`
+and the report's video all load checkpoints through `load_saved_agent`."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from torch import nn
+
+from gorila.agent.networks import load_flat_parameters, q_network_for
+from gorila.config import Config, ConfigError, apply_overrides
+from gorila.contracts import EnvInfo
+from gorila.records.checkpoints import CheckpointError, find_checkpoint, load_checkpoint
+
+
+@dataclass
+class SavedAgent:
+    file: Path              # the checkpoint file loaded (a run directory's best.pt, else its latest)
+    payload: dict           # everything the checkpoint holds
+    config: Config
+    info: EnvInfo
+    network: nn.Module      # the Q-network with theta+ loaded, no gradients
+
+
+def restore_config(payload: dict) -> Config:
+    try:
+        return apply_overrides(Config(), payload["config"])
+    except (KeyError, ConfigError) as error:
+        raise CheckpointError(f"checkpoint holds no valid config ({error})") from None
+
+
+def restore_info(payload: dict) -> EnvInfo:
+    try:
+        data = dict(payload["env_info"])
+        for key in ("obs_shape", "frame_shape"):
+            data[key] = tuple(data[key])
+        return EnvInfo(**data)
+    except (KeyError, TypeError) as error:
+        raise CheckpointError(f"checkpoint holds no valid environment description ({error})") from None
+
+
+def check_fits_game(config: Config, info: EnvInfo, file) -> None:
+    """The checkpoint's network must take the game's observations and choose among its actions."""
+    from gorila.envs import make_vector_env
+    with make_vector_env(config.env, 1) as env:
+        shape, actions = tuple(env.obs_shape), env.num_actions
+    if tuple(info.obs_shape) != shape or info.num_actions != actions:
+        raise CheckpointError(f"{file}: its network ({info.num_actions} actions, observations {info.obs_shape}) "
+                              f"does not fit {config.env} ({actions} actions, observations {shape})")
+
+
+def load_saved_agent(path) -> SavedAgent:
+    """The agent of a checkpoint (a file, or a run directory: its best checkpoint, else its latest); a
+    network that does not fit its game, or theta+ that does not fit its network, raises CheckpointError."""
+    file = find_checkpoint(path)
+    payload = load_checkpoint(file)
+    config, info = restore_config(payload), restore_info(payload)
+    check_fits_game(config, info, file)
+    network = q_network_for(config, info).requires_grad_(False)
+    theta, expected = payload.get("theta"), sum(p.numel() for p in network.parameters())
+    if not hasattr(theta, "numel") or theta.numel() != expected:
+        size = f"{theta.numel():,}" if hasattr(theta, "numel") else "no"
+        raise CheckpointError(f"{file}: theta+ has {size} parameters, its network {expected:,}")
+    load_flat_parameters(network, theta.numpy())
+    return SavedAgent(file, payload, config, info, network)
