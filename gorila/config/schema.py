@@ -10,6 +10,8 @@ import dataclasses
 from dataclasses import dataclass, field, fields
 from typing import Callable, Literal
 
+from gorila.runtime.calls import split_address
+
 MAX_SEED = 2**30 - 1
 
 
@@ -194,9 +196,10 @@ def validate(config: Config) -> Config:
         if config.replay != "local":
             raise ConfigError("bundled mode uses local replay; pass --no-bundled to use --replay global")
     if config.address and config.address != "auto":
-        host, _, port = config.address.rpartition(":")
-        if not host or not port.isdigit() or not 0 < int(port) < 65536:
-            raise ConfigError(f"address must be HOST:PORT or auto, got {config.address!r}")
+        try:
+            split_address(config.address)
+        except ValueError as error:
+            raise ConfigError(str(error)) from None
     if config.replay == "global" and config.replay_shards > config.actors * config.envs_per_actor:
         raise ConfigError(f"replay_shards must be <= actors * envs_per_actor "
                           f"({config.actors * config.envs_per_actor}): each shard holds whole environment streams")
