@@ -106,7 +106,7 @@ class Trainer:
         self.evals.restore(self.resume["evaluations"])
         self.calls.get([self.calls.call(self.system.workers[worker], ActorWorker.continue_from, steps)
                         for worker, steps in self.scheduler.counters.worker_steps.items()
-                        if worker in self.system.workers])
+                        if worker in self.system.workers and worker.role != "learner"])
 
     def _wait_ready(self) -> None:
         """Every component constructed (on Ray: scheduled on some node); else a clear error."""

@@ -61,3 +61,15 @@ def test_an_interrupted_run_resumes_where_it_stopped(tmp_path):
     trains = [r for r in read_metrics(tmp_path / "run") if r["kind"] == "train"]
     frames, times = [r["env_frames"] for r in trains], [r["wall_time"] for r in trains]
     assert frames == sorted(frames) and times == sorted(times) and frames[-1] == expected["env_frames"]
+
+
+def test_a_run_of_actors_and_learners_resumes(tmp_path):
+    """Outside bundles the learners have no step count to continue from; the actors do."""
+    config = build_config(overrides={**CONFIG, "bundled": False, "actors": 1, "learners": 2})
+    first = Trainer(config, tmp_path / "run", live_progress=False)
+    threading.Thread(target=interrupt_at, args=(first, TOTAL // 2), daemon=True).start()
+    stopped = first.run()
+    assert stopped["interrupted"]
+    second = Trainer(config, tmp_path / "run", live_progress=False, resume=load_latest_good(tmp_path / "run"))
+    assert second.system.workers[WorkerId("actor", 0)].steps == first.info.steps(stopped["env_frames"])
+    assert second.run()["env_frames"] >= TOTAL
