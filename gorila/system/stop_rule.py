@@ -35,7 +35,7 @@ class Verdict(enum.Enum):
     SOLVED = "solved"      # confirmed at or above the target
 
 
-class EvaluationPlan:
+class StopRule:
     def __init__(self, every_steps: int, target: float = 0.0):
         self.every_steps = every_steps
         self.target = target

@@ -31,7 +31,7 @@ from gorila.system.preflight import check_fits_env
 from gorila.system.recovery import Recovery
 from gorila.system.scheduler import BACKOFF_S, Scheduler, StopReason
 from gorila.system.signals import restore_signals, stop_on_signals
-from gorila.system.stop_rule import Candidate, EvaluationPlan, Verdict
+from gorila.system.stop_rule import Candidate, StopRule, Verdict
 from gorila.system.topology import build_system, describe_topology, replay_count
 
 READY_TIMEOUT_S = 120
@@ -84,7 +84,7 @@ class Trainer:
         self._wait_ready()
         self.scheduler = Scheduler(info.steps(config.total_frames), config.update_every, config.actors,
                                    config.learners, warmup_steps(config, info))
-        self.evals = EvaluationPlan(info.steps(config.eval_every_frames), config.stop_at_return)
+        self.stop_rule = StopRule(info.steps(config.eval_every_frames), config.stop_at_return)
         self.recovery = Recovery(config, self.runtime, self.system, self._record_fault, self._say,
                                  self.resume.get("faults", 0) if self.resume else 0)
         if self.resume:
@@ -103,7 +103,7 @@ class Trainer:
     def _continue_counters(self) -> None:
         """Counters, evaluations and each actor's step count (its epsilon) from the checkpoint."""
         self.scheduler.restore(self.resume["scheduler"])
-        self.evals.restore(self.resume["evaluations"])
+        self.stop_rule.restore(self.resume["evaluations"])
         self.calls.get([self.calls.call(self.system.workers[worker], ActorWorker.continue_from, steps)
                         for worker, steps in self.scheduler.counters.worker_steps.items()
                         if worker in self.system.workers and worker.role != "learner"])
@@ -158,7 +158,7 @@ class Trainer:
                 raise WorkerError(f"{job.worker} failed: {failure_reason(error)}") from error
             self.recovery.lost(job.worker, error, self.scheduler.counters.worker_steps[job.worker])
             if job.worker == EVALUATOR:
-                self.start_evaluation(self.evals.pending)
+                self.start_evaluation(self.stop_rule.pending)
             else:
                 self.scheduler.failed(job.worker, job.budget)
             return
@@ -171,7 +171,7 @@ class Trainer:
             self.window.add(result)
 
     def periodic(self) -> None:
-        if self.evals.due(self.steps) and self.scheduler.stop_reason is None:
+        if self.stop_rule.due(self.steps) and self.scheduler.stop_reason is None:
             self.start_evaluation(Candidate(self.params.pull()[0], self.steps))
         if time.time() >= self.next_log:
             self.recovery.check(self.pending, evaluating=any(job.worker == EVALUATOR for job in self.pending.values()))
@@ -193,14 +193,14 @@ class Trainer:
 
     # ---- evaluation --------------------------------------------------------------------------
     def start_evaluation(self, candidate: Candidate) -> None:
-        self.evals.started(candidate)
+        self.stop_rule.started(candidate)
         episodes = self.config.confirm_episodes if candidate.results else self.config.eval_episodes
         future = self.calls.call(self.system.evaluator, EvaluatorServer.evaluate, candidate.theta, episodes)
         self.pending[future] = Job(EVALUATOR)
 
     def evaluated(self, result: dict) -> None:
-        candidate = self.evals.pending
-        verdict = self.evals.finished(result)
+        candidate = self.stop_rule.pending
+        verdict = self.stop_rule.finished(result)
         frames = self.info.frames(candidate.steps)
         confirming = len(candidate.results) > 1
         self.metrics.write("eval", frames, {**result, "updates": self.scheduler.counters.updates,
@@ -208,7 +208,7 @@ class Trainer:
         what = f"confirmation of the {frames:,}-frame parameters" if confirming else f"eval at {frames:,} frames"
         self.display.message(f"{what}: mean {result['eval_return_mean']:.1f} +/- {result['eval_return_std']:.1f} "
                              f"over {result['eval_episodes']} episodes")
-        if self.evals.improved:
+        if self.stop_rule.improved:
             save_best(self.run_dir, self.payload(candidate.theta, evaluations=candidate.results), frames)
         if verdict is Verdict.CONFIRM:
             self.start_evaluation(candidate)
@@ -232,7 +232,7 @@ class Trainer:
                 [self.calls.call(replay, ReplayServer.stats) for replay in self.system.replays]))
         stats = {key: value for key, value in stats.items() if value is not None}
         record = self.metrics.write("train", self.info.frames(self.steps), stats)
-        last = self.evals.last or {}
+        last = self.stop_rule.last or {}
         self.display.update(record["env_frames"], {**stats, "wall_time": record["wall_time"],
                                                    "eval_return_mean": last.get("eval_return_mean")})
 
@@ -254,7 +254,7 @@ class Trainer:
         states = self.params.states()
         payload = self.payload(torch.cat([s["theta"] for s in states]),
                                target=torch.cat([s["target"] for s in states]), shards=states,
-                               scheduler=self.scheduler.state(), evaluations=self.evals.state(),
+                               scheduler=self.scheduler.state(), evaluations=self.stop_rule.state(),
                                faults=self.recovery.faults.count)
         return save_checkpoint(self.run_dir, payload, self.info.frames(self.steps), self.config.keep_checkpoints)
 
@@ -297,14 +297,14 @@ class Trainer:
         self.runtime.shutdown()
 
     def summary(self, checkpoint: Path) -> dict:
-        best = self.evals.best
+        best = self.stop_rule.best
         result = {"env_frames": self.info.frames(self.steps), "updates": self.scheduler.counters.updates,
                   "dropped_outliers": self.window.dropped_outliers, "wall_time": self.metrics.elapsed(),
                   "stop_reason": self.scheduler.stop_reason.value, "checkpoint": str(checkpoint),
                   "interrupted": self.scheduler.stop_reason is StopReason.INTERRUPTED,
                   "best_eval_return_mean": best.score if best else None, **self.server_stats()}
-        if self.evals.last:
-            result["final_eval_return_mean"] = self.evals.last["eval_return_mean"]
+        if self.stop_rule.last:
+            result["final_eval_return_mean"] = self.stop_rule.last["eval_return_mean"]
         if self.solved_at:
             result["solved_at_frames"], result["solved_at_seconds"] = self.solved_at
         self.metrics.write("summary", result["env_frames"], {k: v for k, v in result.items() if k != "checkpoint"})

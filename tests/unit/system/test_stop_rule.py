@@ -3,21 +3,21 @@ import math
 
 import numpy as np
 
-from gorila.system.stop_rule import Candidate, EvaluationPlan, Verdict
+from gorila.system.stop_rule import Candidate, StopRule, Verdict
 
 
 def result(mean: float) -> dict:
     return {"eval_return_mean": mean}
 
 
-def evaluate(plan: EvaluationPlan, steps: int, mean: float, theta=None) -> tuple[Candidate, Verdict]:
+def evaluate(plan: StopRule, steps: int, mean: float, theta=None) -> tuple[Candidate, Verdict]:
     candidate = Candidate(np.zeros(3) if theta is None else theta, steps)
     plan.started(candidate)
     return candidate, plan.finished(result(mean))
 
 
 def test_evaluations_are_due_every_interval_one_at_a_time():
-    plan = EvaluationPlan(every_steps=100)
+    plan = StopRule(every_steps=100)
     assert not plan.due(99) and plan.due(100)
     plan.started(Candidate(np.zeros(3), 120))
     assert not plan.due(10_000)                          # one in flight
@@ -26,11 +26,11 @@ def test_evaluations_are_due_every_interval_one_at_a_time():
 
 
 def test_without_an_interval_only_explicit_evaluations_happen():
-    assert not EvaluationPlan(every_steps=0).due(10**12)
+    assert not StopRule(every_steps=0).due(10**12)
 
 
 def test_a_pass_must_be_confirmed_on_the_same_parameters():
-    plan = EvaluationPlan(every_steps=100, target=475)
+    plan = StopRule(every_steps=100, target=475)
     theta = np.arange(3.0)
     candidate, verdict = evaluate(plan, 100, 500.0, theta)
     assert verdict is Verdict.CONFIRM and plan.best is None     # a candidate, not yet judged
@@ -42,7 +42,7 @@ def test_a_pass_must_be_confirmed_on_the_same_parameters():
 
 
 def test_a_lucky_round_that_is_not_confirmed_does_not_solve():
-    plan = EvaluationPlan(every_steps=100, target=475)
+    plan = StopRule(every_steps=100, target=475)
     candidate, verdict = evaluate(plan, 100, 490.0)
     plan.started(candidate)
     assert plan.finished(result(160.0)) is Verdict.DONE     # not solved
@@ -51,7 +51,7 @@ def test_a_lucky_round_that_is_not_confirmed_does_not_solve():
 
 
 def test_best_follows_the_score_and_says_when_it_improved():
-    plan = EvaluationPlan(every_steps=100)
+    plan = StopRule(every_steps=100)
     first, _ = evaluate(plan, 100, 10.0)
     assert plan.improved and plan.best is first
     evaluate(plan, 200, 5.0)
@@ -62,7 +62,7 @@ def test_best_follows_the_score_and_says_when_it_improved():
 
 
 def test_no_target_means_no_confirmation():
-    plan = EvaluationPlan(every_steps=100, target=0.0)
+    plan = StopRule(every_steps=100, target=0.0)
     _, verdict = evaluate(plan, 100, 1e9)
     assert verdict is Verdict.DONE                       # not solved, nothing to confirm
     assert Candidate(np.zeros(1), 0).score == -math.inf
