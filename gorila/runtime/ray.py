@@ -17,7 +17,7 @@ flight fails, so the driver sees the failure, records it and hands the work out 
 """
 from __future__ import annotations
 
-import functools
+import inspect
 import os
 import socket
 import threading
@@ -117,10 +117,14 @@ def host_class(role: Role) -> type:
 
 
 def _forward(name: str, method):
-    """A host's method `name`: the contract's signature and words, run by the component it holds."""
-    @functools.wraps(method)
+    """A host's method `name`: the contract's signature and words, run by the component it holds.
+
+    The signature is a copy, not a link (`functools.wraps` would set `__wrapped__`): Ray adds its
+    tracing parameter to the signature of what a method wraps, and the contract must stay as written."""
     def forward(self, *args):
         return getattr(self.component, name)(*args)
+    forward.__name__ = forward.__qualname__ = name
+    forward.__doc__, forward.__signature__ = method.__doc__, inspect.signature(method)
     return forward
 
 
