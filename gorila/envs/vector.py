@@ -123,10 +123,7 @@ def make_vector_env(
     fire_reset: Atari only; press FIRE after each reset (DQN did not).
     """
     spec = resolve_env(name_or_spec)
-    if num_envs < 1:
-        raise EnvError(f"num_envs must be at least 1, got {num_envs}")
-    if max_episode_frames is not None and max_episode_frames < 1:
-        raise EnvError(f"max_episode_frames must be positive, got {max_episode_frames}")
+    _check_sizes(num_envs, max_episode_frames)
     from gorila.envs.atari_vector import AtariVector
     from gorila.envs.gym_vector import GymVector, MinAtarVector, NativeGymVector, has_batched_implementation
 
@@ -141,3 +138,10 @@ def make_vector_env(
         env = GymVector(spec, num_envs, max_episode_frames)
     env.seed = int(seed)
     return env
+
+
+def _check_sizes(num_envs: int, max_episode_frames: int | None) -> None:
+    if num_envs < 1:
+        raise EnvError(f"num_envs must be at least 1, got {num_envs}")
+    if max_episode_frames is not None and max_episode_frames < 1:
+        raise EnvError(f"max_episode_frames must be positive, got {max_episode_frames}")

@@ -94,18 +94,8 @@ def plot_normalised_bars(rows: list[dict], path: Path, protocol: str = "noop") -
     figure, axis = plt.subplots(figsize=(8, 2.2 + 0.28 * len(rows)))
     positions = range(len(rows))
     ours = [r[f"human_normalised_{key}"] for r in rows]
-    for at_human, colour, label in ((False, "C0", f"ours, below {HUMAN_LEVEL:g}% of human"),
-                                    (True, "C2", f"ours, at >= {HUMAN_LEVEL:g}% of human")):
-        chosen = [(p, v) for p, v in zip(positions, ours) if (v >= HUMAN_LEVEL) == at_human]
-        if chosen:
-            axis.barh([p for p, _ in chosen], [v for _, v in chosen], color=colour, label=label)
-    shown = list(ours)
-    for source, marker, colour in (("dqn", "|", "k"), ("gorila", "x", "C3")):
-        points = [(_normalised(r, source, key), p) for r, p in zip(rows, positions)]
-        points = [(v, p) for v, p in points if v is not None]
-        shown += [v for v, _ in points]
-        axis.scatter([v for v, _ in points], [p for _, p in points], marker=marker, color=colour, s=60, zorder=3,
-                     label=f"{source.upper() if source == 'dqn' else 'Gorila'} (published)")
+    _ours_bars(axis, positions, ours)
+    shown = ours + _published_markers(axis, rows, positions, key)
     axis.axvline(HUMAN_LEVEL, color="grey", linestyle="--", linewidth=1, label=f"{HUMAN_LEVEL:g}% of human")
     axis.set_xscale("symlog", linthresh=10)
     axis.set_yticks(list(positions), [r["game"] for r in rows], fontsize=8)
@@ -116,6 +106,27 @@ def plot_normalised_bars(rows: list[dict], path: Path, protocol: str = "noop") -
     axis.set_xlim(min(min(shown) * 2, -1.0), max(max(shown) * 2, 200.0))     # room for every marker
     figure.legend(*axis.get_legend_handles_labels(), fontsize=7, loc="lower center", ncol=3)
     return _save(plt, figure, path, bottom=0.5 / figure.get_figheight())
+
+
+def _ours_bars(axis, positions, ours: list[float]) -> None:
+    """Our scores as bars, coloured by whether they reach the paper's human level."""
+    for at_human, colour, label in ((False, "C0", f"ours, below {HUMAN_LEVEL:g}% of human"),
+                                    (True, "C2", f"ours, at >= {HUMAN_LEVEL:g}% of human")):
+        chosen = [(p, v) for p, v in zip(positions, ours) if (v >= HUMAN_LEVEL) == at_human]
+        if chosen:
+            axis.barh([p for p, _ in chosen], [v for _, v in chosen], color=colour, label=label)
+
+
+def _published_markers(axis, rows: list[dict], positions, key: str) -> list[float]:
+    """The published DQN and Gorila scores of each game as markers; the values drawn."""
+    shown = []
+    for source, marker, colour in (("dqn", "|", "k"), ("gorila", "x", "C3")):
+        points = [(_normalised(r, source, key), p) for r, p in zip(rows, positions)]
+        points = [(v, p) for v, p in points if v is not None]
+        shown += [v for v, _ in points]
+        axis.scatter([v for v, _ in points], [p for _, p in points], marker=marker, color=colour, s=60, zorder=3,
+                     label=f"{source.upper() if source == 'dqn' else 'Gorila'} (published)")
+    return shown
 
 
 def _normalised(row: dict, source: str, key: str) -> float | None:
