@@ -196,7 +196,7 @@ class Role:
 
 
 PARAMETER_SHARD = Role("parameter_shard", ShardServer, server=True)
-REPLAY = Role("replay", ReplayServer, server=True)
+REPLAY = Role("replay_memory", ReplayServer, server=True)
 EVALUATOR = Role("evaluator", EvaluatorServer, server=True)
 ACTOR = Role("actor", ActorWorker)
 LEARNER = Role("learner", LearnerWorker, learns=True)

@@ -77,7 +77,7 @@ def test_every_component_the_topology_places_is_one_of_its_role(topology, tmp_pa
 
 
 def test_roles_say_how_they_are_placed():
-    assert [role.name for role in ROLES if role.server] == ["parameter_shard", "replay", "evaluator"]
+    assert [role.name for role in ROLES if role.server] == ["parameter_shard", "replay_memory", "evaluator"]
     assert [role.name for role in ROLES if role.learns] == ["learner", "bundle"]
     assert len({role.name for role in ROLES}) == len(ROLES)
 

@@ -54,3 +54,11 @@ def test_each_role_gets_the_ray_options_of_its_kind():
     assert options(ACTOR, worker_cpus=2.0, learner_gpus=0.5) == {**worker, "num_gpus": 0}
     for role in (LEARNER, BUNDLE):
         assert options(role, worker_cpus=2.0, learner_gpus=0.5) == {**worker, "num_gpus": 0.5}
+
+
+def test_hosts_are_named_as_their_components_are_in_process_titles():
+    """Ray titles a component's process `ray::<host class>.<method>`: what `pgrep -f ray::Bundle` and
+    chaos scripts look for, so the names stay those of the components."""
+    names = {role: host_class(role).__name__ for role in (PARAMETER_SHARD, REPLAY, EVALUATOR, ACTOR, LEARNER, BUNDLE)}
+    assert names == {PARAMETER_SHARD: "ParameterShard", REPLAY: "ReplayMemory", EVALUATOR: "Evaluator",
+                     ACTOR: "Actor", LEARNER: "Learner", BUNDLE: "Bundle"}
