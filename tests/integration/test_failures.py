@@ -9,7 +9,7 @@ import pytest
 import ray
 import ray.cloudpickle
 
-from gorila.system import builders as factory
+from gorila.system import builders
 
 from gorila.system import topology
 from gorila.components.bundle import Bundle
@@ -24,7 +24,7 @@ ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 def bundle_whose_learner_fails(config, info, index, shards, bounds, calls, saved_replay=None) -> Bundle:
     """A real bundle; bundle 1's learner raises on its first update."""
-    bundle = factory.make_bundle(config, info, index, shards, bounds, calls, saved_replay)
+    bundle = builders.make_bundle(config, info, index, shards, bounds, calls, saved_replay)
     if index == 1:
         def update():
             raise FloatingPointError("loss became nan\nsecond line of detail")
@@ -46,7 +46,7 @@ def test_a_failing_component_is_named_in_one_line(runtime, tmp_path, monkeypatch
 
 def bundle_that_hangs_once(config, info, index, shards, bounds, calls, saved_replay=None) -> Bundle:
     """A real bundle; the first process of bundle 0 stops answering after 500 steps of its actor."""
-    bundle = factory.make_bundle(config, info, index, shards, bounds, calls, saved_replay)
+    bundle = builders.make_bundle(config, info, index, shards, bounds, calls, saved_replay)
     marker = os.path.join(config.run_dir, "hung-once")
     if index == 0 and not os.path.exists(marker):
         step, steps = bundle.actor.step, []

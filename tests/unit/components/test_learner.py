@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from gorila.system import builders as factory
+from gorila.system import builders
 from gorila.config import Config
 from gorila.contracts import EnvInfo, Report
 from gorila.components.learner import LossOutlierFilter
@@ -71,10 +71,10 @@ def make_learner(replay, **overrides):
     config = Config(hidden_sizes=(8,), batch_size=8, optimizer="sgd", learning_rate=0.01, outlier_k=3.0,
                     outlier_warmup=3, max_staleness=-1, param_shards=2, learner_sync_every=1, target_update_every=1000,
                     seed=3, **overrides)
-    theta = factory.initial_parameters(config, CARTPOLE)
-    bounds = factory.parameter_bounds(config, theta.size)
-    shards = [factory.make_shard(config, i, theta[a:b]) for i, (a, b) in enumerate(bounds)]
-    learner = factory.make_learner(config, CARTPOLE, 0, shards, bounds, DirectCalls(), replay)
+    theta = builders.initial_parameters(config, CARTPOLE)
+    bounds = builders.parameter_bounds(config, theta.size)
+    shards = [builders.make_shard(config, i, theta[a:b]) for i, (a, b) in enumerate(bounds)]
+    learner = builders.make_learner(config, CARTPOLE, 0, shards, bounds, DirectCalls(), replay)
     return learner, shards
 
 

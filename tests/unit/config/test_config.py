@@ -5,7 +5,7 @@ import torch
 
 from gorila import cli
 
-from gorila.system import builders as factory
+from gorila.system import builders
 from gorila.config import (PRESETS, Config, ConfigError, apply_overrides, build_config, save_yaml, scaled_preset,
                            validate)
 from gorila.contracts import EnvInfo
@@ -230,9 +230,9 @@ ATARI_INFO = EnvInfo((4, 84, 84), "uint8", 6, (84, 84), 4, 4, True)
 def test_atari_counts_replay_learning_start_and_exploration_in_agent_steps_as_dqn():
     config = build_config("atari")
     assert (config.replay_capacity, config.learning_starts, config.epsilon_decay_steps) == (1_000_000, 50_000, 1_000_000)
-    assert factory.warmup_steps(config, ATARI_INFO) == 50_000                 # not 50,000 frames = 12,500 steps
+    assert builders.warmup_steps(config, ATARI_INFO) == 50_000                 # not 50,000 frames = 12,500 steps
     short = build_config("atari", overrides={"total_frames": 80_000})         # 20,000 agent steps
-    assert factory.warmup_steps(short, ATARI_INFO) == 5_000                   # a quarter of them
+    assert builders.warmup_steps(short, ATARI_INFO) == 5_000                   # a quarter of them
 
 
 def test_an_actor_anneals_epsilon_over_agent_steps_on_atari():
@@ -240,7 +240,7 @@ def test_an_actor_anneals_epsilon_over_agent_steps_on_atari():
 
     class Theta:
         def pull(self, prefetch=False):
-            return factory.initial_parameters(config, ATARI_INFO), False
+            return builders.initial_parameters(config, ATARI_INFO), False
 
     config = build_config("atari", overrides={"env": "Breakout", "epsilon_decay_steps": 100, "runtime": "local"})
     actor = Actor(config, ATARI_INFO, 0, Theta(), writer=None)
