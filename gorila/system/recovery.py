@@ -74,7 +74,7 @@ class Recovery:
             return
         self.resting_until[worker] = time.time() + RESTART_WAIT_S
         if first:
-            self._continue(worker, steps)
+            self.continue_from(worker, steps)
 
     def answered(self, worker: WorkerId, process: int | None, steps: int) -> None:
         """A call of `worker` succeeded, from `process`. A worker that reports from a new process was
@@ -89,11 +89,14 @@ class Recovery:
         if known is None or known == process or recorded:
             return
         self.fault(str(worker), f"{worker} was restarted (its process ended while it was idle)")
-        self._continue(worker, steps)
+        self.continue_from(worker, steps)
 
-    def _continue(self, worker: WorkerId, steps: int) -> None:
-        if worker.role != "learner":             # an actor's epsilon follows its step count
-            self.calls.call(self.system.workers[worker], ActorWorker.continue_from, steps)
+    def continue_from(self, worker: WorkerId, steps: int):
+        """Let an actor or a bundle carry on from `steps` agent steps (its epsilon follows its step
+        count); the call's future, or None for a learner, which has no step count."""
+        if worker.role == "learner":
+            return None
+        return self.calls.call(self.system.workers[worker], ActorWorker.continue_from, steps)
 
     def check(self, pending: dict, evaluating: bool) -> None:
         """Restart workers past their deadline (their call then fails as a lost one); record servers

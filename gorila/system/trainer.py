@@ -18,7 +18,7 @@ import torch
 
 from gorila.components.learner import learner_device
 from gorila.config import Config, save_yaml
-from gorila.contracts import ActorWorker, EvaluatorServer, ReplayHolder, ReplayServer, Worker, WorkerId, env_info
+from gorila.contracts import EvaluatorServer, ReplayHolder, ReplayServer, Worker, WorkerId, env_info
 from gorila.envs import make_vector_env
 from gorila.records.checkpoints import (prepare_saved_states, replay_file, save_best, save_checkpoint,
                                         save_shard_backups)
@@ -104,9 +104,9 @@ class Trainer:
         """Counters, evaluations and each actor's step count (its epsilon) from the checkpoint."""
         self.scheduler.restore(self.resume["scheduler"])
         self.stop_rule.restore(self.resume["evaluations"])
-        self.calls.get([self.calls.call(self.system.workers[worker], ActorWorker.continue_from, steps)
-                        for worker, steps in self.scheduler.counters.worker_steps.items()
-                        if worker in self.system.workers and worker.role != "learner"])
+        futures = [self.recovery.continue_from(worker, steps)
+                   for worker, steps in self.scheduler.counters.worker_steps.items() if worker in self.system.workers]
+        self.calls.get([future for future in futures if future is not None])
 
     def _wait_ready(self) -> None:
         """Every component constructed (on Ray: scheduled on some node); else a clear error."""
