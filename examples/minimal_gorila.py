@@ -24,7 +24,7 @@ from gorila.contracts import env_info
 from gorila.envs import make_vector_env
 from gorila.components.evaluator import Evaluator
 from gorila.system.builders import (initial_parameters, make_actor, make_learner, make_replay, make_shard,
-                            parameter_client, warmup_steps)
+                            parameter_client, replay_warmup)
 from gorila.components.replay.routing import ReplayWriter, Route
 from gorila.runtime.calls import DirectCalls
 
@@ -44,7 +44,7 @@ def train(total_frames: int, seed: int) -> bool:
     # One bundle: actor -> local replay -> learner, each talking to the server through its own client.
     copies = tuple(range(config.envs_per_actor))           # one replay stream per env copy
     replay = make_replay(config, info, config.replay_capacity, num_streams=len(copies), seed=seed,
-                         warmup=warmup_steps(config, info))
+                         warmup=replay_warmup(config))
     writer = ReplayWriter([replay], [Route(0, copies, copies)], calls)
     actor = make_actor(config, info, 0, shards, bounds, calls, writer)
     learner = make_learner(config, info, 0, shards, bounds, calls, replay)
@@ -54,9 +54,9 @@ def train(total_frames: int, seed: int) -> bool:
     eval_every, steps, credit = info.steps(config.eval_every_frames), 0, 0
     next_eval = eval_every
     while steps < info.steps(config.total_frames):
-        actor.step()                                       # each env copy acts once, writes to replay
-        writer.flush()
-        steps, credit = steps + actor.env.num_envs, credit + actor.env.num_envs
+        taken = actor.step()                               # each env copy acts once, writes to replay
+        writer.flush()                                     # (a copy that only resets takes no agent step)
+        steps, credit = steps + taken, credit + taken
         while credit >= config.update_every:               # DQN's ratio: one update per update_every steps
             credit -= config.update_every
             learner.update()                               # sample, gradient vs theta-, push to shard

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from gorila.cli.errors import UserError
 from gorila.cli.flags import add_config_flags, cli_overrides, config_from_args
-from gorila.config import PRESETS, Config, build_config, scaled_preset
+from gorila.config import PRESETS, Config, build_config, preset_for_env, scaled_preset
 from gorila.records.run_dirs import claim_run_dir, remove_if_empty
 
 
@@ -65,6 +65,10 @@ def run(args) -> int:
         (config, _), payload = checked_train_config(args), None
         if args.scale is not None:
             print(scaled_preset(args.preset, args.scale)[1])
+        implied = None if args.preset else preset_for_env(config.env)
+        if implied:
+            print(f"no --preset given: {config.env} starts from the {implied} preset, the settings for its kind "
+                  f"of game (name --preset or set fields to change them)")
         run_dir, created = claim_run_dir(config)
     try:
         result = Trainer(config, run_dir, start_time=LAUNCHED, resume=payload).run()

@@ -7,8 +7,9 @@
 """
 from gorila.config.parsing import (apply_overrides, build_config, coerce, field_docs, field_types, load_yaml,
                                    save_yaml)
-from gorila.config.presets import PRESETS, scaled_preset
+from gorila.config.presets import PRESETS, preset_for_env, scaled_preset
 from gorila.config.schema import MAX_SEED, Config, ConfigError, validate
 
 __all__ = ["Config", "ConfigError", "MAX_SEED", "PRESETS", "apply_overrides", "build_config", "coerce",
-           "field_docs", "field_types", "load_yaml", "save_yaml", "scaled_preset", "validate"]
+           "field_docs", "field_types", "load_yaml", "preset_for_env", "save_yaml", "scaled_preset",
+           "validate"]

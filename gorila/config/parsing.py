@@ -15,7 +15,7 @@ from typing import Literal
 import yaml
 
 from gorila.config.migration import FRAME_COUNTED_KEY, in_agent_steps
-from gorila.config.presets import scaled_preset
+from gorila.config.presets import preset_for_env, scaled_preset
 from gorila.config.schema import Config, ConfigError, validate
 
 
@@ -159,14 +159,18 @@ def load_yaml(path: str | Path) -> dict:
 
 def build_config(preset: str | None = None, file: str | None = None, overrides: dict | None = None,
                  scale: float | None = None) -> Config:
-    """Preset (shrunk by `scale`, see `scaled_preset`), then YAML file, then explicit overrides; validated."""
+    """Preset (shrunk by `scale`, see `scaled_preset`), then YAML file, then explicit overrides; validated.
+
+    Without a preset, an Atari or MinAtar game starts from its kind's preset (`preset_for_env`)."""
+    if scale is not None and not preset:
+        raise ConfigError("scale: --scale shrinks a preset; give --preset too")
+    file_values = load_yaml(file) if file else {}
+    preset = preset or preset_for_env({"env": Config.env, **file_values, **(overrides or {})}["env"])
     config = Config()
     if preset:
         config = apply_overrides(config, scaled_preset(preset, scale)[0])
-    elif scale is not None:
-        raise ConfigError("scale: --scale shrinks a preset; give --preset too")
     if file:
-        config = apply_overrides(config, load_yaml(file), source=str(file))
+        config = apply_overrides(config, file_values, source=str(file))
     if overrides:
         config = apply_overrides(config, overrides)
     return validate(config)

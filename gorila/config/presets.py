@@ -6,11 +6,13 @@ from gorila.config.schema import Config, ConfigError
 PRESETS: dict[str, dict] = {
     # Tuned on 2 CPU cores (benchmarks/time_to_solve.py, seeds 0-4): four CartPole copies per actor
     # share each batched forward pass; one update of 64 per 4 agent steps; a high Adam rate and a
-    # 64x64 network, whose updates cost a third of a 128x128 one's.
+    # 64x64 network, whose updates cost a third of a 128x128 one's. With several bundles the actors
+    # settle on a short ladder of final epsilons (0.05 down to 0.0025; Ape-X's idea, not Gorila's),
+    # the setting the multi-bundle times of benchmarks/NOTES.md were measured with.
     "cartpole": dict(
         env="CartPole-v1", total_frames=250_000, stop_at_return=475.0, envs_per_actor=4,
         hidden_sizes=(64, 64), gamma=0.99, n_step=3, double_dqn=True, batch_size=64,
-        replay_capacity=50_000, learning_starts=1_000, update_every=4,
+        replay_capacity=50_000, learning_starts=1_000, update_every=4, epsilon_ladder=True,
         epsilon_start=1.0, epsilon_end=0.04, epsilon_decay_steps=8_000, ladder_base=0.05, ladder_alpha=1.0,
         optimizer="adam", learning_rate=4e-3, target_update_every=128,
         push_every=1, learner_sync_every=1,
@@ -47,8 +49,16 @@ PRESETS: dict[str, dict] = {
     ),
 }
 # Gorila as Nair et al. (2015) ran it: 100 bundles, each DQN's actor, 1M-transition replay and learner;
-# 31 parameter shards applying AdaGrad; theta- every 60,000 parameter-server updates. The paper gives no
-# learning rate. AdaGrad is blind to the gradient's scale (summed or averaged clipped errors step alike):
+# 31 parameter shards applying AdaGrad; theta- every 60,000 parameter-server updates.
+# Schedules: each bundle is one DQN agent, so it counts as DQN's code does, per agent: its actor anneals
+# epsilon over its own first 1M agent steps and its learner starts once its own replay holds 50,000
+# transitions. The budget is therefore per bundle too: each gets DQN's whole 50M frames (the paper
+# trained for days, up to 6, and states no frame count), 5 billion frames for the 100, so that epsilon
+# ends after 8% of each bundle's steps and learning starts after 0.4%, as in DQN. theta-'s 60,000
+# server updates are 600 of each learner's: with 3.1M updates per learner it moves about 5,200 times.
+# (Counting epsilon and the warm-up over the whole system's steps instead would end exploration after
+# 10,000 steps of each actor and start learners on 500 transitions each.)
+# The paper gives no learning rate. AdaGrad is blind to the gradient's scale (summed or averaged clipped errors step alike):
 # its first step moves each parameter by about the rate itself, later ones by rate / sqrt(updates). On
 # the Nature CNN learning from a replay of random Breakout play (400 updates from theta_0, 2026-11), the
 # mean loss of the first ten updates was 14 at 1e-2 and 0.12 at 3e-3, against 0.005 at 1e-3 and 1e-4 (and
@@ -56,8 +66,24 @@ PRESETS: dict[str, dict] = {
 # parameters ten times as far: the largest calm rate, which AdaGrad's decay needs over millions of updates.
 PRESETS["gorila-paper"] = dict(
     PRESETS["atari"], actors=100, learners=100, param_shards=31, optimizer="adagrad", learning_rate=1e-3,
-    optimizer_eps=1e-8, target_update_every=60_000,
+    optimizer_eps=1e-8, target_update_every=60_000, total_frames=100 * 50_000_000,
 )
+
+
+# What a run starts from when it names no preset, by kind of environment: DQN's settings for an Atari
+# game and MinAtar's for a MinAtar game, rather than the base config's CartPole-sized ones (Adam 5e-4,
+# raw rewards, a 100k replay), which no published Atari result used.
+ENV_KIND_PRESETS = {"atari": "atari", "minatar": "minatar"}
+
+
+def preset_for_env(env) -> str | None:
+    """The preset a run on `env` gets when it names none (`ENV_KIND_PRESETS`); None for other kinds
+    and for a name that is no environment (preflight reports that one)."""
+    from gorila.envs.registry import EnvError, resolve_env
+    try:
+        return ENV_KIND_PRESETS.get(resolve_env(env).kind)
+    except EnvError:
+        return None
 
 
 SCALED_COUNTS = (("actors", "actors"), ("learners", "learners"), ("param_shards", "parameter shards"),
@@ -68,9 +94,10 @@ def scaled_preset(preset: str, scale: float | None = None) -> tuple[dict, str]:
     """A preset's values for a cluster `scale` times the size it describes, and a line saying what changed.
 
     Actors, learners (bundles), parameter and replay shards are multiplied by `scale` (rounded, at least
-    one). theta-'s period counts the updates of all learners, so it changes by the learners' own ratio:
-    each learner makes as many updates between two refreshes as in the full-size run. What each bundle
-    does (replay, minibatch, learning start, exploration) is unchanged.
+    one). The budget and theta-'s period count the work of all actors and learners, so they change by
+    the actors' and the learners' own ratios: each actor takes as many agent steps, and each learner makes
+    as many updates between two refreshes of theta-, as in the full-size run. What each bundle does
+    (replay, minibatch, learning start, exploration) is unchanged.
     """
     if preset not in PRESETS:
         raise ConfigError(f"preset must be one of {', '.join(PRESETS)}, got {preset!r}")
@@ -86,11 +113,12 @@ def scaled_preset(preset: str, scale: float | None = None) -> tuple[dict, str]:
         values[key] = max(1, round(old * scale))
         if values[key] != old:
             changes.append(f"{old:,} -> {values[key]:,} {words}")
-    old_learners = PRESETS[preset].get("learners", base.learners)
-    target = values.get("target_update_every", base.target_update_every)
-    values["target_update_every"] = max(1, round(target * values["learners"] / old_learners))
-    if values["target_update_every"] != target:
-        changes.append(f"theta- every {target:,} -> {values['target_update_every']:,} server updates "
-                       f"({values['target_update_every'] / values['learners']:,.0f} per learner, as at full size)")
+    full = lambda key: PRESETS[preset].get(key, getattr(base, key))
+    for key, by, words in (("total_frames", "actors", "frames in all ({:,.0f} per actor, as at full size)"),
+                           ("target_update_every", "learners",
+                            "server updates between theta- refreshes ({:,.0f} per learner, as at full size)")):
+        values[key] = max(1, round(full(key) * values[by] / full(by)))
+        if values[key] != full(key):
+            changes.append(f"{full(key):,} -> {values[key]:,} " + words.format(values[key] / values[by]))
     return values, (f"{preset} scaled by {scale:g}: " + (", ".join(changes) or "nothing changed")
                     + "; each bundle's replay, minibatch, learning start and exploration as at full size")

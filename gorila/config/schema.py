@@ -80,7 +80,7 @@ class Config:
     replay_capacity: int = checked(100_000, lambda v: v >= 100, "be >= 100")
     """Transitions (agent steps) held by one local replay (M per actor) or by the whole global replay."""
     learning_starts: int = checked(1_000, lambda v: v >= 0, "be >= 0")
-    """Agent steps (transitions) of experience before learning starts, as DQN's reference code counts its 50,000 (Atari: 4 frames each): each bundle's replay must hold this many (outside bundles, all replay memories together); capped at a quarter of total_frames' agent steps so that short runs still learn."""
+    """Agent steps (transitions) of experience before learning starts, as DQN's reference code counts its 50,000 (Atari: 4 frames each): each bundle's replay must hold this many (outside bundles, all replay memories together). A run whose learners could not start within total_frames is refused before it starts."""
     update_every: int = checked(4, lambda v: v >= 1, "be >= 1")
     """Agent steps per learner update in a bundle (DQN: one update per 4 steps); non-bundled learners keep the same ratio to frames collected."""
     huber_delta: float = checked(1.0, lambda v: v > 0, "be > 0")
@@ -101,8 +101,8 @@ class Config:
     """Final exploration rate of every actor; with epsilon_ladder and several actors the ladder sets each actor's instead."""
     epsilon_decay_steps: int = checked(10_000, lambda v: v >= 0, "be >= 0")
     """Agent steps (per actor, summed over its environment copies) over which epsilon anneals linearly to its final value, as DQN's reference code counts its 1M (Atari: 4 frames each)."""
-    epsilon_ladder: bool = True
-    """Give each actor its own final epsilon, base ** (1 + alpha * i / (N - 1)) as in Ape-X, so actors behave differently."""
+    epsilon_ladder: bool = False
+    """Give each actor its own final epsilon, base ** (1 + alpha * i / (N - 1)) as in Ape-X, so actors behave differently (Gorila's actors all anneal to epsilon_end)."""
     ladder_base: float = checked(0.4, lambda v: 0.0 < v <= 1.0, "lie in (0, 1]")
     """Base of the epsilon ladder (Ape-X: 0.4)."""
     ladder_alpha: float = checked(7.0, lambda v: v >= 0, "be >= 0")
@@ -131,6 +131,8 @@ class Config:
     """Learner updates between a learner's parameter refreshes from the parameter server."""
     push_every: int = checked(1, lambda v: v >= 1, "be >= 1")
     """Learner updates whose gradients travel to the shards in one message (each is still applied as its own update)."""
+    learner_refresh: Literal["pipelined", "synchronous"] = "pipelined"
+    """How a learner's push and its refresh of theta+ share a round trip: `pipelined` takes the theta+ it asked for with its previous push (never waits; each gradient is computed on parameters one update short of its own last one), `synchronous` waits for the theta+ that includes the gradient just pushed."""
     max_inflight_pushes: int = checked(4, lambda v: v >= 1, "be >= 1")
     """Gradients a learner may have in flight to the shards before it waits (keeps the server off the critical path)."""
 

@@ -61,22 +61,18 @@ def make_shard_of(config: Config, info: EnvInfo, index: int, start: int, stop: i
 
 def parameter_client(config: Config, shards: list, bounds, calls) -> ParameterClient:
     """One component's view of the sharded theta+."""
-    return ParameterClient(shards, bounds, calls, config.max_inflight_pushes)
+    return ParameterClient(shards, bounds, calls, config.max_inflight_pushes,
+                           synchronous=config.learner_refresh == "synchronous")
 
 
-def warmup_steps(config: Config, info: EnvInfo) -> int:
-    """Agent steps of experience before learners sample: `learning_starts`, capped at a quarter of the
-    budget's agent steps so that short smoke runs still update."""
-    return min(config.learning_starts, info.steps(config.total_frames) // 4)
-
-
-def replay_warmup(config: Config, info: EnvInfo) -> int:
-    """Entries each replay memory must hold before its learners sample: a bundle's replay the whole
-    warm-up (it feeds its own learner only), stand-alone replays an equal share of it."""
+def replay_warmup(config: Config) -> int:
+    """Entries each replay memory must hold before its learners sample: a bundle's replay all of
+    `learning_starts` (it feeds its own learner only), stand-alone replays an equal share of it.
+    Preflight (`gorila.system.schedule`) refuses a run whose learners could not start in its budget."""
     if config.bundled:
-        return warmup_steps(config, info)
+        return config.learning_starts
     memories = config.replay_shards if config.replay == "global" else config.actors
-    return warmup_steps(config, info) // memories
+    return config.learning_starts // memories
 
 
 def min_sample_size(config: Config, warmup: int) -> int:
@@ -115,7 +111,7 @@ def make_bundle(config: Config, info: EnvInfo, index: int, shards: list, bounds,
     Inside the bundle calls are direct; `calls` is how its actor and learner reach the shards.
     """
     replay = make_replay(config, info, config.replay_capacity, config.envs_per_actor,
-                         config.seed + index, replay_warmup(config, info), saved_replay)
+                         config.seed + index, replay_warmup(config), saved_replay)
     streams = tuple(range(config.envs_per_actor))
     writer = ReplayWriter([replay], [Route(0, streams, streams)], DirectCalls())
     actor = make_actor(config, info, index, shards, bounds, calls, writer)

@@ -13,6 +13,7 @@ from gorila.components.learner import learner_device
 from gorila.config import Config, ConfigError
 from gorila.contracts import EnvInfo, env_info, learner_processes
 from gorila.system.builders import min_sample_size, parameter_bounds, replay_warmup
+from gorila.system.schedule import check_learning_start
 from gorila.components.replay.storage import StreamStorage
 from gorila.runtime.calls import split_address
 from gorila.system.topology import replay_layout
@@ -51,10 +52,12 @@ def check_address(config: Config) -> None:
 # ---- the environment -------------------------------------------------------------------------
 
 def check_fits_env(config: Config, info: EnvInfo) -> None:
-    """The network, the parameter shards and the replay memories can all work with this environment."""
+    """The network, the parameter shards and the replay memories can all work with this environment,
+    and the learners can start within the budget."""
     size = check_network(config, info)
     parameter_bounds(config, size)
     check_replay_sizes(config, info)
+    check_learning_start(config, info)
 
 
 REAL_FORWARD_PARAMETERS = 50_000_000    # 200 MB of float32: tried on the CPU, beyond on `meta`
@@ -92,7 +95,7 @@ def check_replay_sizes(config: Config, info: EnvInfo) -> None:
     last observation; at least every other entry is not one, so a replay of C entries over S streams
     is sure to reach N sampleable entries when C >= 2 N + S * (n_step + stack).
     """
-    warmup = replay_warmup(config, info)
+    warmup = replay_warmup(config)
     needed = min_sample_size(config, warmup)
     per_stream = info.stack + config.n_step + 1
     shards = config.replay_shards if config.replay == "global" else 1

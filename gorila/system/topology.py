@@ -63,7 +63,7 @@ def build_system(config: Config, info: EnvInfo, place, calls, shard_backups: lis
                                                              calls, saved[i])
     else:
         layout = replay_layout(config)
-        warmup = replay_warmup(config, info)
+        warmup = replay_warmup(config)
         system.replays = [place(REPLAY, make_replay, config, info, capacity, streams, config.seed + i, warmup,
                                 saved[i]) for i, (capacity, streams) in enumerate(layout)]
         for i in range(config.actors):

@@ -26,9 +26,10 @@ from gorila.records.metrics import MetricsWriter, TrainWindow, parameter_server_
 from gorila.records.progress import ProgressDisplay
 from gorila.runtime import make_runtime
 from gorila.runtime.calls import WorkerError, failure_reason
-from gorila.system.builders import parameter_client, warmup_steps
+from gorila.system.builders import parameter_client
 from gorila.system.preflight import check_fits_env
 from gorila.system.recovery import Recovery
+from gorila.system.schedule import describe_schedule, epsilon_warning
 from gorila.system.scheduler import BACKOFF_S, Scheduler, StopReason
 from gorila.system.signals import restore_signals, stop_on_signals
 from gorila.system.stop_rule import Candidate, StopRule, Verdict
@@ -83,7 +84,7 @@ class Trainer:
         self.params = parameter_client(config, self.system.shards, self.system.bounds, self.calls)
         self._wait_ready()
         self.scheduler = Scheduler(info.steps(config.total_frames), config.update_every, config.actors,
-                                   config.learners, warmup_steps(config, info))
+                                   config.learners, config.learning_starts)
         self.stop_rule = StopRule(info.steps(config.eval_every_frames), config.stop_at_return)
         self.recovery = Recovery(config, self.runtime, self.system, self._record_fault, self._say,
                                  self.resume.get("faults", 0) if self.resume else 0)
@@ -266,6 +267,9 @@ class Trainer:
             resumed = f"; resumed at {self.info.frames(self.steps):,} frames" if self.resume else ""
             self.display.message(f"gorila: {self.config.env} on {self.runtime.name}, "
                                  f"{describe_topology(self.config)}; run dir {self.run_dir}{resumed}")
+            for line in (describe_schedule(self.config, self.info), epsilon_warning(self.config, self.info)):
+                if line:
+                    self.display.message(line)
             try:
                 self.loop()
             except KeyboardInterrupt:

@@ -121,7 +121,7 @@ def test_cli_refuses_a_non_empty_run_dir_and_leaves_it_alone(capsys, tmp_path):
     run_dir = tmp_path / "run"
     run_dir.mkdir()
     (run_dir / "notes.txt").write_text("mine\n")
-    code, line = run_cli(capsys, "train", "--runtime", "local", "--total-frames", "100", "--run-dir", str(run_dir))
+    code, line = run_cli(capsys, "train", "--runtime", "local", "--total-frames", "5000", "--run-dir", str(run_dir))
     assert code == 2 and "already exists and is not empty" in line
     assert [p.name for p in run_dir.iterdir()] == ["notes.txt"]
     assert (run_dir / "notes.txt").read_text() == "mine\n"
@@ -230,9 +230,7 @@ ATARI_INFO = EnvInfo((4, 84, 84), "uint8", 6, (84, 84), 4, 4, True)
 def test_atari_counts_replay_learning_start_and_exploration_in_agent_steps_as_dqn():
     config = build_config("atari")
     assert (config.replay_capacity, config.learning_starts, config.epsilon_decay_steps) == (1_000_000, 50_000, 1_000_000)
-    assert builders.warmup_steps(config, ATARI_INFO) == 50_000                 # not 50,000 frames = 12,500 steps
-    short = build_config("atari", overrides={"total_frames": 80_000})         # 20,000 agent steps
-    assert builders.warmup_steps(short, ATARI_INFO) == 5_000                   # a quarter of them
+    assert builders.replay_warmup(config) == 50_000                           # not 50,000 frames = 12,500 steps
 
 
 def test_an_actor_anneals_epsilon_over_agent_steps_on_atari():
@@ -264,6 +262,8 @@ def test_the_paper_preset_has_gorilas_own_settings():
     assert (config.optimizer, config.target_update_every, config.loss_reduction) == ("adagrad", 60_000, "sum")
     assert (config.replay_capacity, config.learning_starts, config.epsilon_decay_steps) == (1_000_000, 50_000, 1_000_000)
     assert config.fire_reset is False
+    assert config.total_frames == 100 * 50_000_000               # DQN's 50M frames for each of the 100 bundles
+    assert config.epsilon_ladder is False                         # every actor anneals to 0.1, as DQN's
 
 
 def test_scale_shrinks_bundles_shards_and_thetas_period_and_says_so():
@@ -271,11 +271,15 @@ def test_scale_shrinks_bundles_shards_and_thetas_period_and_says_so():
     assert (config.actors, config.learners, config.param_shards) == (2, 2, 1)
     assert config.target_update_every == 1_200                   # 600 updates per learner, as with 100
     assert (config.replay_capacity, config.batch_size, config.learning_rate) == (1_000_000, 32, 1e-3)
+    assert config.total_frames == 100_000_000                    # 50M frames per bundle, as with 100
     line = scaled_preset("gorila-paper", 0.02)[1]
-    assert line.startswith("gorila-paper scaled by 0.02: 100 -> 2 actors, 100 -> 2 learners, "
-                           "31 -> 1 parameter shards, theta- every 60,000 -> 1,200 server updates (600 per learner")
+    assert line.startswith("gorila-paper scaled by 0.02: 100 -> 2 actors, 100 -> 2 learners, 31 -> 1 parameter "
+                           "shards, 5,000,000,000 -> 100,000,000 frames in all (50,000,000 per actor, as at full size), "
+                           "60,000 -> 1,200 server updates between theta- refreshes (600 per learner")
     assert build_config("gorila-paper", overrides={"param_shards": 3}, scale=0.02).param_shards == 3   # flags win
-    assert build_config("atari", scale=4).target_update_every == 40_000
+    atari = build_config("atari", scale=4)                       # 1 -> 4 bundles: four times the work
+    assert (atari.target_update_every, atari.total_frames) == (40_000, 200_000_000)
+    assert build_config("gorila-paper", overrides={"total_frames": 2_000_000}, scale=0.1).total_frames == 2_000_000
 
 
 @pytest.mark.parametrize("preset, scale, words", [
@@ -296,3 +300,31 @@ def test_cli_scale_without_a_preset_is_one_line(capsys):
 def test_set_takes_a_list_as_yaml_writes_it():
     assert build_config("cartpole", overrides={"hidden_sizes": "[256, 256]"}).hidden_sizes == (256, 256)
     assert build_config("cartpole", overrides={"hidden_sizes": "256,256"}).hidden_sizes == (256, 256)
+
+
+def test_a_game_without_a_preset_starts_from_its_kinds_preset():
+    breakout = build_config(overrides={"env": "Breakout"})
+    atari = build_config("atari", overrides={"env": "Breakout"})
+    assert breakout == atari                                    # DQN's RMSProp, clipped rewards, 1M replay
+    assert (breakout.optimizer, breakout.learning_rate, breakout.clip_rewards) == ("rmsprop", 2.5e-4, True)
+    assert build_config(overrides={"env": "MinAtar/Breakout"}) == build_config("minatar", overrides={"env": "MinAtar/Breakout"})
+    assert build_config(overrides={"env": "CartPole-v1"}) == Config()          # other kinds: the base config
+    assert build_config("cartpole", overrides={"env": "Pong"}).optimizer == "adam"   # a named preset wins
+    assert build_config(overrides={"env": "Pong", "optimizer": "adam"}).optimizer == "adam"   # fields win
+
+
+def test_a_yaml_file_naming_a_game_starts_from_its_kinds_preset(tmp_path):
+    path = tmp_path / "pong.yaml"
+    path.write_text("env: Pong\nlearning_rate: 1.0e-4\n")
+    config = build_config(file=str(path))
+    assert (config.optimizer, config.learning_rate, config.replay_capacity) == ("rmsprop", 1e-4, 1_000_000)
+
+
+def test_the_cli_says_which_preset_a_game_started_from(capsys, tmp_path):
+    code = cli.main(["train", "--env", "Breakout", "--runtime", "local", "--total-frames", "4000",
+                     "--learning-starts", "100", "--replay-capacity", "2000", "--eval-every-frames", "0",
+                     "--eval-episodes", "1", "--run-dir", str(tmp_path / "run")])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert out.splitlines()[0] == ("no --preset given: Breakout starts from the atari preset, the settings for its "
+                                   "kind of game (name --preset or set fields to change them)")
