@@ -98,10 +98,24 @@ def epsilon_ladder(index: int, count: int, base: float = 0.4, alpha: float = 7.0
     return base ** (1.0 + alpha * index / (count - 1))
 
 
-def greedy_with_epsilon(q_values: np.ndarray, epsilon: float | np.ndarray, rng: np.random.Generator):
-    """Epsilon-greedy actions for a batch of Q-value rows ([B, A] -> [B])."""
+def greedy_actions(q_values: np.ndarray, rng: np.random.Generator | None = None) -> np.ndarray:
+    """argmax_a Q(s, a) per row ([B, A] -> [B]), a tie broken uniformly at random with `rng`'s draws,
+    as DQN's code breaks it (argmax alone takes the lowest index). Rows without a tie draw nothing."""
+    actions = q_values.argmax(axis=1)
+    tied = q_values == q_values.max(axis=1, keepdims=True)
+    counts = tied.sum(axis=1)
+    rows = np.flatnonzero(counts > 1)
+    if rng is not None and rows.size:
+        picks = rng.integers(0, counts[rows])                       # which of each row's tied actions
+        actions[rows] = (tied[rows].cumsum(axis=1) > picks[:, None]).argmax(axis=1)
+    return actions
+
+
+def greedy_with_epsilon(q_values: np.ndarray, epsilon: float | np.ndarray, rng: np.random.Generator,
+                        tie_rng: np.random.Generator | None = None):
+    """Epsilon-greedy actions for a batch of Q-value rows ([B, A] -> [B]); greedy ties drawn from `tie_rng`."""
     batch, num_actions = q_values.shape
-    return epsilon_greedy(lambda rows: q_values[rows].argmax(axis=1), batch, num_actions, epsilon, rng)
+    return epsilon_greedy(lambda rows: greedy_actions(q_values[rows], tie_rng), batch, num_actions, epsilon, rng)
 
 
 def epsilon_greedy(greedy: Callable[[np.ndarray], np.ndarray], batch: int, num_actions: int,

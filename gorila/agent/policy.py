@@ -17,23 +17,26 @@ class EpsilonGreedyPolicy:
     - with `whole_batch`, on every observation of the batch (evaluation): a row's Q-values, which can
       differ in their last bits with the batch they are computed in, then do not depend on which
       other rows explore.
-    The network is the caller's: loading new parameters into it changes what the policy does.
+    Greedy ties are broken at random from a generator of their own, spawned from `rng`, so that a tie
+    does not shift the exploration draws. The network is the caller's: loading new parameters into it
+    changes what the policy does.
     """
 
     def __init__(self, network: torch.nn.Module, num_actions: int, rng: np.random.Generator,
                  whole_batch: bool = False):
         self.network, self.num_actions, self.rng, self.whole_batch = network, num_actions, rng, whole_batch
+        self.tie_rng = rng.spawn(1)[0]
 
     def q_values(self, obs: np.ndarray) -> np.ndarray:
         with torch.no_grad():
             return self.network(torch.as_tensor(obs)).numpy()
 
     def greedy(self, obs: np.ndarray) -> np.ndarray:
-        return self.q_values(obs).argmax(axis=1)
+        return dqn.greedy_actions(self.q_values(obs), self.tie_rng)
 
     def act(self, obs: np.ndarray, epsilon: float) -> np.ndarray:
         """One action per row of `obs` ([B, ...] -> [B] int64)."""
         if self.whole_batch:
-            return dqn.greedy_with_epsilon(self.q_values(obs), epsilon, self.rng)
+            return dqn.greedy_with_epsilon(self.q_values(obs), epsilon, self.rng, self.tie_rng)
         return dqn.epsilon_greedy(lambda rows: self.greedy(obs if rows.all() else obs[rows]), len(obs),
                                   self.num_actions, epsilon, self.rng)

@@ -56,8 +56,12 @@ class Actor:
         return dqn.linear_epsilon(self.steps, self.config.epsilon_start, self.epsilon_end,
                                   self.epsilon_decay_steps)
 
-    def step(self) -> None:
-        """One step of every environment copy, one replay entry per copy."""
+    def step(self) -> int:
+        """One step of every environment copy, one replay entry per copy; the agent steps taken.
+
+        A copy whose last observation ended an episode only resets in this step (its action is
+        ignored): that is no agent step, for epsilon, the budget and the learner's update ratio alike.
+        """
         if self.steps_since_sync >= self.config.actor_sync_every:
             self.sync()
         actions = self.policy.act(self.obs, self.epsilon)
@@ -71,8 +75,10 @@ class Actor:
         self._track_returns(result, ended)
         self.obs = result.obs
         self.episode_ended = result.episode_end.copy()
-        self.steps += self.env.num_envs
-        self.steps_since_sync += self.env.num_envs
+        taken = len(ended) - int(ended.sum())
+        self.steps += taken
+        self.steps_since_sync += taken
+        return taken
 
     def _track_returns(self, result, ended: np.ndarray) -> None:
         live = ~ended

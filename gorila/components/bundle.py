@@ -26,9 +26,9 @@ class Bundle:
         """At least `budget` agent steps, with one learner update every `update_every` of them."""
         steps = updates = 0
         while steps < budget:
-            self.actor.step()
-            steps += self.actor.env.num_envs
-            self.update_credit += self.actor.env.num_envs
+            taken = self.actor.step()
+            steps += taken
+            self.update_credit += taken
             while self.update_credit >= self.update_every:
                 self.update_credit -= self.update_every
                 updates += self.learner.update()

@@ -165,3 +165,23 @@ def test_epsilon_greedy_draws_the_same_actions_as_from_all_q_values():
     expected[explore] = rng.integers(0, 5, size=int(explore.sum()))
     lazily = dqn.epsilon_greedy(lambda rows: q[rows].argmax(axis=1), 64, 5, 0.3, np.random.default_rng(2))
     assert (expected == lazily).all() and explore.any() and not explore.all()
+
+
+def test_greedy_actions_break_ties_at_random_among_the_tied_only():
+    q = np.array([[0.0, 2.0, 1.0], [5.0, 5.0, -1.0], [3.0, 3.0, 3.0]])
+    rng = np.random.default_rng(0)
+    counts = np.zeros((3, 3), int)
+    for _ in range(3_000):
+        for row, action in enumerate(dqn.greedy_actions(q, rng)):
+            counts[row, action] += 1
+    assert counts[0].tolist() == [0, 3_000, 0]                    # no tie: always the argmax
+    assert counts[1, 2] == 0 and 1_400 < counts[1, 0] < 1_600     # 50/50 between the two tied maxima
+    assert all(900 < n < 1_100 for n in counts[2])                # a third each
+    assert dqn.greedy_actions(q).tolist() == [1, 0, 0]            # without a generator: the lowest index
+
+
+def test_greedy_actions_draw_nothing_without_a_tie():
+    rng = np.random.default_rng(0)
+    state = rng.bit_generator.state
+    dqn.greedy_actions(np.array([[0.0, 1.0], [2.0, 1.0]]), rng)
+    assert rng.bit_generator.state == state

@@ -43,3 +43,21 @@ def test_whole_batch_runs_the_network_on_every_observation():
     network = Recording()
     EpsilonGreedyPolicy(network, 3, np.random.default_rng(0), whole_batch=True).act(np.ones((16, 2), np.float32), 0.5)
     assert network.batches == [16]
+
+
+class Flat(torch.nn.Module):
+    """Q = 0 for every action: every greedy choice is a three-way tie."""
+
+    def forward(self, obs):
+        return torch.zeros((len(obs), 3))
+
+
+def test_greedy_ties_are_broken_at_random_without_moving_the_exploration_draws():
+    obs = np.ones((64, 2), np.float32)
+    tied = EpsilonGreedyPolicy(Flat(), 3, np.random.default_rng(5)).act(obs, 0.3)
+    plain = EpsilonGreedyPolicy(Recording(), 3, np.random.default_rng(5)).act(obs, 0.3)
+    explore = np.random.default_rng(5).random(64) < 0.3           # the rows that explored, in both
+    assert (tied[explore] == plain[explore]).all()
+    assert set(tied[~explore].tolist()) == {0, 1, 2}              # not always the lowest index
+    again = EpsilonGreedyPolicy(Flat(), 3, np.random.default_rng(5)).act(obs, 0.3)
+    assert (again == tied).all()                                  # seeded
