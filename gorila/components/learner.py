@@ -87,10 +87,11 @@ class Learner:
     def sync(self, pulled: tuple | None = None) -> None:
         """Copy theta+ from the server, and theta- when the server has refreshed it.
 
-        The pull is prefetched: the learner takes the parameters it asked for at its previous refresh
-        and asks for the next ones, so the server is never on its critical path.
+        Pipelined (`learner_refresh`), the pull is prefetched: the learner takes the parameters it asked
+        for at its previous refresh and asks for the next ones, so the server is never on its critical
+        path; synchronous, it waits for the newest.
         """
-        flat, target_changed = pulled or self.params.pull(prefetch=True)
+        flat, target_changed = pulled or self.params.pull(prefetch=self.config.learner_refresh == "pipelined")
         load_flat_parameters(self.online_parameters, flat)
         if target_changed:
             load_flat_parameters(self.target_parameters, self.params.pull_target())

@@ -2,7 +2,9 @@
 
 theta+ is one flat float32 vector split into `N_param` contiguous slices of near-equal size, one per
 shard. A learner pushes the slices of its gradient to every shard without waiting for the answers (at
-most `max_inflight` pushes outstanding), so the server stays off its critical path.
+most `max_inflight` pushes outstanding), so the server stays off its critical path. Its refresh of
+theta+ rides on a push: pipelined (the answer to the previous push, never waited for) or synchronous
+(the answer to this push, which includes the gradient just sent).
 """
 from __future__ import annotations
 
@@ -25,8 +27,10 @@ def slice_bounds(size: int, num_shards: int) -> list[tuple[int, int]]:
 class ParameterClient:
     """Talks to all shards through `calls` (direct or Ray), tracking the versions it last saw."""
 
-    def __init__(self, shards: list, bounds: list[tuple[int, int]], calls, max_inflight: int = 4):
+    def __init__(self, shards: list, bounds: list[tuple[int, int]], calls, max_inflight: int = 4,
+                 synchronous: bool = False):
         self.shards = shards
+        self.synchronous = synchronous
         self.bounds = bounds
         self.calls = calls
         self.max_inflight = max_inflight
@@ -43,12 +47,16 @@ class ParameterClient:
         self._send(ShardServer.apply_batch, gradient, base_versions)
 
     def push_and_pull(self, gradient: np.ndarray, base_versions: np.ndarray) -> tuple[np.ndarray, bool]:
-        """Push a gradient and ask for theta+ in the same calls; return the theta+ asked for last time.
+        """Push a gradient and ask for theta+ in the same calls: one round trip per update, not two.
 
-        A learner that refreshes after every update thus pays one round trip per update, not two,
-        and never waits for the answer to its own push (it reads it at its next refresh).
+        Pipelined, return the theta+ asked for with the previous push: the caller never waits for the
+        answer to its own push (it reads it at its next refresh), so its next gradient is computed on
+        parameters without this one. Synchronous, wait for this push's answer: theta+ with it applied.
         """
         futures = self._send(ShardServer.apply_and_pull, gradient, base_versions)
+        if self.synchronous:
+            self.inflight.pop()                 # answered here: nothing left in flight to drain
+            return self._absorb(self.calls.get(futures))
         previous, self.prefetched = self.prefetched, futures
         return self._absorb(self.calls.get(previous if previous is not None else self._request()))
 

@@ -128,3 +128,28 @@ def test_summed_loss_sends_batch_size_times_the_mean_gradient_and_logs_the_same_
     assert sum_loss == pytest.approx(mean_loss, rel=1e-6)          # logged per transition either way
     np.testing.assert_allclose(sum_gradient, 8 * mean_gradient, rtol=1e-4, atol=1e-6)
     assert np.abs(mean_gradient).max() > 0
+
+
+def online_theta(learner) -> np.ndarray:
+    return np.concatenate([p.detach().numpy().ravel() for p in learner.online.parameters()])
+
+
+def server_theta(shards) -> np.ndarray:
+    return np.concatenate([s.pull()[0] for s in shards])
+
+
+@pytest.mark.parametrize("refresh", ["pipelined", "synchronous"])
+def test_a_refresh_after_a_push_has_the_gradient_in_it_only_when_synchronous(refresh):
+    learner, shards = make_learner(make_replay(1.0), learner_refresh=refresh)
+    before = server_theta(shards)
+    learner.update()                                 # push gradient 1, refresh theta+
+    after = server_theta(shards)
+    assert versions(shards) == [1, 1] and not np.array_equal(before, after)
+    # synchronous: the learner's copy includes gradient 1; pipelined: it is the one asked for at start
+    np.testing.assert_array_equal(online_theta(learner), after if refresh == "synchronous" else before)
+    learner.update()
+    assert versions(shards) == [2, 2]
+    expected = server_theta(shards) if refresh == "synchronous" else after     # one update behind
+    np.testing.assert_array_equal(online_theta(learner), expected)
+    learner.params.drain()                           # nothing left in flight either way
+    assert not learner.params.inflight
