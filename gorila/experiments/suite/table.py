@@ -3,7 +3,9 @@
 One row per finished game: our final-evaluation score under each protocol, its human-normalised
 score, and the published DQN and Gorila scores under null-op starts and human starts. Below it, the
 paper's aggregate figures for our agent and, over the same games, for the published DQN and Gorila:
-games above DQN, games at >= 75% of human, median and mean human-normalised score.
+games above DQN, at double and 5 times DQN's score, at >= 75% of human, median and mean
+human-normalised score (counted as `gorila.evaluation.scores` says). A mark beside a number sends the
+reader to a footnote: REFERENCE_MARK where the published human score is at or below random play's.
 """
 from __future__ import annotations
 
@@ -12,10 +14,16 @@ import json
 from pathlib import Path
 
 from gorila.evaluation.protocols import LABELS
-from gorila.evaluation.scores import HUMAN_LEVEL, PUBLISHED_PROTOCOLS, paper_game, published, suite_summary
+from gorila.evaluation.scores import DQN_MULTIPLES, HUMAN_LEVEL, PUBLISHED_PROTOCOLS, paper_game, published, suite_summary
 from gorila.experiments.suite.plan import FINAL_PARAMETERS, SuitePlan
 
 TABLE_MD, TABLE_CSV, TABLE_JSON = "results.md", "results.csv", "results.json"
+REFERENCE_MARK = "†"        # the published human score is at or below random play's
+
+
+COUNTS_NOTE = ("The paper's counts: above DQN, score > DQN's; at k x DQN, score - random >= k (DQN - random) "
+               f"and score > random; at >= {HUMAN_LEVEL:g}% human, score - random >= {HUMAN_LEVEL / 100:g} (human - random) "
+               "and score > random (a reference at or below random play is reached by any score above it).")
 
 
 def column_key(protocol: str) -> str:
@@ -64,6 +72,30 @@ def summaries(scores: dict[str, dict[str, float]]) -> dict[str, dict]:
     return out
 
 
+def human_at_or_below_random(row: dict, key: str) -> bool:
+    """Whether the published human score of `row` under protocol `key` is at or below random play's,
+    where a human-normalised score has its sign inverted."""
+    return row.get(f"human_{key}") is not None and row[f"human_{key}"] <= row[f"random_{key}"]
+
+
+def marks(row: dict, key: str) -> dict[str, str]:
+    """The footnote marks beside our score ('ours') and its human normalisation ('human_normalised')
+    of `row` under protocol `key`; empty where there is nothing to say."""
+    scored = row.get(f"ours_{key}") is not None
+    return {"ours": "", "human_normalised": REFERENCE_MARK if scored and human_at_or_below_random(row, key) else ""}
+
+
+def footnotes(rows: list[dict], protocols: tuple[str, ...] = PUBLISHED_PROTOCOLS) -> list[str]:
+    """One line per mark the table uses in the columns of `protocols`, naming its games."""
+    inverted = [f"{r['game']} ({LABELS[p]})" for r in rows for p in protocols
+                if marks(r, column_key(p))["human_normalised"]]
+    if not inverted:
+        return []
+    return [f"{REFERENCE_MARK} The published human score is at or below random play's: {', '.join(inverted)}. "
+            "The human-normalised score keeps the plain formula (as the published medians and means do) and its "
+            "sign is inverted; the counts take such a game as at human level when it beats random play."]
+
+
 def write_tables(plan: SuitePlan) -> list[Path]:
     """results.md, results.csv and results.json in the suite directory, from the result files."""
     results = collect(plan)
@@ -96,14 +128,17 @@ def markdown(plan: SuitePlan, rows: list[dict], summary: dict) -> str:
              f"Scores are a final evaluation of the {FINAL_PARAMETERS}, on episodes no training "
              "evaluation played; not the best evaluation seen during training. DQN: Mnih et al. (2015); "
              "Gorila: Nair et al. (2015). Human-normalised: 100 (score - random) / (human - random).", "",
+             COUNTS_NOTE, "",
              head, "|" + "---|" * head.count(" | ") + "---|"]
     for r in rows:
         cells = [r["game"], f"{r['frames']:,}"]
         for key in map(column_key, PUBLISHED_PROTOCOLS):
-            cells += [_num(r[f"ours_{key}"]), _num(r[f"human_normalised_{key}"]), _num(r[f"dqn_{key}"]),
-                      _num(r[f"gorila_{key}"])]
+            mark = marks(r, key)
+            cells += [_num(r[f"ours_{key}"]) + mark["ours"], _num(r[f"human_normalised_{key}"]) + mark["human_normalised"],
+                      _num(r[f"dqn_{key}"]), _num(r[f"gorila_{key}"])]
         lines.append("| " + " | ".join(cells) + " |")
-    lines += ["", *summary_lines(summary)]
+    notes = footnotes(rows)
+    lines += ["", *notes, *([""] if notes else []), *summary_lines(summary)]
     return "\n".join(lines) + "\n"
 
 
@@ -111,12 +146,14 @@ def summary_lines(summary: dict) -> list[str]:
     """The paper's counts, ours beside the published DQN's and Gorila's over the same games."""
     if not summary:
         return ["No game of the paper's 49 is finished yet: no normalised summary."]
-    lines = [f"| protocol | agent | games | games above DQN | games at >= {HUMAN_LEVEL:g}% human | median human-norm. % "
-             "| mean human-norm. % |", "|---|---|---|---|---|---|---|"]
+    multiples = "".join(f" games at {x}x DQN |" for x in DQN_MULTIPLES)
+    lines = [f"| protocol | agent | games | games above DQN |{multiples} games at >= {HUMAN_LEVEL:g}% human "
+             "| median human-norm. % | mean human-norm. % |", "|---|---|---|---|" + "---|" * (len(DQN_MULTIPLES) + 3)]
     for protocol, agents in summary.items():
         for agent, name in (("ours", "ours"), ("dqn", "DQN (published)"), ("gorila", "Gorila (published)")):
             s = agents[agent]
-            above = "—" if agent == "dqn" else str(s["games_above_dqn"])
-            lines.append(f"| {LABELS[protocol]} | {name} | {s['games']} | {above} | {s['games_at_human_level']} "
+            against_dqn = [s["games_above_dqn"], *(s[f"games_at_{x}x_dqn"] for x in DQN_MULTIPLES)]
+            against_dqn = " | ".join("—" if agent == "dqn" else str(n) for n in against_dqn)
+            lines.append(f"| {LABELS[protocol]} | {name} | {s['games']} | {against_dqn} | {s['games_at_human_level']} "
                          f"| {_num(s['median_human_normalised'])} | {_num(s['mean_human_normalised'])} |")
     return lines

@@ -61,4 +61,19 @@ def test_table_rows_put_ours_beside_the_published_scores(tables):
     markdown = (tables / "results.md").read_text()
     assert "3 of 4 games finished" in markdown and "not the best evaluation seen during training" in markdown
     assert "| Pong | 20,000 | 19.0 | 132.3 | 18.9 | 18.3 | 16.5 | 103.0 | 16.2 | 16.7 |" in markdown
-    assert "| null-op starts | ours | 3 | 2 | 2 | 76.3 |" in markdown
+    assert "| null-op starts | ours | 3 | 2 | 0 | 0 | 2 | 76.3 |" in markdown     # none at 2x DQN (Pong 1.0x)
+    assert "| null-op starts | DQN (published) | 3 | — | — | — | 2 |" in markdown
+
+
+def test_a_human_score_below_random_plays_is_marked_and_counted_by_the_rule(tmp_path):
+    # Video Pinball, human starts: random 20,452, human 15,641.1, DQN 20,228.1; Gorila 112,093.37.
+    plan = SuitePlan(tmp_path, ("VideoPinball",), 20_000, protocols=("noop", "human-starts"))
+    store(plan, "VideoPinball", "noop", 20_000.0)
+    store(plan, "VideoPinball", "human-starts", 112_093.37)
+    write_tables(plan)
+    markdown = (tmp_path / "results.md").read_text()
+    assert "| 112,093.4 | -1,904.9† | 20,228.1 | 112,093.4 |" in markdown
+    assert "† The published human score is at or below random play's: VideoPinball (human starts)." in markdown
+    hs = json.loads((tmp_path / "results.json").read_text())["summary"]["human-starts"]["ours"]
+    assert hs["games_at_human_level"] == 1 and hs["games_at_2x_dqn"] == hs["games_at_5x_dqn"] == 1
+    assert hs["mean_human_normalised"] == pytest.approx(100 * (112_093.37 - 20_452) / (15_641.1 - 20_452))
