@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from gorila.evaluation.protocols import PROTOCOL_NAMES
@@ -37,6 +38,8 @@ def run(args) -> int:
         dqn = "-" if result["dqn_normalised"] is None else f"{result['dqn_normalised']:.1f}%"
         print(f"human-normalised {result['human_normalised']:.1f}%, DQN-normalised {dqn} "
               f"(published {result['normalised']['reference_protocol']} scores){_inverted(result['normalised'])}")
+    if result.get("normalised") and result["normalised"]["warning"]:
+        print(f"gorila: warning: {result['normalised']['warning']}", file=sys.stderr, flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
     return 0

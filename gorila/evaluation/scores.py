@@ -8,7 +8,8 @@ this module costs no torch, Ray or Gymnasium.
 Each evaluation protocol has its own reference columns:
 
 - `noop` (up to 30 null-op starts): random, human, DQN (Nature) and Gorila;
-- `human-starts` (start points sampled from human play): the `_hs` columns;
+- `human-starts` (start points sampled from human play): the `_hs` columns; a score from start points
+  that were not recorded from human play is compared with them with a warning (`start_points_warning`);
 - `machado` (sticky actions; Machado et al., 2018) has no published Gorila or DQN column here: its
   scores are normalised against the null-op columns and say so (`reference_protocol`).
 
@@ -39,6 +40,7 @@ from importlib import resources
 
 from gorila.envs import EnvError, resolve_env
 from gorila.evaluation.protocols import PROTOCOL_NAMES
+from gorila.evaluation.start_points import HUMAN_PLAY
 
 HUMAN_LEVEL = 75.0          # percent of human, the paper's threshold
 DQN_MULTIPLES = (2, 5)      # "double" and "5 times" DQN's score, the paper's other counts
@@ -111,6 +113,15 @@ def normalised_scores(game: str, score: float, protocol: str) -> dict:
             "references_at_or_below_random": [name for name in ("human", "dqn", "gorila")
                                               if ref[name] <= ref["random"]],
             "at_human_level": at_human_level(score, ref["random"], ref["human"])}
+
+
+def start_points_warning(protocol: str, source: str | None) -> str | None:
+    """The one-line warning due where a score is compared with the paper's human-start columns although
+    its start points (`start_points.start_points_source`) were not recorded from human play; else None."""
+    if reference_protocol(protocol) != "human-starts" or source == HUMAN_PLAY:
+        return None
+    return (f"start points not recorded from human play ({source or 'unknown'}): the paper's human-start scores "
+            "began at human experts' states, so this score is not comparable with them")
 
 
 def paper_game(env) -> str | None:
