@@ -5,7 +5,9 @@ score, and the published DQN and Gorila scores under null-op starts and human st
 paper's aggregate figures for our agent and, over the same games, for the published DQN and Gorila:
 games above DQN, at double and 5 times DQN's score, at >= 75% of human, median and mean
 human-normalised score (counted as `gorila.evaluation.scores` says). A mark beside a number sends the
-reader to a footnote: REFERENCE_MARK where the published human score is at or below random play's.
+reader to a footnote: REFERENCE_MARK where the published human score is at or below random play's,
+STARTS_MARK beside a human-starts score whose start points were not recorded from human play (the
+paper's start points were; `start_points_<protocol>` in the CSV says who played them).
 """
 from __future__ import annotations
 
@@ -13,12 +15,14 @@ import csv
 import json
 from pathlib import Path
 
-from gorila.evaluation.protocols import LABELS
+from gorila.evaluation.protocols import LABELS, get_protocol
 from gorila.evaluation.scores import DQN_MULTIPLES, HUMAN_LEVEL, PUBLISHED_PROTOCOLS, paper_game, published, suite_summary
+from gorila.evaluation.start_points import HUMAN_PLAY, start_points_source
 from gorila.experiments.suite.plan import FINAL_PARAMETERS, SuitePlan
 
 TABLE_MD, TABLE_CSV, TABLE_JSON = "results.md", "results.csv", "results.json"
 REFERENCE_MARK = "†"        # the published human score is at or below random play's
+STARTS_MARK = "‡"           # our human-starts score began at start points not recorded from human play
 
 
 COUNTS_NOTE = ("The paper's counts: above DQN, score > DQN's; at k x DQN, score - random >= k (DQN - random) "
@@ -53,9 +57,19 @@ def table_row(game: str, results: dict) -> dict:
         row[f"episodes_{key}"] = result["eval_episodes"] if result else None
         norm = result.get("normalised") if result else None
         row[f"human_normalised_{key}"] = norm["human_normalised"] if norm else None
+        if get_protocol(protocol).start_points:
+            row[f"start_points_{key}"] = result_source(result) if result else None
         for source in ("dqn", "gorila", "random", "human"):
             row[f"{source}_{key}"] = ref.get(source)
     return row
+
+
+def result_source(result: dict) -> str:
+    """Who played to the start points of a human-starts result; a result written before evaluations said
+    so is read from the start-point file's header it kept."""
+    if "start_points_source" in result:
+        return result["start_points_source"]
+    return start_points_source(result.get("settings", {}).get("start_points"))
 
 
 def summaries(scores: dict[str, dict[str, float]]) -> dict[str, dict]:
@@ -82,18 +96,27 @@ def marks(row: dict, key: str) -> dict[str, str]:
     """The footnote marks beside our score ('ours') and its human normalisation ('human_normalised')
     of `row` under protocol `key`; empty where there is nothing to say."""
     scored = row.get(f"ours_{key}") is not None
-    return {"ours": "", "human_normalised": REFERENCE_MARK if scored and human_at_or_below_random(row, key) else ""}
+    not_human = row.get(f"start_points_{key}") not in (None, HUMAN_PLAY)
+    return {"ours": STARTS_MARK if scored and not_human else "",
+            "human_normalised": REFERENCE_MARK if scored and human_at_or_below_random(row, key) else ""}
 
 
 def footnotes(rows: list[dict], protocols: tuple[str, ...] = PUBLISHED_PROTOCOLS) -> list[str]:
     """One line per mark the table uses in the columns of `protocols`, naming its games."""
     inverted = [f"{r['game']} ({LABELS[p]})" for r in rows for p in protocols
                 if marks(r, column_key(p))["human_normalised"]]
-    if not inverted:
-        return []
-    return [f"{REFERENCE_MARK} The published human score is at or below random play's: {', '.join(inverted)}. "
-            "The human-normalised score keeps the plain formula (as the published medians and means do) and its "
-            "sign is inverted; the counts take such a game as at human level when it beats random play."]
+    not_human = [f"{r['game']} ({r[f'start_points_{column_key(p)}']})" for r in rows for p in protocols
+                 if marks(r, column_key(p))["ours"]]
+    lines = []
+    if inverted:
+        lines.append(f"{REFERENCE_MARK} The published human score is at or below random play's: {', '.join(inverted)}. "
+                     "The human-normalised score keeps the plain formula (as the published medians and means do) and "
+                     "its sign is inverted; the counts take such a game as at human level when it beats random play.")
+    if not_human:
+        lines.append(f"{STARTS_MARK} Start points not recorded from human play: {', '.join(not_human)}. The paper's "
+                     "human-start scores began at human experts' states, so these scores and the counts over them "
+                     "are not comparable with the paper's.")
+    return lines
 
 
 def write_tables(plan: SuitePlan) -> list[Path]:
