@@ -1,6 +1,8 @@
 """Helpers the tests share, importable as `tests.helpers`.
 
-`fresh_checkpoint`: an untrained agent's checkpoint, written in a second: what evaluation tests need from a run."""
+`fresh_checkpoint`: an untrained agent's checkpoint, written in a second: what evaluation tests need from a run.
+`store_final_evaluation`: a suite game's final evaluation result file, as `gorila evaluate` writes it."""
+import json
 from dataclasses import asdict
 from pathlib import Path
 
@@ -23,3 +25,15 @@ def fresh_checkpoint(run_dir: Path, env: str = "Pong", preset: str = "atari", se
     payload = {"config": config.to_dict(), "env_info": asdict(info), "theta": torch.as_tensor(theta)}
     save_checkpoint(run_dir, payload, 0)
     return run_dir
+
+
+def store_final_evaluation(plan, game: str, protocol: str, score: float, starts: str = "human") -> None:
+    """The result file of `game` under `protocol` in suite `plan`: its mean score, normalised, and under
+    human starts who played to its start points (`starts`)."""
+    from gorila.evaluation.scores import normalised_scores
+    plan.game_dir(game).mkdir(parents=True, exist_ok=True)
+    result = {"eval_return_mean": score, "eval_episodes": 30, "env_frames": 20_000,
+              "normalised": normalised_scores(game, score, protocol)}
+    if protocol == "human-starts":
+        result["start_points_source"] = starts
+    plan.result_file(game, protocol).write_text(json.dumps(result))

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from gorila.evaluation.protocols import PROTOCOL_NAMES
@@ -36,7 +37,23 @@ def run(args) -> int:
     if result.get("normalised"):
         dqn = "-" if result["dqn_normalised"] is None else f"{result['dqn_normalised']:.1f}%"
         print(f"human-normalised {result['human_normalised']:.1f}%, DQN-normalised {dqn} "
-              f"(published {result['normalised']['reference_protocol']} scores)")
+              f"(published {result['normalised']['reference_protocol']} scores){_inverted(result['normalised'])}")
+    if result.get("normalised") and result["normalised"]["warning"]:
+        print(f"gorila: warning: {result['normalised']['warning']}", file=sys.stderr, flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
     return 0
+
+
+SOURCE_NAMES = {"human": "human", "dqn": "DQN", "gorila": "Gorila"}
+
+
+def _inverted(normalised: dict) -> str:
+    """A note where a published score is at or below random play's: its normalised score's sign is inverted."""
+    names = [SOURCE_NAMES[name] for name in normalised.get("references_at_or_below_random") or []]
+    if not names:
+        return ""
+    level = "at" if normalised["at_human_level"] else "below"
+    scores = "score is" if len(names) == 1 else "scores are"
+    return (f"; the published {' and '.join(names)} {scores} at or below random play's, so normalised against "
+            f"{'it' if len(names) == 1 else 'them'} the sign is inverted ({level} human level as the paper counts)")

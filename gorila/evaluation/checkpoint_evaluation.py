@@ -43,11 +43,12 @@ def evaluate_checkpoint(path, episodes: int | None = None, epsilon: float | None
         played = evaluator.env.episode_seeds(evaluator.round_seed, config.eval_episodes)  # in eval_returns' order
     finally:
         evaluator.close()
+    source = _source(rules, header)
     return {"checkpoint": str(file), "env": config.env, "atari": info.is_atari, "env_frames": payload["env_frames"],
             "epsilon": config.eval_epsilon, "protocol": protocol,
             "settings": _settings(rules, config, info, evaluator, header), "seeds": played,
-            "wall_seconds": round(time.time() - started, 2), **result,
-            **_normalised(spec, result["eval_return_mean"], protocol)}
+            "wall_seconds": round(time.time() - started, 2), **result, **source,
+            **_normalised(spec, result["eval_return_mean"], protocol, source.get("start_points_source"))}
 
 
 def _check_protocol(spec, rules, starts) -> None:
@@ -91,6 +92,14 @@ def _start_points(starts, spec, rules):
     return points, {**header, "file": str(starts), "count": len(points)}
 
 
+def _source(rules, header) -> dict:
+    """Who played to the start points, under a protocol that has them (`start_points_source`)."""
+    if not rules.start_points:
+        return {}
+    from gorila.evaluation.start_points import start_points_source
+    return {"start_points_source": start_points_source(header)}
+
+
 def _evaluation_config(config, info, rules, episodes, epsilon, seed, max_frames) -> Config:
     """The checkpoint's config with the evaluation's episodes, epsilon, seed and frame cap."""
     episodes = config.eval_episodes if episodes is None else episodes
@@ -122,13 +131,14 @@ def _settings(rules, config, info, evaluator, header) -> dict:
     return settings
 
 
-def _normalised(spec, mean: float, protocol: str) -> dict:
-    """Human- and DQN-normalised mean, against the published columns of `protocol` (49 games only)."""
-    from gorila.evaluation.scores import normalised_scores, paper_game
+def _normalised(spec, mean: float, protocol: str, source: str | None) -> dict:
+    """Human- and DQN-normalised mean, against the published columns of `protocol` (49 games only), with
+    a warning where those are human-start columns and the start points were not human play."""
+    from gorila.evaluation.scores import normalised_scores, paper_game, start_points_warning
     game = paper_game(spec)
     if game is None:
         return {"normalised": None}
-    scores = normalised_scores(game, mean, protocol)
+    scores = {**normalised_scores(game, mean, protocol), "warning": start_points_warning(protocol, source)}
     return {"normalised": scores, "human_normalised": scores["human_normalised"],
             "dqn_normalised": scores["dqn_normalised"]}
 

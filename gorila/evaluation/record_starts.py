@@ -2,7 +2,8 @@
 
 Sources, in order of preference: trajectory files (`--trajectory`, see `start_points.load_trajectory`),
 a person at the keyboard (`--human`, Gymnasium's play utility; needs a display), a trained agent
-(`--checkpoint`, epsilon 0.05), else uniformly random actions. The file says which it was.
+(`--checkpoint`, epsilon 0.05), else uniformly random actions. The file says which it was; trajectory
+files that all say they are human play (`"played_by": "human"`) make human start points.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from gorila.envs.ale_single import AtariGame
 from gorila.envs.atari_constants import FRAMESKIP
 from gorila.evaluation.protocols import DQN_EVAL_EPSILON, PROTOCOLS
 from gorila.evaluation.start_points import (
+    HUMAN_PLAY,
     StartPointError,
     Trajectory,
     load_trajectory,
@@ -107,10 +109,11 @@ def record_starts(game_name: str, out: str, count: int, trajectories: list[str] 
     game = AtariGame(game_name, max_frames=RECORD_MAX_FRAMES)
     recorded_from = ""
     if trajectories:
-        source, played = "trajectory", [load_trajectory(path, game_name) for path in trajectories]
+        played = [load_trajectory(path, game_name) for path in trajectories]
+        source = HUMAN_PLAY if all(t.played_by == HUMAN_PLAY for t in played) else "trajectory"
         recorded_from = ", ".join(trajectories)
     elif human:
-        source, played = "human", [human_trajectory(game, seed)]
+        source, played = HUMAN_PLAY, [human_trajectory(game, seed)]
     else:
         source = "checkpoint" if checkpoint else "random"
         played = []

@@ -13,6 +13,10 @@ A start-point file is JSON:
      "frameskip": 4, "sticky_actions": 0.0,
      "start_points": [{"seed": 7, "actions": [0, 3, ...], "frames": 1240,
                        "reward_before": -2.0, "digest": "<sha256 of RAM and screen>"}, ...]}
+
+`source` and `recorded_from` say who played to the start points (`start_points_source`): only start
+points from human play are the paper's protocol. `human` is a person's play, at the keyboard or in
+trajectory files that say `"played_by": "human"`.
 """
 from __future__ import annotations
 
@@ -28,6 +32,7 @@ from gorila.envs.registry import resolve_env
 
 FORMAT = "gorila-start-points-1"
 SOURCES = ("random", "checkpoint", "trajectory", "human")
+HUMAN_PLAY = "human"            # the one source whose start points are the paper's human starts
 
 
 class StartPointError(ValueError):
@@ -36,10 +41,12 @@ class StartPointError(ValueError):
 
 @dataclasses.dataclass(frozen=True)
 class Trajectory:
-    """A game played from `reset` with emulator seed `seed`: ALE action ids, one per agent step."""
+    """A game played from `reset` with emulator seed `seed`: ALE action ids, one per agent step;
+    `played_by` is who played it where the file says ("human"), else empty."""
 
     seed: int
     actions: tuple[int, ...]
+    played_by: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -106,6 +113,22 @@ def save_start_points(path: str | Path, game: str, points: list[StartPoint], sou
     Path(path).write_text(json.dumps(data, separators=(",", ":")) + "\n")
 
 
+def start_points_source(header: dict | None) -> str:
+    """Who played to the start points of a file, from its header: "human", "random-play",
+    "agent:<checkpoint>", "trajectory:<files>" (trajectory files that do not say who played them) or
+    "unknown" (a file that does not say, as hand-made ones may not)."""
+    header = header or {}
+    source, origin = header.get("source"), header.get("recorded_from") or ""
+    if source == "human":
+        return HUMAN_PLAY
+    if source == "random":
+        return "random-play"
+    if source in ("checkpoint", "trajectory"):
+        name = "agent" if source == "checkpoint" else "trajectory"
+        return f"{name}:{origin}" if origin else name
+    return "unknown"
+
+
 def load_start_points(path: str | Path, game: str) -> tuple[list[StartPoint], dict]:
     """The start points of a file recorded for `game`, and the file's header; a damaged file or one
     recorded for another game raises StartPointError."""
@@ -163,7 +186,8 @@ def load_trajectory(path: str | Path, game: str) -> Trajectory:
         recorded = data.get("game")
         if recorded is not None and resolve_env(str(recorded)).game != resolve_env(game).game:
             raise StartPointError(f"{path} is a trajectory of {recorded!r}, not of {game!r}")
-        return Trajectory(int(data.get("seed", 0)), tuple(_check_actions(data["actions"])))
+        return Trajectory(int(data.get("seed", 0)), tuple(_check_actions(data["actions"])),
+                          str(data.get("played_by", "")))
     except StartPointError:
         raise
     except (OSError, KeyError, TypeError, ValueError, AttributeError) as error:

@@ -39,6 +39,9 @@ def test_human_starts_evaluation_writes_returns_settings_seeds_and_normalised_sc
     assert [seed["start_point"] for seed in result["seeds"]] == [0, 1]
     assert result["settings"]["start_points"]["source"] == "random"
     assert {"human_normalised", "dqn_normalised"} <= set(result) and "human-normalised" in done.stdout
+    # random-play start points are not the paper's human starts: said in the JSON and in one line on stderr
+    assert result["start_points_source"] == "random-play" and result["normalised"]["warning"]
+    assert done.stderr.splitlines() == [f"gorila: warning: {result['normalised']['warning']}"]
 
 
 def bad_checkpoint(workspace):

@@ -10,8 +10,8 @@ import yaml
 from gorila.experiments.report import plots
 from gorila.experiments.report.summary import (BEST_SEEN_NOTE, RunSummary, SuiteSummary, attach_final_evaluation, attach_video,
                            classify, load_run, load_suite, suite_text, summary_lines_of)
-from gorila.evaluation.scores import HUMAN_LEVEL, PUBLISHED_PROTOCOLS
-from gorila.experiments.suite.table import column_key, summary_lines
+from gorila.evaluation.scores import PUBLISHED_PROTOCOLS
+from gorila.experiments.suite.table import COUNTS_NOTE, column_key, footnotes, marks, summary_lines
 
 CONFIG_KEYS = ("env", "runtime", "actors", "learners", "param_shards", "bundled", "replay", "total_frames",
                "optimizer", "learning_rate", "target_update_every", "seed")
@@ -82,9 +82,9 @@ def _suite_section(suite: SuiteSummary, out: Path, index: int, video: bool) -> s
     table = (suite.path / "results.md")
     parts = [f"<h2>Suite {_e(suite.path)}</h2>",
              f"<p>{_e(suite_text(suite)[0])}; the published DQN (Mnih et al., 2015) and Gorila (Nair et al., 2015) "
-             "scores beside them. The paper counts a game above DQN when its score beats DQN's, and at human "
-             f"level at &gt;= {HUMAN_LEVEL:g}% of the human-normalised score.</p>",
-             _rows_html(suite.rows), _markdown_table(summary_lines(suite.summary)),
+             f"scores beside them. {_e(COUNTS_NOTE)}</p>",
+             _rows_html(suite.rows), *(f"<p>{_e(line)}</p>" for line in footnotes(suite.rows)),
+             _markdown_table(summary_lines(suite.summary)),
              *(_img(f) for f in figures if f)]
     if table.is_file():
         parts.append(f"<p>Table as Markdown and CSV: <code>{_e(table)}</code>, <code>{_e(table.with_suffix('.csv'))}</code></p>")
@@ -98,8 +98,17 @@ def _rows_html(rows: list[dict]) -> str:
             "ours, human starts", "human-norm. %", "DQN human starts", "Gorila human starts"]
     keys = ["game", "frames", "ours_noop", "human_normalised_noop", "dqn_noop", "gorila_noop", "ours_human_starts",
             "human_normalised_human_starts", "dqn_human_starts", "gorila_human_starts"]
-    body = "".join("<tr>" + "".join(f"<td>{_cell(r[k])}</td>" for k in keys) + "</tr>" for r in rows)
+    body = "".join("<tr>" + "".join(f"<td>{_cell(r[k])}{_e(_mark(r, k))}</td>" for k in keys) + "</tr>" for r in rows)
     return "<table><tr>" + "".join(f"<th>{_e(h)}</th>" for h in head) + f"</tr>{body}</table>"
+
+
+def _mark(row: dict, key: str) -> str:
+    """The table's footnote mark beside column `key` of `row` (see `table.marks`)."""
+    for protocol in map(column_key, PUBLISHED_PROTOCOLS):
+        for column, mark in marks(row, protocol).items():
+            if key == f"{column}_{protocol}":
+                return mark
+    return ""
 
 
 def _markdown_table(lines: list[str]) -> str:

@@ -3,11 +3,12 @@ per-game bar chart of human-normalised scores (Nair et al., 2015, figures 2-3)."
 from __future__ import annotations
 
 import math
+import textwrap
 from pathlib import Path
 
 from gorila.evaluation.protocols import LABELS
-from gorila.evaluation.scores import HUMAN_LEVEL
-from gorila.experiments.suite.table import column_key
+from gorila.evaluation.scores import HUMAN_LEVEL, at_human_level
+from gorila.experiments.suite.table import REFERENCE_MARK, column_key, footnotes, marks
 
 X_AXES = {"env_frames": "environment frames", "wall_time": "wall time (s)"}
 
@@ -84,7 +85,9 @@ def plot_game_grid(games: list[tuple[str, list[dict]]], path: Path) -> Path:
 def plot_normalised_bars(rows: list[dict], path: Path, protocol: str = "noop") -> Path | None:
     """Sorted horizontal bars of our human-normalised scores under `protocol`, the published DQN and
     Gorila scores of each game as markers, on a symmetric-log axis (scores span -100% to several
-    1000%), with the paper's 75% human-level line."""
+    1000%), with the paper's 75% human-level line. A game whose published human score is at or below
+    random play's keeps its (inverted) normalised score, hatched, its table mark beside its name and the
+    table's footnote below; its colour says whether the paper's count takes it as at human level."""
     key = column_key(protocol)
     rows = [r for r in rows if r.get(f"human_normalised_{key}") is not None]
     if not rows:
@@ -94,27 +97,44 @@ def plot_normalised_bars(rows: list[dict], path: Path, protocol: str = "noop") -
     figure, axis = plt.subplots(figsize=(8, 2.2 + 0.28 * len(rows)))
     positions = range(len(rows))
     ours = [r[f"human_normalised_{key}"] for r in rows]
-    _ours_bars(axis, positions, ours)
+    _ours_bars(axis, positions, rows, key)
     shown = ours + _published_markers(axis, rows, positions, key)
     axis.axvline(HUMAN_LEVEL, color="grey", linestyle="--", linewidth=1, label=f"{HUMAN_LEVEL:g}% of human")
     axis.set_xscale("symlog", linthresh=10)
-    axis.set_yticks(list(positions), [r["game"] for r in rows], fontsize=8)
+    names = [r["game"] + "".join(marks(r, key).values()) for r in rows]
+    axis.set_yticks(list(positions), names, fontsize=8)
     axis.set_ylim(-0.7, len(rows) - 0.3)
     axis.set_xlabel("human-normalised score (%)")
     axis.set_title(f"human-normalised score per game, {LABELS[protocol]}, final evaluation")
     axis.grid(axis="x", alpha=0.3)
     axis.set_xlim(min(min(shown) * 2, -1.0), max(max(shown) * 2, 200.0))     # room for every marker
-    figure.legend(*axis.get_legend_handles_labels(), fontsize=7, loc="lower center", ncol=3)
-    return _save(plt, figure, path, bottom=0.5 / figure.get_figheight())
+    return _save(plt, figure, path, bottom=_legend_and_notes(figure, axis, footnotes(rows, (protocol,))))
 
 
-def _ours_bars(axis, positions, ours: list[float]) -> None:
-    """Our scores as bars, coloured by whether they reach the paper's human level."""
-    for at_human, colour, label in ((False, "C0", f"ours, below {HUMAN_LEVEL:g}% of human"),
-                                    (True, "C2", f"ours, at >= {HUMAN_LEVEL:g}% of human")):
-        chosen = [(p, v) for p, v in zip(positions, ours) if (v >= HUMAN_LEVEL) == at_human]
-        if chosen:
-            axis.barh([p for p, _ in chosen], [v for _, v in chosen], color=colour, label=label)
+def _legend_and_notes(figure, axis, notes: list[str]) -> float:
+    """The legend below the axes and the table's footnotes below it; the figure's share they take."""
+    lines = [part for note in notes for part in textwrap.wrap(note, 150)]
+    inch = 1.0 / figure.get_figheight()
+    for index, line in enumerate(reversed(lines)):
+        figure.text(0.01, (0.05 + 0.13 * index) * inch, line, fontsize=6)
+    above_notes = (0.1 + 0.13 * len(lines)) * inch if lines else 0.0
+    figure.legend(*axis.get_legend_handles_labels(), fontsize=7, loc="lower center", ncol=3,
+                  bbox_to_anchor=(0.5, above_notes))
+    return above_notes + 0.5 * inch
+
+
+def _ours_bars(axis, positions, rows: list[dict], key: str) -> None:
+    """Our scores as bars, coloured by whether the paper's count takes them as at human level; hatched
+    where the published human score is at or below random play's (the bar's sign is then inverted)."""
+    bars = [(p, r[f"human_normalised_{key}"], at_human_level(r[f"ours_{key}"], r[f"random_{key}"], r[f"human_{key}"]),
+             bool(marks(r, key)["human_normalised"])) for p, r in zip(positions, rows)]
+    for level, colour, label in ((False, "C0", f"ours, below {HUMAN_LEVEL:g}% of human"),
+                                 (True, "C2", f"ours, at >= {HUMAN_LEVEL:g}% of human")):
+        for inverted, hatch in ((False, None), (True, "//")):
+            chosen = [(p, v) for p, v, a, i in bars if a == level and i == inverted]
+            if chosen:
+                axis.barh([p for p, _ in chosen], [v for _, v in chosen], color=colour, hatch=hatch,
+                          label=f"{label}{', ' + REFERENCE_MARK + ' sign inverted' if inverted else ''}")
 
 
 def _published_markers(axis, rows: list[dict], positions, key: str) -> list[float]:

@@ -18,7 +18,7 @@ import yaml
 from gorila.records.checkpoints import CheckpointError, find_checkpoint
 from gorila.records.metrics import read_metrics
 from gorila.experiments.suite.plan import SUITE_FILE, SuitePlan, result_file
-from gorila.experiments.suite.table import collect, summaries, summary_lines, table_row
+from gorila.experiments.suite.table import collect, footnotes, summaries, summary_lines, table_row
 
 BEST_SEEN_NOTE = "best evaluation seen during training: biased upwards (the maximum of many noisy evaluations)"
 
@@ -164,4 +164,4 @@ def suite_text(suite: SuiteSummary) -> list[str]:
         if norm is not None:
             line += f" ({norm:.1f}% of human; DQN {row['dqn_noop']:g}, Gorila {row['gorila_noop']:g})"
         lines.append(line)
-    return lines + summary_lines(suite.summary)
+    return lines + footnotes(suite.rows) + summary_lines(suite.summary)

@@ -3,7 +3,11 @@
 One row per finished game: our final-evaluation score under each protocol, its human-normalised
 score, and the published DQN and Gorila scores under null-op starts and human starts. Below it, the
 paper's aggregate figures for our agent and, over the same games, for the published DQN and Gorila:
-games above DQN, games at >= 75% of human, median and mean human-normalised score.
+games above DQN, at double and 5 times DQN's score, at >= 75% of human, median and mean
+human-normalised score (counted as `gorila.evaluation.scores` says). A mark beside a number sends the
+reader to a footnote: REFERENCE_MARK where the published human score is at or below random play's,
+STARTS_MARK beside a human-starts score whose start points were not recorded from human play (the
+paper's start points were; `start_points_<protocol>` in the CSV says who played them).
 """
 from __future__ import annotations
 
@@ -11,11 +15,19 @@ import csv
 import json
 from pathlib import Path
 
-from gorila.evaluation.protocols import LABELS
-from gorila.evaluation.scores import HUMAN_LEVEL, PUBLISHED_PROTOCOLS, paper_game, published, suite_summary
+from gorila.evaluation.protocols import LABELS, get_protocol
+from gorila.evaluation.scores import DQN_MULTIPLES, HUMAN_LEVEL, PUBLISHED_PROTOCOLS, paper_game, published, suite_summary
+from gorila.evaluation.start_points import HUMAN_PLAY, start_points_source
 from gorila.experiments.suite.plan import FINAL_PARAMETERS, SuitePlan
 
 TABLE_MD, TABLE_CSV, TABLE_JSON = "results.md", "results.csv", "results.json"
+REFERENCE_MARK = "†"        # the published human score is at or below random play's
+STARTS_MARK = "‡"           # our human-starts score began at start points not recorded from human play
+
+
+COUNTS_NOTE = ("The paper's counts: above DQN, score > DQN's; at k x DQN, score - random >= k (DQN - random) "
+               f"and score > random; at >= {HUMAN_LEVEL:g}% human, score - random >= {HUMAN_LEVEL / 100:g} (human - random) "
+               "and score > random (a reference at or below random play is reached by any score above it).")
 
 
 def column_key(protocol: str) -> str:
@@ -45,9 +57,19 @@ def table_row(game: str, results: dict) -> dict:
         row[f"episodes_{key}"] = result["eval_episodes"] if result else None
         norm = result.get("normalised") if result else None
         row[f"human_normalised_{key}"] = norm["human_normalised"] if norm else None
+        if get_protocol(protocol).start_points:
+            row[f"start_points_{key}"] = result_source(result) if result else None
         for source in ("dqn", "gorila", "random", "human"):
             row[f"{source}_{key}"] = ref.get(source)
     return row
+
+
+def result_source(result: dict) -> str:
+    """Who played to the start points of a human-starts result; a result written before evaluations said
+    so is read from the start-point file's header it kept."""
+    if "start_points_source" in result:
+        return result["start_points_source"]
+    return start_points_source(result.get("settings", {}).get("start_points"))
 
 
 def summaries(scores: dict[str, dict[str, float]]) -> dict[str, dict]:
@@ -62,6 +84,39 @@ def summaries(scores: dict[str, dict[str, float]]) -> dict[str, dict]:
         for source in ("dqn", "gorila"):
             out[protocol][source] = suite_summary({g: published(g, protocol)[source] for g in ours}, protocol)
     return out
+
+
+def human_at_or_below_random(row: dict, key: str) -> bool:
+    """Whether the published human score of `row` under protocol `key` is at or below random play's,
+    where a human-normalised score has its sign inverted."""
+    return row.get(f"human_{key}") is not None and row[f"human_{key}"] <= row[f"random_{key}"]
+
+
+def marks(row: dict, key: str) -> dict[str, str]:
+    """The footnote marks beside our score ('ours') and its human normalisation ('human_normalised')
+    of `row` under protocol `key`; empty where there is nothing to say."""
+    scored = row.get(f"ours_{key}") is not None
+    not_human = row.get(f"start_points_{key}") not in (None, HUMAN_PLAY)
+    return {"ours": STARTS_MARK if scored and not_human else "",
+            "human_normalised": REFERENCE_MARK if scored and human_at_or_below_random(row, key) else ""}
+
+
+def footnotes(rows: list[dict], protocols: tuple[str, ...] = PUBLISHED_PROTOCOLS) -> list[str]:
+    """One line per mark the table uses in the columns of `protocols`, naming its games."""
+    inverted = [f"{r['game']} ({LABELS[p]})" for r in rows for p in protocols
+                if marks(r, column_key(p))["human_normalised"]]
+    not_human = [f"{r['game']} ({r[f'start_points_{column_key(p)}']})" for r in rows for p in protocols
+                 if marks(r, column_key(p))["ours"]]
+    lines = []
+    if inverted:
+        lines.append(f"{REFERENCE_MARK} The published human score is at or below random play's: {', '.join(inverted)}. "
+                     "The human-normalised score keeps the plain formula (as the published medians and means do) and "
+                     "its sign is inverted; the counts take such a game as at human level when it beats random play.")
+    if not_human:
+        lines.append(f"{STARTS_MARK} Start points not recorded from human play: {', '.join(not_human)}. The paper's "
+                     "human-start scores began at human experts' states, so these scores and the counts over them "
+                     "are not comparable with the paper's.")
+    return lines
 
 
 def write_tables(plan: SuitePlan) -> list[Path]:
@@ -96,14 +151,17 @@ def markdown(plan: SuitePlan, rows: list[dict], summary: dict) -> str:
              f"Scores are a final evaluation of the {FINAL_PARAMETERS}, on episodes no training "
              "evaluation played; not the best evaluation seen during training. DQN: Mnih et al. (2015); "
              "Gorila: Nair et al. (2015). Human-normalised: 100 (score - random) / (human - random).", "",
+             COUNTS_NOTE, "",
              head, "|" + "---|" * head.count(" | ") + "---|"]
     for r in rows:
         cells = [r["game"], f"{r['frames']:,}"]
         for key in map(column_key, PUBLISHED_PROTOCOLS):
-            cells += [_num(r[f"ours_{key}"]), _num(r[f"human_normalised_{key}"]), _num(r[f"dqn_{key}"]),
-                      _num(r[f"gorila_{key}"])]
+            mark = marks(r, key)
+            cells += [_num(r[f"ours_{key}"]) + mark["ours"], _num(r[f"human_normalised_{key}"]) + mark["human_normalised"],
+                      _num(r[f"dqn_{key}"]), _num(r[f"gorila_{key}"])]
         lines.append("| " + " | ".join(cells) + " |")
-    lines += ["", *summary_lines(summary)]
+    notes = footnotes(rows)
+    lines += ["", *notes, *([""] if notes else []), *summary_lines(summary)]
     return "\n".join(lines) + "\n"
 
 
@@ -111,12 +169,14 @@ def summary_lines(summary: dict) -> list[str]:
     """The paper's counts, ours beside the published DQN's and Gorila's over the same games."""
     if not summary:
         return ["No game of the paper's 49 is finished yet: no normalised summary."]
-    lines = [f"| protocol | agent | games | games above DQN | games at >= {HUMAN_LEVEL:g}% human | median human-norm. % "
-             "| mean human-norm. % |", "|---|---|---|---|---|---|---|"]
+    multiples = "".join(f" games at {x}x DQN |" for x in DQN_MULTIPLES)
+    lines = [f"| protocol | agent | games | games above DQN |{multiples} games at >= {HUMAN_LEVEL:g}% human "
+             "| median human-norm. % | mean human-norm. % |", "|---|---|---|---|" + "---|" * (len(DQN_MULTIPLES) + 3)]
     for protocol, agents in summary.items():
         for agent, name in (("ours", "ours"), ("dqn", "DQN (published)"), ("gorila", "Gorila (published)")):
             s = agents[agent]
-            above = "—" if agent == "dqn" else str(s["games_above_dqn"])
-            lines.append(f"| {LABELS[protocol]} | {name} | {s['games']} | {above} | {s['games_at_human_level']} "
+            against_dqn = [s["games_above_dqn"], *(s[f"games_at_{x}x_dqn"] for x in DQN_MULTIPLES)]
+            against_dqn = " | ".join("—" if agent == "dqn" else str(n) for n in against_dqn)
+            lines.append(f"| {LABELS[protocol]} | {name} | {s['games']} | {against_dqn} | {s['games_at_human_level']} "
                          f"| {_num(s['median_human_normalised'])} | {_num(s['mean_human_normalised'])} |")
     return lines

@@ -1,5 +1,6 @@
 """Each evaluation protocol on real ALE games: no-op counts, frame caps, post-start reward only,
 sticky actions and the full action set, and the normalised scores of `gorila evaluate`'s result."""
+import json
 from pathlib import Path
 
 import numpy as np
@@ -128,6 +129,31 @@ def test_human_starts_result_normalised_against_the_human_start_columns(pong_run
     assert result["human_normalised"] == pytest.approx(100 * (mean + 18.0) / 33.5)
     assert result["dqn_normalised"] == pytest.approx(100 * (mean + 18.0) / 34.2)
     assert result["settings"]["start_points"]["source"] == "random"
+    assert result["start_points_source"] == "random-play"
+    assert result["normalised"]["warning"].startswith("start points not recorded from human play (random-play)")
+
+
+@pytest.mark.parametrize("source, recorded_from, said", [("human", "", "human"), (None, "", "unknown"),
+                                                          ("checkpoint", "run/checkpoints/best.pt",
+                                                           "agent:run/checkpoints/best.pt")])
+def test_human_starts_result_says_who_played_to_its_start_points(source, recorded_from, said, pong_run,
+                                                                 pong_play, tmp_path):
+    trajectory, rewards = pong_play
+    start = start_before_second_point(trajectory, rewards)
+    save_start_points(tmp_path / "starts", "Pong", [start], source or "random", recorded_from)
+    if source is None:                   # a file that does not say, as a hand-made one may not
+        data = json.loads((tmp_path / "starts").read_text())
+        del data["source"]
+        (tmp_path / "starts").write_text(json.dumps(data))
+    result = evaluate_checkpoint(pong_run, protocol="human-starts", starts=str(tmp_path / "starts"),
+                                 max_frames=start.frames + 40)
+    assert result["start_points_source"] == said
+    assert (result["normalised"]["warning"] is None) == (said == "human")
+
+
+def test_other_protocols_have_no_start_points_to_say_of(pong_run):
+    result = evaluate_checkpoint(pong_run, episodes=1, protocol="machado", max_frames=40)
+    assert "start_points_source" not in result and result["normalised"]["warning"] is None
 
 
 def test_zero_episodes_or_a_start_past_the_cap_is_refused(pong_run, pong_play, tmp_path):

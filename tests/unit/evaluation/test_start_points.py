@@ -13,6 +13,7 @@ from gorila.evaluation.start_points import (
     load_trajectory,
     sample_start_points,
     save_start_points,
+    start_points_source,
 )
 
 
@@ -87,6 +88,34 @@ def test_record_starts_from_a_trajectory_says_so(pong_trajectory, tmp_path):
     points, header = load_start_points(tmp_path / "s.json", "Pong")
     assert done["source"] == header["source"] == "trajectory" and len(points) == 3
     assert all(p.actions == pong_trajectory.actions[:len(p.actions)] for p in points)
+    assert start_points_source(header) == f"trajectory:{tmp_path / 't.json'}"     # who played it is not said
+
+
+def test_trajectories_that_say_they_are_human_play_make_human_start_points(pong_trajectory, tmp_path):
+    played = {"game": "pong", "seed": pong_trajectory.seed, "actions": list(pong_trajectory.actions)}
+    (tmp_path / "h.json").write_text(json.dumps({**played, "played_by": "human"}))
+    np.savez(tmp_path / "h.npz", actions=np.array(played["actions"]), seed=np.array(played["seed"]),
+             played_by=np.array("human"))
+    (tmp_path / "t.json").write_text(json.dumps(played))
+    assert load_trajectory(tmp_path / "h.npz", "Pong").played_by == "human"
+    record_starts("Pong", str(tmp_path / "h.json.starts"), 2, trajectories=[str(tmp_path / "h.json"),
+                                                                           str(tmp_path / "h.npz")])
+    assert start_points_source(load_start_points(tmp_path / "h.json.starts", "Pong")[1]) == "human"
+    record_starts("Pong", str(tmp_path / "mixed"), 2, trajectories=[str(tmp_path / "h.json"), str(tmp_path / "t.json")])
+    assert start_points_source(load_start_points(tmp_path / "mixed", "Pong")[1]).startswith("trajectory:")
+
+
+def test_the_source_of_start_points_read_back_from_their_file(pong_trajectory, tmp_path):
+    points = sample_start_points([pong_trajectory], AtariGame("Pong"), 1)
+    for source, recorded_from, said in (("random", "", "random-play"), ("human", "", "human"),
+                                        ("checkpoint", "run/checkpoints/best.pt", "agent:run/checkpoints/best.pt")):
+        save_start_points(tmp_path / "s.json", "Pong", points, source, recorded_from)
+        assert start_points_source(load_start_points(tmp_path / "s.json", "Pong")[1]) == said
+    data = json.loads((tmp_path / "s.json").read_text())
+    del data["source"]                                        # a file that does not say who played
+    (tmp_path / "old.json").write_text(json.dumps(data))
+    assert start_points_source(load_start_points(tmp_path / "old.json", "Pong")[1]) == "unknown"
+    assert start_points_source(None) == start_points_source({"source": "alien"}) == "unknown"
 
 
 def test_human_play_without_a_display_is_one_clear_line(monkeypatch, tmp_path):
@@ -105,6 +134,7 @@ def test_record_starts_from_a_checkpoint_says_so_and_refuses_another_games(monke
     done = record_starts("Pong", str(tmp_path / "s.json"), 2, checkpoint=str(run))
     points, header = load_start_points(tmp_path / "s.json", "Pong")
     assert done["source"] == header["source"] == "checkpoint" and header["recorded_from"].endswith(".pt")
+    assert start_points_source(header) == f"agent:{header['recorded_from']}"
     assert len(points) == 2 and max(p.frames for p in points) < 400
     with pytest.raises(StartPointError, match="trained on ALE/Pong-v5, not on ALE/Breakout-v5"):
         record_starts("Breakout", str(tmp_path / "b.json"), 2, checkpoint=str(run))
