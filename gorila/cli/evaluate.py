@@ -12,9 +12,10 @@ def add_parser(commands) -> None:
     """`gorila evaluate PATH`: the protocol, start points, frame cap, episodes, epsilon, seed and JSON file."""
     evaluate = commands.add_parser("evaluate", help="evaluate a checkpoint under an evaluation protocol")
     evaluate.add_argument("path", help="run directory (its best checkpoint, else its latest) or checkpoint file")
-    evaluate.add_argument("--protocol", choices=PROTOCOL_NAMES, default="noop",
+    evaluate.add_argument("--protocol", choices=PROTOCOL_NAMES, default=None,
                           help="noop: up to 30 no-ops, 18,000 frames; human-starts: from --starts points, "
-                               "108,000 frames; machado: sticky actions 0.25, 18 actions, 108,000 frames")
+                               "108,000 frames; machado: sticky actions 0.25, 18 actions, 108,000 frames "
+                               "(default: machado for a run trained with sticky actions, else noop)")
     evaluate.add_argument("--starts", metavar="FILE", help="start points for human-starts (gorila record-starts)")
     evaluate.add_argument("--max-frames", type=int, default=None, help="frame cap per episode (default: the protocol's)")
     evaluate.add_argument("--episodes", type=int, default=None,

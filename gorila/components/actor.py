@@ -13,7 +13,7 @@ from gorila.agent.networks import load_flat_parameters, q_network_for
 from gorila.agent.policy import EpsilonGreedyPolicy
 from gorila.config import Config
 from gorila.contracts import EnvInfo, ParameterSource, Report, TransitionSink
-from gorila.envs import make_vector_env
+from gorila.envs import make_vector_env_for
 
 
 def final_epsilon(config: Config, index: int) -> float:
@@ -32,7 +32,7 @@ class Actor:
         self.config, self.info, self.index = config, info, index
         self.params, self.writer = params, writer
         seed = config.seed + 1000 * (index + 1)
-        self.env = make_vector_env(config.env, config.envs_per_actor, seed=seed, fire_reset=config.fire_reset)
+        self.env = make_vector_env_for(config, config.envs_per_actor, seed)
         self.network = q_network_for(config, info).requires_grad_(False)
         self.policy = EpsilonGreedyPolicy(self.network, info.num_actions, np.random.default_rng(seed))
         self.epsilon_end = final_epsilon(config, index)

@@ -1,6 +1,6 @@
 """Evaluation of theta+: `eval_episodes` episodes played epsilon-greedily at `eval_epsilon` (the Atari
-preset's 0.05), on Atari with null-op starts (up to 30 no-ops) unless `make_env` builds the copies
-another protocol plays on."""
+preset's 0.05), on Atari with null-op starts (up to 30 no-ops) and the config's sticky actions and
+action set unless `make_env` builds the copies another protocol plays on."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -12,7 +12,7 @@ from gorila.agent.networks import load_flat_parameters, q_network_for
 from gorila.agent.policy import EpsilonGreedyPolicy
 from gorila.config import Config
 from gorila.contracts import EnvInfo
-from gorila.envs import VectorEnv, make_vector_env, play_episodes
+from gorila.envs import VectorEnv, make_vector_env_for, play_episodes
 
 MAX_PARALLEL_EPISODES = 32
 TRAINING_SEED_OFFSET = 10**6       # evaluations during training
@@ -33,9 +33,7 @@ class Evaluator:
                                           whole_batch=True)
         copies = min(self.episodes, MAX_PARALLEL_EPISODES)
         if make_env is None:
-            cap = config.eval_max_frames if info.is_atari else None
-            self.env = make_vector_env(config.env, copies, seed=self.seed, evaluation=True, max_episode_frames=cap,
-                                       fire_reset=config.fire_reset)
+            self.env = make_vector_env_for(config, copies, self.seed, evaluation=True)
         else:
             self.env = make_env(copies, self.seed)
         self.next_seed = self.seed

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from gorila.config.schema import Config, ConfigError
+from gorila.envs.atari_constants import MAX_EPISODE_FRAMES, STICKY_ACTIONS
 
 PRESETS: dict[str, dict] = {
     # Tuned on 2 CPU cores (benchmarks/time_to_solve.py, seeds 0-4): four CartPole copies per actor
@@ -67,6 +68,16 @@ PRESETS: dict[str, dict] = {
 PRESETS["gorila-paper"] = dict(
     PRESETS["atari"], actors=100, learners=100, param_shards=31, optimizer="adagrad", learning_rate=1e-3,
     optimizer_eps=1e-8, target_update_every=60_000, total_frames=100 * 50_000_000,
+)
+# The atari preset's DQN under the settings Machado et al. (2018), "Revisiting the Arcade Learning
+# Environment", ask papers to train and evaluate with: sticky actions (each frame repeats the previous
+# action with probability 0.25), so that the emulator is no longer deterministic and an open-loop action
+# sequence cannot score; the full set of 18 actions, so that no game's minimal set is given away; no
+# life-loss signal, so that the score alone tells the agent how it does (a lost life is no terminal);
+# episodes capped at 108,000 frames (30 minutes) in training and in evaluation (DQN's: 18,000).
+PRESETS["machado"] = dict(
+    PRESETS["atari"], sticky_actions=STICKY_ACTIONS, full_action_set=True, life_loss_signal=False,
+    max_episode_frames=MAX_EPISODE_FRAMES, eval_max_frames=MAX_EPISODE_FRAMES,
 )
 
 

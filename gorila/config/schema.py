@@ -10,6 +10,7 @@ import dataclasses
 from dataclasses import dataclass, field, fields
 from typing import Callable, Literal
 
+from gorila.envs.atari_constants import MAX_EPISODE_FRAMES
 from gorila.runtime.calls import split_address
 
 MAX_SEED = 2**30 - 1
@@ -38,6 +39,16 @@ class Config:
     """Run directory (config, metrics, checkpoints), created at launch and refused if it is not empty; default runs/<env>-<date>-<time>, with -2, -3, ... added when a launch in the same second took that name."""
     stop_at_return: float = 0.0
     """Stop as soon as a greedy evaluation mean reaches this return (0 = train for the whole budget)."""
+
+    # --- Atari emulator -------------------------------------------------------------------------
+    sticky_actions: float = checked(0.0, lambda v: 0.0 <= v < 1.0, "lie in [0, 1)")
+    """Atari: probability that each emulator frame repeats the previous action instead of the agent's (ALE's repeat_action_probability), in training and evaluation; DQN: 0, Machado et al. 2018: 0.25."""
+    full_action_set: bool = False
+    """Atari: the network chooses among all 18 ALE actions (Machado et al. 2018) instead of the game's minimal set (DQN)."""
+    life_loss_signal: bool = True
+    """Atari: a lost life is terminal for learning while the game goes on (DQN's convention; Machado et al. 2018: no, only the game over is). Evaluation never signals one."""
+    max_episode_frames: int = checked(MAX_EPISODE_FRAMES, lambda v: v >= 1, "be >= 1")
+    """Atari: frame cap of a training episode (108,000 frames, 30 minutes, as ale-py and Machado et al. 2018 have it); evaluation episodes take eval_max_frames."""
 
     # --- runtime and topology -------------------------------------------------------------------
     runtime: Literal["ray", "local"] = "ray"

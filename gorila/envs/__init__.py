@@ -7,7 +7,8 @@ builds its help from them and stays fast.
 from importlib import import_module
 
 _HOMES = {"EnvError": "registry", "EnvSpec": "registry", "resolve_env": "registry",
-          "Step": "vector", "VectorEnv": "vector", "make_vector_env": "vector", "play_episodes": "episodes"}
+          "Step": "vector", "VectorEnv": "vector", "make_vector_env": "vector",
+          "make_vector_env_for": "vector", "play_episodes": "episodes"}
 
 __all__ = sorted(_HOMES)
 

@@ -1,8 +1,8 @@
 """One Atari game on ale-py's `ALEInterface`, with the same preprocessing as training.
 
 ale-py's `AtariVectorEnv` (what actors train on) can neither restore a state nor skip its random
-no-ops, so episodes that begin at a start point (human starts) and episodes under other settings
-(sticky actions, Machado et al. 2018) are played here, one emulator per game, in Python.
+no-ops, so evaluation episodes that begin at a start point (human starts), and those of the
+`machado` protocol (Machado et al. 2018), are played here, one emulator per game, in Python.
 
 The preprocessing is DQN's as ale-py's vector environment does it (checked against it in
 tests/unit/envs/test_ale_single.py): each agent step repeats its action for 4 frames, the observed frame is

@@ -2,9 +2,13 @@
 
 Atari runs on ale-py's C++ `AtariVectorEnv` with DQN's settings of
 `gorila.envs.atari_constants` (frameskip 4 with a max over the last two
-frames, 84x84 grey, stack of 4, up to 30 no-ops at reset, no sticky actions). DQN pressed no FIRE at reset: the agent learns to launch the ball
+frames, 84x84 grey, stack of 4, up to 30 no-ops at reset). DQN pressed no FIRE at reset: the agent learns to launch the ball
 itself; `fire_reset=True` asks ale-py to press it (Breakout then loses its
-first life within about 20 steps of doing nothing, instead of never). Facts
+first life within about 20 steps of doing nothing, instead of never).
+`AtariVectorEnv` takes each of Machado et al.'s (2018) settings itself:
+sticky actions (`repeat_action_probability`, 0.0 for DQN), the full set of
+18 actions (`full_action_space`, in ALE id order), the life-loss signal
+(`life_loss_info`) and the frame cap (`max_num_frames_per_episode`). Facts
 checked on ale-py 0.12.1 (Breakout, Pong, 2 envs):
 
 - with `episodic_life=False, life_loss_info=True`, `terminated` is True at a
@@ -37,18 +41,21 @@ from gorila.envs.vector import Step, VectorEnv
 class AtariVector(VectorEnv):
     """ale-py's AtariVectorEnv, with the game-over / life-loss split done here."""
 
-    def __init__(self, spec: EnvSpec, num_envs: int, evaluation: bool, max_frames: int, num_threads: int,
-                 fire_reset: bool):
+    def __init__(self, spec: EnvSpec, num_envs: int, *, max_frames: int, num_threads: int = 0,
+                 fire_reset: bool = False, sticky_actions: float = 0.0, full_action_set: bool = False,
+                 life_loss: bool = True):
         from ale_py.vector_env import AtariVectorEnv
 
         self.spec, self.num_envs, self._max_frames = spec, num_envs, max_frames
-        self._life_loss, self._lives = not evaluation, None
+        self._life_loss, self._lives = life_loss, None
+        self.sticky_actions, self.full_action_set = float(sticky_actions), full_action_set
         self._env = AtariVectorEnv(
             spec.game,
             num_envs,
             num_threads=num_threads,
             max_num_frames_per_episode=max_frames,
-            repeat_action_probability=0.0,
+            repeat_action_probability=self.sticky_actions,
+            full_action_space=full_action_set,
             img_height=atari.FRAME_SIZE,
             img_width=atari.FRAME_SIZE,
             frameskip=atari.FRAMESKIP,
@@ -56,7 +63,7 @@ class AtariVector(VectorEnv):
             noop_max=atari.NOOP_MAX,
             use_fire_reset=fire_reset,
             episodic_life=False,
-            life_loss_info=not evaluation,
+            life_loss_info=life_loss,
             reward_clipping=False,
             autoreset_mode="NextStep",
         )

@@ -11,19 +11,23 @@ from gorila.envs import EnvError, resolve_env
 from gorila.envs import atari_constants as atari
 from gorila.components.evaluator import INDEPENDENT_SEED_OFFSET, Evaluator
 from gorila.evaluation.protocol_env import ProtocolEnv
-from gorila.evaluation.protocols import get_protocol
+from gorila.evaluation.protocols import get_protocol, trained_protocol
 from gorila.evaluation.saved_agent import load_saved_agent
 
 
 def evaluate_checkpoint(path, episodes: int | None = None, epsilon: float | None = None,
-                        seed: int | None = None, protocol: str = "noop", starts: str | None = None,
+                        seed: int | None = None, protocol: str | None = "noop", starts: str | None = None,
                         max_frames: int | None = None, say: Callable[[str], None] | None = None) -> dict:
-    """Evaluate theta+ of a checkpoint under `protocol` on episodes no training evaluation played;
-    the returns, their mean and spread, the protocol's settings, the seeds and normalised scores.
-    `say` receives a progress line every 30 s of a long evaluation."""
-    rules = get_protocol(protocol)
+    """Evaluate theta+ of a checkpoint under `protocol` (None: the one it was trained for, see
+    `trained_protocol`) on episodes no training evaluation played; the returns, their mean and
+    spread, the protocol's settings, the seeds and normalised scores. `say` receives a progress line
+    every 30 s of a long evaluation."""
+    rules = None if protocol is None else get_protocol(protocol)
     agent = load_saved_agent(path)
     file, payload, config, info = agent.file, agent.payload, agent.config, agent.info
+    if rules is None:
+        protocol = trained_protocol(config.sticky_actions, info.is_atari)
+        rules = get_protocol(protocol)
     spec = resolve_env(config.env)
     _check_protocol(spec, rules, starts)
     points, header = _start_points(starts, spec, rules)
@@ -101,7 +105,8 @@ def _source(rules, header) -> dict:
 
 
 def _evaluation_config(config, info, rules, episodes, epsilon, seed, max_frames) -> Config:
-    """The checkpoint's config with the evaluation's episodes, epsilon, seed and frame cap."""
+    """The checkpoint's config with the evaluation's episodes, epsilon, seed, frame cap and (Atari) the
+    protocol's sticky actions; the network keeps the action set it was trained with."""
     episodes = config.eval_episodes if episodes is None else episodes
     if episodes < 1:
         raise ConfigError("--episodes must be >= 1")
@@ -109,10 +114,13 @@ def _evaluation_config(config, info, rules, episodes, epsilon, seed, max_frames)
         raise ConfigError(f"--epsilon must lie in [0, 1], got {epsilon:g}")
     if max_frames is not None and max_frames < 1:
         raise ConfigError("--max-frames must be >= 1")
+    sticky = None
     if info.is_atari:
         epsilon = rules.epsilon if epsilon is None else epsilon
         max_frames = max_frames or rules.max_frames
-    changes = {"eval_epsilon": epsilon, "seed": seed, "eval_episodes": episodes, "eval_max_frames": max_frames}
+        sticky = rules.sticky_actions            # the protocol's, whatever training used; the action set stays
+    changes = {"eval_epsilon": epsilon, "seed": seed, "eval_episodes": episodes, "eval_max_frames": max_frames,
+               "sticky_actions": sticky}
     return dataclasses.replace(config, **{k: v for k, v in changes.items() if v is not None})
 
 
@@ -123,6 +131,7 @@ def _settings(rules, config, info, evaluator, header) -> dict:
     settings = {**rules.settings(), "epsilon": config.eval_epsilon, "epsilon_seed": evaluator.seed,
                 "max_frames": config.eval_max_frames,
                 "frameskip": atari.FRAMESKIP, "frame_max_pool": atari.FRAME_MAX_POOL, "stack": atari.STACK,
+                "full_action_set": rules.full_action_set or config.full_action_set,
                 "network_actions": info.num_actions}
     if isinstance(evaluator.env, ProtocolEnv):
         settings["network_action_ale_ids"] = [int(a) for a in evaluator.env.action_ids]

@@ -1,8 +1,10 @@
 """Episodes played as an evaluation protocol of `gorila.evaluation.protocols` says, on `AtariGame`s.
 
-A network trained on a game's minimal action set (what gorila trains on) acts in the full set through
+A network trained on a game's minimal action set (gorila's default, DQN's) acts in the full set through
 its minimal actions' ALE ids: its choice i becomes ALE action `minimal_actions[i]`, so it never picks
-one of the other actions, and epsilon's random actions are drawn from its own actions as well.
+one of the other actions, and epsilon's random actions are drawn from its own actions as well. A
+network trained on the full set (`full_action_set`, Machado et al. 2018) has 18 outputs, each the ALE
+action of its index, as in training.
 """
 from __future__ import annotations
 

@@ -42,8 +42,8 @@ def restore_info(payload: dict) -> EnvInfo:
 
 def check_fits_game(config: Config, info: EnvInfo, file) -> None:
     """The checkpoint's network must take the game's observations and choose among its actions."""
-    from gorila.envs import make_vector_env
-    with make_vector_env(config.env, 1) as env:
+    from gorila.envs import make_vector_env_for
+    with make_vector_env_for(config, 1, config.seed) as env:
         shape, actions = tuple(env.obs_shape), env.num_actions
     if tuple(info.obs_shape) != shape or info.num_actions != actions:
         raise CheckpointError(f"{file}: its network ({info.num_actions} actions, observations {info.obs_shape}) "

@@ -33,8 +33,8 @@ def preflight(config: Config) -> EnvInfo:
 
 def probe_env(config: Config) -> EnvInfo:
     """Build one copy of the environment to read its shapes (an unsupported env raises EnvError)."""
-    from gorila.envs import make_vector_env
-    with make_vector_env(config.env, 1, seed=config.seed) as probe:
+    from gorila.envs import make_vector_env_for
+    with make_vector_env_for(config, 1, config.seed) as probe:
         return env_info(probe)
 
 

@@ -19,7 +19,7 @@ import torch
 from gorila.components.learner import learner_device
 from gorila.config import Config, save_yaml
 from gorila.contracts import EvaluatorServer, ReplayHolder, ReplayServer, Worker, WorkerId, env_info
-from gorila.envs import make_vector_env
+from gorila.envs import make_vector_env_for
 from gorila.records.checkpoints import (prepare_saved_states, replay_file, save_best, save_checkpoint,
                                         save_shard_backups)
 from gorila.records.metrics import MetricsWriter, TrainWindow, parameter_server_stats
@@ -62,7 +62,7 @@ class Trainer:
         self.solved_at: tuple[int, float] | None = None
         self.live_progress = live_progress
         self.previous_signals = stop_on_signals()   # Ctrl-C while Ray starts stops cleanly too
-        with make_vector_env(config.env, 1, seed=config.seed) as probe:
+        with make_vector_env_for(config, 1, config.seed) as probe:
             self.info = info = env_info(probe)
         check_fits_env(config, info)     # network, shards, replay sizes: fail before placing anything
         if not config.address:

@@ -266,6 +266,31 @@ def test_the_paper_preset_has_gorilas_own_settings():
     assert config.epsilon_ladder is False                         # every actor anneals to 0.1, as DQN's
 
 
+def test_the_machado_preset_is_the_atari_preset_under_machados_settings():
+    machado, atari = build_config("machado"), build_config("atari")
+    assert (machado.sticky_actions, machado.full_action_set, machado.life_loss_signal) == (0.25, True, False)
+    assert (machado.max_episode_frames, machado.eval_max_frames) == (108_000, 108_000)
+    assert (atari.sticky_actions, atari.full_action_set, atari.life_loss_signal) == (0.0, False, True)
+    changed = {key for key in PRESETS["machado"] if PRESETS["machado"][key] != PRESETS["atari"].get(key)}
+    assert changed == {"sticky_actions", "full_action_set", "life_loss_signal", "max_episode_frames",
+                       "eval_max_frames"}
+    assert list(PRESETS)[-1] == "machado"
+
+
+def test_a_config_saved_before_the_atari_settings_reads_as_dqns():
+    old = {key: value for key, value in build_config("atari").to_dict().items()
+           if key not in ("sticky_actions", "full_action_set", "life_loss_signal", "max_episode_frames")}
+    config = apply_overrides(Config(), old)
+    assert (config.sticky_actions, config.full_action_set, config.life_loss_signal, config.max_episode_frames) == \
+        (0.0, False, True, 108_000)
+
+
+@pytest.mark.parametrize("value", ["1.0", "-0.1"])
+def test_sticky_actions_must_be_a_probability_below_one(value):
+    with pytest.raises(ConfigError, match=r"^sticky_actions must lie in \[0, 1\), got"):
+        build_config("atari", overrides={"sticky_actions": value})
+
+
 def test_scale_shrinks_bundles_shards_and_thetas_period_and_says_so():
     config = build_config("gorila-paper", scale=0.02)
     assert (config.actors, config.learners, config.param_shards) == (2, 2, 1)

@@ -7,12 +7,14 @@ import numpy as np
 import pytest
 from tests.helpers import fresh_checkpoint
 
+from gorila.components import evaluator as evaluator_module
 from gorila.config import ConfigError
 from gorila.envs import EnvError, make_vector_env, play_episodes
 from gorila.envs.ale_single import AtariGame
+from gorila.evaluation import checkpoint_evaluation
 from gorila.evaluation.checkpoint_evaluation import evaluate_checkpoint
 from gorila.evaluation.protocol_env import ProtocolEnv, action_ids
-from gorila.evaluation.protocols import PROTOCOLS
+from gorila.evaluation.protocols import PROTOCOLS, trained_protocol
 from gorila.evaluation.record_starts import play_trajectory, random_policy
 from gorila.evaluation.start_points import StartPoint, save_start_points, start_points_of
 
@@ -181,3 +183,41 @@ def test_fewer_episodes_than_start_points_spread_over_them_more_go_round(pong_pl
     assert [spread.start_of(e) for e in range(2)] == [0, 2]
     rounds = ProtocolEnv(AtariGame("Pong").spec, 1, PROTOCOLS["human-starts"], 6, starts=starts, episodes=7)
     assert [rounds.start_of(e) for e in range(7)] == [0, 1, 2, 3, 4, 0, 1]
+
+
+@pytest.fixture(scope="module")
+def machado_run(tmp_path_factory):
+    """A fresh agent of `--preset machado` on Pong: 18 actions, where Pong's minimal set has 6."""
+    return fresh_checkpoint(tmp_path_factory.mktemp("machado") / "run", preset="machado")
+
+
+def test_a_run_trained_under_machado_is_played_as_trained(machado_run, monkeypatch):
+    emulators = []
+
+    class Recorded(ProtocolEnv):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            emulators.extend(game.ale.getFloat("repeat_action_probability") for game in self._games)
+
+    monkeypatch.setattr(checkpoint_evaluation, "ProtocolEnv", Recorded)
+    result = evaluate_checkpoint(machado_run, episodes=2, protocol="machado", max_frames=200)
+    settings = result["settings"]
+    assert emulators == [0.25, 0.25] and settings["sticky_actions"] == 0.25
+    assert settings["network_actions"] == 18 and settings["network_action_ale_ids"] == list(range(18))
+    assert settings["full_action_set"] is True and result["eval_episodes"] == 2
+
+
+def test_null_op_starts_of_a_machado_run_drop_sticky_actions_and_keep_its_actions(machado_run, monkeypatch):
+    envs = []
+    original = evaluator_module.make_vector_env_for
+    monkeypatch.setattr(evaluator_module, "make_vector_env_for",
+                        lambda *args, **kwargs: envs.append(original(*args, **kwargs)) or envs[-1])
+    result = evaluate_checkpoint(machado_run, episodes=1, protocol="noop", max_frames=200)
+    assert (envs[0].sticky_actions, envs[0].num_actions) == (0.0, 18)
+    assert result["settings"]["sticky_actions"] == 0.0 and result["settings"]["full_action_set"] is True
+
+
+def test_a_run_is_evaluated_as_it_was_trained_unless_a_protocol_is_named(machado_run, pong_run):
+    assert evaluate_checkpoint(machado_run, episodes=1, protocol=None, max_frames=200)["protocol"] == "machado"
+    assert evaluate_checkpoint(pong_run, episodes=1, protocol=None, max_frames=200)["protocol"] == "noop"
+    assert trained_protocol(0.25, atari=False) == "noop"

@@ -8,9 +8,10 @@ import torch
 
 from gorila.config import Config, ConfigError, build_config
 from gorila.contracts import EnvInfo
+from gorila.envs import EnvError
 from gorila.system.builders import min_sample_size, replay_warmup
 from gorila.system.preflight import (available_memory_bytes, check_address, check_devices, check_fits_env,
-                              check_replay_memory, preflight, replay_memory_need)
+                              check_replay_memory, preflight, probe_env, replay_memory_need)
 from gorila.components.replay import ReplayMemory
 from gorila.components.replay.storage import StreamStorage
 
@@ -28,6 +29,12 @@ def test_presets_pass_every_check():
     assert preflight(build_config("cartpole")) == CARTPOLE
     check_fits_env(build_config("atari"), ATARI)
     check_fits_env(build_config("gorila-paper"), ATARI)
+
+
+def test_the_probe_plays_the_configs_action_set_and_refuses_atari_settings_elsewhere():
+    assert probe_env(build_config("machado")).num_actions == 18          # Pong's minimal set has 6
+    with pytest.raises(EnvError, match=r"^full_action_set: an Atari setting, and CartPole-v1 is no Atari game"):
+        probe_env(build_config("cartpole", overrides={"full_action_set": True}))
 
 
 def test_a_cnn_on_vector_observations_names_the_network():
