@@ -21,7 +21,7 @@ import time
 
 from gorila.config import build_config
 from gorila.contracts import env_info
-from gorila.envs import make_vector_env
+from gorila.envs import make_vector_env_for
 from gorila.components.evaluator import Evaluator
 from gorila.system.builders import (initial_parameters, make_actor, make_learner, make_replay, make_shard,
                             parameter_client, replay_warmup)
@@ -33,7 +33,7 @@ TARGET = 475.0
 
 def train(total_frames: int, seed: int) -> bool:
     config = build_config("cartpole", overrides=dict(runtime="local", seed=seed, total_frames=total_frames))
-    with make_vector_env(config.env, 1) as probe:
+    with make_vector_env_for(config, 1, 0) as probe:
         info = env_info(probe)
     calls = DirectCalls()                                  # everything lives in this process
 

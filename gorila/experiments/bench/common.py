@@ -10,7 +10,7 @@ import torch
 
 from gorila.config import Config, build_config
 from gorila.contracts import PARAMETER_SHARD, EnvInfo, Role, env_info
-from gorila.envs import make_vector_env
+from gorila.envs import make_vector_env_for
 from gorila.system.builders import initial_parameters, make_actor, make_replay, make_shard, make_shard_of
 from gorila.agent.networks import q_network_for
 from gorila.components.replay.routing import ReplayWriter, Route
@@ -34,7 +34,7 @@ def atari(**overrides) -> tuple[Config, EnvInfo]:
     settings = dict(env=GAME, runtime="local", replay_capacity=20_000, learning_starts=1_000,
                     total_frames=10**9, torch_threads=1)
     config = build_config("atari", overrides={**settings, **overrides})
-    with make_vector_env(config.env, 1) as probe:
+    with make_vector_env_for(config, 1, 0) as probe:
         return config, env_info(probe)
 
 

@@ -9,7 +9,7 @@ import torch
 
 from gorila.config import Config, build_config
 from gorila.contracts import EnvInfo
-from gorila.envs import make_vector_env
+from gorila.envs import make_vector_env_for
 from gorila.experiments.bench.common import (GAME, LEARNER_RATE, Timed, atari, bare_train_step, filled_replay,
                                              local_actor, rate, ray_shards, single_shard)
 from gorila.system.builders import initial_parameters, make_learner, make_replay
@@ -20,7 +20,7 @@ from gorila.runtime.calls import DirectCalls
 def bench_actor(seconds: float) -> dict:
     torch.set_num_threads(1)
     config, info = atari()
-    env = make_vector_env(config.env, 1, seed=1)
+    env = make_vector_env_for(config, 1, 1)
     env.reset()
     rng = np.random.default_rng(0)
     bare = rate(lambda: env.step(rng.integers(0, env.num_actions, 1)) and 1, seconds)

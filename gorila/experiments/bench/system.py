@@ -10,7 +10,7 @@ import torch
 
 from gorila.config import Config
 from gorila.contracts import ActorWorker, EnvInfo, Worker
-from gorila.envs import make_vector_env
+from gorila.envs import make_vector_env_for
 from gorila.experiments.bench.common import (ACTOR_RATE, Timed, actor_with_replay, atari, bare_train_step, rate,
                                              ray_shards, single_shard)
 from gorila.system.builders import initial_parameters, make_bundle
@@ -58,7 +58,7 @@ def plain_dqn_rate(seconds: float) -> float:
     torch's default threads, no Gorila in between (the yardstick a user would compare with)."""
     config, info = atari()
     torch.set_num_threads(os.cpu_count() or 1)
-    env = make_vector_env(config.env, 1, seed=2)
+    env = make_vector_env_for(config, 1, 2)
     obs = env.reset()
     network = q_network_for(config, info)
     train = bare_train_step(config, info, "cpu")

@@ -43,10 +43,9 @@ def record_episode(checkpoint: Path, stem: Path, max_steps: int = MAX_STEPS) -> 
 
 
 def _atari_frames(config, policy: EpsilonGreedyPolicy, seed: int, max_steps: int) -> tuple[list[np.ndarray], float]:
-    from gorila.envs import make_vector_env
+    from gorila.envs import make_vector_env_for
     frames, total = [], 0.0
-    with make_vector_env(config.env, 1, seed=seed, evaluation=True,
-                         max_episode_frames=config.eval_max_frames) as env:
+    with make_vector_env_for(config, 1, seed, evaluation=True) as env:      # as the run was evaluated
         obs = env.reset(seed)
         frames.append(_enlarge(obs[0][-1]))
         for _ in range(max_steps):
