@@ -26,6 +26,8 @@ SETUPS = {
     "ray-2": ["--runtime", "ray", "--actors", "2", "--learners", "2", "--param-shards", "1"],
     "ray-4": ["--runtime", "ray", "--actors", "4", "--learners", "4", "--param-shards", "1"],
 }
+# Each setup again with the learner waiting for the theta+ that includes its own last gradient.
+SETUPS.update({f"{name}-sync": [*flags, "--learner-refresh", "synchronous"] for name, flags in list(SETUPS.items())})
 
 
 def gorila_command() -> list[str]:

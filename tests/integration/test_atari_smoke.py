@@ -13,7 +13,7 @@ from gorila.system.trainer import Trainer
 @pytest.mark.parametrize("game", ["Breakout", "Pong"])
 def test_atari_preset_trains_checkpoints_and_evaluates(game, tmp_path):
     config = build_config("atari", overrides=dict(
-        env=game, runtime="local", total_frames=6_000, replay_capacity=5_000, eval_episodes=1,
+        env=game, runtime="local", total_frames=6_000, replay_capacity=5_000, learning_starts=500, eval_episodes=1,
         eval_max_frames=2_000, eval_every_frames=0, checkpoint_every_frames=0, log_every_seconds=5))
     trainer = Trainer(config, tmp_path / "run", live_progress=False)
     result = trainer.run()

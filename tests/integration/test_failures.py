@@ -56,7 +56,7 @@ def bundle_that_hangs_once(config, info, index, shards, bounds, calls, saved_rep
             if len(steps) == 500:
                 open(marker, "w").close()
                 time.sleep(3600)
-            step()
+            return step()
         bundle.actor.step = step_then_hang
     return bundle
 

@@ -27,7 +27,7 @@ def test_minatar_preset_trains_checkpoints_and_evaluates(tmp_path):
     stats = bundle.replay.stats()
     assert stats["nbytes"] / stats["capacity"] < 500          # 400 one-byte cells and the bookkeeping
 
-    warmup = 600 // 4                                          # learning_starts, capped at a quarter of the budget
+    warmup = config.learning_starts                            # 200 agent steps before the first update
     assert result["env_frames"] >= 600 and result["updates"] >= (600 - warmup) // config.update_every - 2
     records = read_metrics(tmp_path / "run")
     assert any(r["kind"] == "train" and r.get("return_mean") is not None for r in records)

@@ -1,6 +1,7 @@
 """`gorila suite` on real tiny CartPole runs: finished games are skipped, an unfinished game is
 resumed from its checkpoint, several games run at once as Ray tasks, and bad input ends in one line."""
 import json
+from pathlib import Path
 
 import pytest
 
@@ -22,7 +23,8 @@ def test_a_finished_game_is_skipped(tmp_path):
     first = run_suite(plan(tmp_path), say=said.append)
     assert first["finished"] == ["CartPole-v1"] and not first["failed"]
     result = json.loads((tmp_path / "CartPole-v1" / "final_eval-noop.json").read_text())
-    assert result["eval_episodes"] == 3 and result["checkpoint"].endswith("ckpt-000000001024.pt")
+    assert result["eval_episodes"] == 3 and result["checkpoint"].endswith(f"ckpt-{result['env_frames']:012d}.pt")
+    assert 1024 <= result["env_frames"] <= 1024 + 4 * 1       # each 256-step work item may end a vector step late
     before = {p: p.stat().st_mtime_ns for p in (tmp_path / "CartPole-v1").rglob("*") if p.is_file()}
     said.clear()
     second = run_suite(plan(tmp_path), say=said.append)
@@ -35,15 +37,16 @@ def test_a_finished_game_is_skipped(tmp_path):
 
 def test_an_unfinished_game_resumes_from_its_checkpoint(tmp_path):
     run_suite(plan(tmp_path), say=lambda line: None)
+    stopped = json.loads((tmp_path / "CartPole-v1" / "final_eval-noop.json").read_text())["checkpoint"]
     (tmp_path / "CartPole-v1" / "final_eval-noop.json").unlink()      # as if stopped before its evaluation
     first = read_metrics(tmp_path / "CartPole-v1")[0]
     run_suite(plan(tmp_path, frames=2048), say=lambda line: None)
     records = read_metrics(tmp_path / "CartPole-v1")
     assert records[0] == first                                        # continued, not started again
-    assert (tmp_path / "CartPole-v1" / "checkpoints" / "ckpt-000000001024.pt").is_file()
-    assert [r["env_frames"] for r in records if r["kind"] == "summary"] == [2048]
+    assert Path(stopped).is_file()                                    # the first run's checkpoint is kept
     result = json.loads((tmp_path / "CartPole-v1" / "final_eval-noop.json").read_text())
-    assert result["env_frames"] == 2048
+    assert [r["env_frames"] for r in records if r["kind"] == "summary"] == [result["env_frames"]]
+    assert 2048 <= result["env_frames"] <= 2048 + 8 * 1
 
 
 def test_games_run_at_once_as_ray_tasks(tmp_path):
@@ -78,7 +81,7 @@ def test_human_starts_are_evaluated_from_each_games_start_points(tmp_path, capsy
     starts = tmp_path / "starts"
     starts.mkdir()
     assert main(["record-starts", "--env", "Pong", "--out", str(starts / "Pong.json"), "--count", "2"]) == 0
-    fields = {"eval_episodes": 1, "learning_starts": 500, "log_every_seconds": 5.0}
+    fields = {"eval_episodes": 1, "learning_starts": 100, "log_every_seconds": 5.0}
     outcome = run_suite(SuitePlan(tmp_path / "s", ("Pong",), 2000, overrides=fields, episodes=2,
                                   protocols=("noop", "human-starts"), starts=str(starts)), say=lambda line: None)
     assert outcome["finished"] == ["Pong"]

@@ -83,13 +83,13 @@ def plain_dqn_rate(seconds: float) -> float:
     return steps
 
 
-def bundles_rate(bundles: int, seconds: float, threads: int = 1) -> dict:
+def bundles_rate(bundles: int, seconds: float, threads: int = 1, **fields) -> dict:
     """Agent steps/s and updates/s of `bundles` Atari bundles on an embedded Ray, as the driver runs them,
-    each with `threads` torch threads."""
+    each with `threads` torch threads (and any other config `fields`)."""
     from gorila.runtime.ray import RayRuntime
     from gorila.system.topology import build_system
     config, info = atari(actors=bundles, learners=bundles, runtime="ray", learning_starts=500,
-                         replay_capacity=10_000, torch_threads=threads)
+                         replay_capacity=10_000, torch_threads=threads, **fields)
     runtime = RayRuntime(config)
     try:
         system = build_system(config, info, runtime.place, runtime.calls)
