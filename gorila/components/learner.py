@@ -16,6 +16,7 @@ from gorila.agent import dqn
 from gorila.config import Config, ConfigError
 from gorila.contracts import EnvInfo, Minibatch, MinibatchSource, ParameterSource, Report
 from gorila.agent.networks import flat_gradients, load_flat_parameters, q_network_for
+from gorila.components.parameter_server.client import synchronous_refresh
 
 
 def learner_device(config: Config) -> str:
@@ -91,7 +92,7 @@ class Learner:
         for at its previous refresh and asks for the next ones, so the server is never on its critical
         path; synchronous, it waits for the newest.
         """
-        flat, target_changed = pulled or self.params.pull(prefetch=self.config.learner_refresh == "pipelined")
+        flat, target_changed = pulled or self.params.pull(prefetch=not synchronous_refresh(self.config))
         load_flat_parameters(self.online_parameters, flat)
         if target_changed:
             load_flat_parameters(self.target_parameters, self.params.pull_target())

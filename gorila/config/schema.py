@@ -142,8 +142,8 @@ class Config:
     """Learner updates between a learner's parameter refreshes from the parameter server."""
     push_every: int = checked(1, lambda v: v >= 1, "be >= 1")
     """Learner updates whose gradients travel to the shards in one message (each is still applied as its own update)."""
-    learner_refresh: Literal["pipelined", "synchronous"] = "pipelined"
-    """How a learner's push and its refresh of theta+ share a round trip: `pipelined` takes the theta+ it asked for with its previous push (never waits; each gradient is computed on parameters one update short of its own last one), `synchronous` waits for the theta+ that includes the gradient just pushed."""
+    learner_refresh: Literal["auto", "pipelined", "synchronous"] = "auto"
+    """How a learner's push and its refresh of theta+ share a round trip: `pipelined` takes the theta+ it asked for with its previous push (never waits; each gradient is computed on parameters without the one before it), `synchronous` waits for the theta+ that includes the gradient just pushed; `auto` is synchronous on the local runtime, where every call completes at once and waiting costs nothing, and pipelined on Ray, where it would idle the learner for a round trip per update (benchmarks/NOTES.md)."""
     max_inflight_pushes: int = checked(4, lambda v: v >= 1, "be >= 1")
     """Gradients a learner may have in flight to the shards before it waits (keeps the server off the critical path)."""
 

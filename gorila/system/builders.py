@@ -20,7 +20,7 @@ from gorila.config import Config, ConfigError
 from gorila.contracts import EnvInfo, MinibatchSource, TransitionSink
 from gorila.components.learner import Learner
 from gorila.agent.networks import flat_parameters, q_network_for
-from gorila.components.parameter_server import ParameterClient, ParameterShard, slice_bounds
+from gorila.components.parameter_server import ParameterClient, ParameterShard, slice_bounds, synchronous_refresh
 from gorila.components.replay import ReplayMemory
 from gorila.components.replay.routing import ReplayWriter, Route
 from gorila.runtime.calls import DirectCalls
@@ -62,7 +62,7 @@ def make_shard_of(config: Config, info: EnvInfo, index: int, start: int, stop: i
 def parameter_client(config: Config, shards: list, bounds, calls) -> ParameterClient:
     """One component's view of the sharded theta+."""
     return ParameterClient(shards, bounds, calls, config.max_inflight_pushes,
-                           synchronous=config.learner_refresh == "synchronous")
+                           synchronous=synchronous_refresh(config))
 
 
 def replay_warmup(config: Config) -> int:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gorila.components.parameter_server.client import synchronous_refresh
 from gorila.components.parameter_server.staleness import staleness_limit
 from gorila.config import Config
 from gorila.contracts import (ACTOR, BUNDLE, EVALUATOR, LEARNER, PARAMETER_SHARD, REPLAY, EnvInfo, Worker,
@@ -125,4 +126,5 @@ def describe_topology(config: Config) -> str:
         shape = f"{config.actors} actors -> {replay} -> {config.learners} learners"
     limit = staleness_limit(config)
     stale = f"gradients over {limit:,} versions stale dropped" if limit else "no gradient dropped as stale"
-    return f"{shape}, {plural(config.param_shards, 'parameter shard')} ({stale})"
+    refresh = "synchronous" if synchronous_refresh(config) else "pipelined"
+    return f"{shape}, {plural(config.param_shards, 'parameter shard')} ({stale}; {refresh} theta+ refresh)"

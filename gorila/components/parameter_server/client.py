@@ -15,6 +15,14 @@ import numpy as np
 from gorila.contracts import ShardServer
 
 
+def synchronous_refresh(config) -> bool:
+    """Does a learner of this `Config` wait for the theta+ that includes its own last push
+    (`learner_refresh`; `auto` waits only where waiting costs nothing, on the local runtime)?"""
+    if config.learner_refresh == "auto":
+        return config.runtime == "local"
+    return config.learner_refresh == "synchronous"
+
+
 def slice_bounds(size: int, num_shards: int) -> list[tuple[int, int]]:
     """Contiguous [start, stop) ranges covering `size` entries, sizes differing by at most one."""
     if num_shards < 1 or num_shards > size:

@@ -23,18 +23,19 @@ def test_the_auto_threshold_grows_with_the_learners():
 
 def test_the_launch_line_states_the_threshold():
     assert describe_topology(build_config(overrides={"actors": 100, "learners": 100})).endswith(
-        "1 parameter shard (gradients over 1,200 versions stale dropped)")
-    assert describe_topology(build_config(overrides={"max_staleness": -1})).endswith("(no gradient dropped as stale)")
+        "1 parameter shard (gradients over 1,200 versions stale dropped; pipelined theta+ refresh)")
+    assert describe_topology(build_config(overrides={"max_staleness": -1, "runtime": "local"})).endswith(
+        "(no gradient dropped as stale; synchronous theta+ refresh)")
 
 
 @contextlib.contextmanager
 def many_learners(**overrides):
     """(shard, learners): one actor feeding a local replay sampled by LEARNERS learners, all real, on
-    the local runtime, released afterwards."""
+    the local runtime with Ray's pipelined refresh of theta+, released afterwards."""
     config = build_config("cartpole", overrides=dict(
         runtime="local", actors=1, learners=LEARNERS, bundled=False, envs_per_actor=1, hidden_sizes=(8,),
         batch_size=8, learning_starts=100, replay_capacity=2_000, learner_sync_every=1, push_every=1,
-        outlier_k=0, **overrides))
+        outlier_k=0, learner_refresh="pipelined", **overrides))
     runtime = LocalRuntime(config)
     system = build_system(config, probe_env(config), runtime.place, runtime.calls)
     system.workers[WorkerId("actor", 0)].run(400)

@@ -5,6 +5,7 @@ import pytest
 import torch
 
 from gorila.components.parameter_server import ParameterClient, ParameterShard, slice_bounds
+from gorila.config import Config
 from gorila.runtime.calls import DirectCalls
 
 THETA0 = np.arange(10, dtype=np.float32) / 4 - 1.0          # 10 distinct values
@@ -140,3 +141,10 @@ def test_a_restored_shard_continues_exactly_where_the_saved_one_was(optimizer):
         restored.apply(gradient, restored.version)
     assert torch.equal(original.theta, restored.theta) and torch.equal(original.target, restored.target)
     assert restored.stats() == original.stats()
+
+
+@pytest.mark.parametrize("refresh, runtime, waits", [("auto", "local", True), ("auto", "ray", False),
+                                                      ("pipelined", "local", False), ("synchronous", "ray", True)])
+def test_a_learner_waits_for_its_own_push_where_asked_and_by_default_only_in_one_process(refresh, runtime, waits):
+    from gorila.components.parameter_server import synchronous_refresh
+    assert synchronous_refresh(Config(learner_refresh=refresh, runtime=runtime)) is waits
