@@ -10,6 +10,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 def describe(stats: dict) -> str:
     """One line of the numbers that matter while training."""
     parts = [f"{stats['fps']:,.0f} frames/s", f"{stats['ups']:,.1f} updates/s"]
+    if stats.get("warmup"):                    # no update yet: say what the learners wait for
+        parts[-1] += f" (learning starts once each replay holds {stats['warmup']:,})"
     if stats.get("return_mean") is not None:
         parts.append(f"return {stats['return_mean']:.1f}")
     if stats.get("loss") is not None:

@@ -26,7 +26,7 @@ from gorila.records.metrics import MetricsWriter, TrainWindow, parameter_server_
 from gorila.records.progress import ProgressDisplay
 from gorila.runtime import make_runtime
 from gorila.runtime.calls import WorkerError, failure_reason
-from gorila.system.builders import parameter_client
+from gorila.system.builders import parameter_client, replay_warmup
 from gorila.system.preflight import check_fits_env
 from gorila.system.recovery import Recovery
 from gorila.system.schedule import describe_schedule, epsilon_warning
@@ -234,7 +234,8 @@ class Trainer:
         stats = {key: value for key, value in stats.items() if value is not None}
         record = self.metrics.write("train", self.info.frames(self.steps), stats)
         last = self.stop_rule.last or {}
-        self.display.update(record["env_frames"], {**stats, "wall_time": record["wall_time"],
+        warming = replay_warmup(self.config) if not self.scheduler.counters.updates else None
+        self.display.update(record["env_frames"], {**stats, "wall_time": record["wall_time"], "warmup": warming,
                                                    "eval_return_mean": last.get("eval_return_mean")})
 
     def server_stats(self) -> dict:
