@@ -32,6 +32,8 @@ def run(args) -> int:
                                  protocol=args.protocol, starts=args.starts, max_frames=args.max_frames,
                                  say=lambda line: print(line, flush=True))
     print(f"checkpoint: {result['checkpoint']}")
+    if result["version_note"]:
+        print(f"gorila: note: {result['version_note']}", file=sys.stderr, flush=True)
     print(f"{result['env']}: mean {result['eval_return_mean']:.2f} +/- {result['eval_return_std']:.2f} over "
           f"{result['eval_episodes']} episodes ({result['protocol'] + ', ' if result['atari'] else ''}epsilon "
           f"{result['epsilon']:g}, {result['env_frames']:,} training frames, {result['wall_seconds']:.1f} s)")

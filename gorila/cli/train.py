@@ -39,7 +39,7 @@ def checked_train_config(args) -> tuple[Config, typing.Any]:
 
 def resumed_run(args) -> tuple[Config, Path, dict]:
     """The config, run dir and checkpoint payload of `--resume RUN_DIR`."""
-    from gorila.records.checkpoints import load_latest_good
+    from gorila.records.checkpoints import load_latest_good, version_note
     from gorila.system.preflight import preflight
     if args.preset or args.config or args.scale is not None:
         raise UserError("--resume takes the run's own config; --preset, --config and --scale cannot be combined with it")
@@ -47,6 +47,9 @@ def resumed_run(args) -> tuple[Config, Path, dict]:
     if not (run_dir / "checkpoints").is_dir():
         raise UserError(f"--resume: {run_dir} is not a run directory (no checkpoints/ in it)")
     payload = load_latest_good(run_dir, warn=lambda line: print(f"gorila: {line}", file=sys.stderr))
+    note = version_note(payload, payload["path"])
+    if note:
+        print(f"gorila: note: {note}", file=sys.stderr)
     config = build_config(None, None, {**payload["config"], **cli_overrides(args), "run_dir": str(run_dir)})
     preflight(config)
     print(f"resuming {run_dir} from {Path(payload['path']).name} ({payload['env_frames']:,} frames)")

@@ -13,6 +13,7 @@ from gorila.components.evaluator import INDEPENDENT_SEED_OFFSET, Evaluator
 from gorila.evaluation.protocol_env import ProtocolEnv
 from gorila.evaluation.protocols import get_protocol, trained_protocol
 from gorila.evaluation.saved_agent import load_saved_agent
+from gorila.records.checkpoints import version_note
 
 
 def evaluate_checkpoint(path, episodes: int | None = None, epsilon: float | None = None,
@@ -51,7 +52,8 @@ def evaluate_checkpoint(path, episodes: int | None = None, epsilon: float | None
     return {"checkpoint": str(file), "env": config.env, "atari": info.is_atari, "env_frames": payload["env_frames"],
             "epsilon": config.eval_epsilon, "protocol": protocol,
             "settings": _settings(rules, config, info, evaluator, header), "seeds": played,
-            "wall_seconds": round(time.time() - started, 2), **result, **source,
+            "wall_seconds": round(time.time() - started, 2), "versions": payload.get("versions"),
+            "version_note": version_note(payload, file), **result, **source,
             **_normalised(spec, result["eval_return_mean"], protocol, source.get("start_points_source"))}
 
 

@@ -6,15 +6,19 @@ the driver's counters, the evaluations). A run directory holds:
 
     checkpoints/ckpt-<frames>.pt   the last `keep` training checkpoints, each with a .sha256 beside it
     checkpoints/latest.pt          a link to the newest of them (not a second copy)
-    checkpoints/best.pt            the parameters of the best evaluation, with that evaluation
+    checkpoints/best.pt            the parameters of the best evaluation, with that evaluation (and its .sha256)
     checkpoints/shards/shard-<i>.pt  each parameter shard's last state: a restarted shard reads it
     checkpoints/replay/replay-<i>.npz  each replay memory's contents, with `save_replay`
 
 `gorila evaluate RUN` loads `best.pt` when there is one. A checkpoint whose checksum does not match
-is reported and the previous good one is used.
+is reported and the previous good one is used. Every file is written to a temporary name, synced,
+renamed and its directory synced, so that a power loss or a node crash leaves the old file or the new
+one, both whole. Each checkpoint records the versions of gorila, torch and ale-py that wrote it
+(`version_note` says when they differ from this process's).
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import pickle
@@ -47,7 +51,7 @@ def save_checkpoint(run_dir: str | Path, payload: dict, env_frames: int, keep: i
     link = folder / f".{LATEST}.tmp"
     link.unlink(missing_ok=True)
     link.symlink_to(path.name)
-    os.replace(link, folder / LATEST)
+    _replace(link, folder / LATEST)
     for old in training_checkpoints(run_dir)[:-max(keep, 1)]:
         old.unlink(missing_ok=True)
         _checksum_file(old).unlink(missing_ok=True)
@@ -130,19 +134,67 @@ def save_best(run_dir: str | Path, payload: dict, env_frames: int) -> Path:
     path = Path(run_dir) / "checkpoints" / BEST
     path.parent.mkdir(parents=True, exist_ok=True)
     _write(path, payload, env_frames)
+    _write_text(_checksum_file(path), _sha256(path) + "\n")
     return path
+
+
+@functools.lru_cache(maxsize=1)
+def software_versions() -> dict[str, str]:
+    """The versions of what reads and writes a checkpoint: gorila, torch, ale-py ('' where not installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+    found = {}
+    for name in ("gorila", "torch", "ale-py"):
+        try:
+            found[name] = version(name)
+        except PackageNotFoundError:
+            found[name] = ""
+    return found
+
+
+def version_note(payload: dict, path) -> str | None:
+    """One line naming the versions that differ between the checkpoint's writer and this process, or None
+    (a checkpoint of an older gorila records none: it says so)."""
+    written = payload.get("versions")
+    if not isinstance(written, dict):
+        return f"{Path(path).name} was written by a gorila that recorded no versions"
+    here = software_versions()
+    changed = [f"{name} {written.get(name) or '?'} -> {here[name] or '?'}" for name in here
+               if written.get(name) != here[name]]
+    return f"{Path(path).name} was written with other versions: {', '.join(changed)}" if changed else None
 
 
 def _write(path: Path, payload: dict, env_frames: int) -> None:
     temporary = path.with_suffix(".pt.tmp")
-    torch.save({"format": FORMAT, "env_frames": int(env_frames), **payload}, temporary)
-    os.replace(temporary, path)   # atomic: a crash leaves the old file or the new one, never half
+    with open(temporary, "wb") as file:
+        torch.save({"format": FORMAT, "env_frames": int(env_frames), "versions": software_versions(), **payload},
+                   file)
+        _sync(file)
+    _replace(temporary, path)
 
 
 def _write_text(path: Path, text: str) -> None:
     temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(text)
+    with open(temporary, "w") as file:
+        file.write(text)
+        _sync(file)
+    _replace(temporary, path)
+
+
+def _sync(file) -> None:
+    """The file's bytes on disk, not only in the page cache."""
+    file.flush()
+    os.fsync(file.fileno())
+
+
+def _replace(temporary: Path, path: Path) -> None:
+    """Rename atomically (a crash leaves the old file or the new one, never half), then sync the
+    directory so that the rename itself survives a power loss."""
     os.replace(temporary, path)
+    descriptor = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
 
 
 def _checksum_file(path: Path) -> Path:
@@ -186,6 +238,10 @@ def load_checkpoint(path: str | Path) -> dict:
                                   "data, and loading it could run code") from None
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise CheckpointError(f"cannot read checkpoint {path}: {reason[:200]}") from None
-    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+    written = payload.get("format") if isinstance(payload, dict) else None
+    if isinstance(written, str) and written.startswith("gorila-checkpoint-") and written != FORMAT:
+        raise CheckpointError(f"{path} is in format {written}, which this gorila (format {FORMAT}) cannot "
+                              f"read; use the gorila version that wrote it")
+    if written != FORMAT:
         raise CheckpointError(f"{path} is not a gorila checkpoint")
     return payload
