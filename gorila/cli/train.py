@@ -8,7 +8,7 @@ from pathlib import Path
 from gorila.cli.errors import UserError
 from gorila.cli.flags import add_config_flags, cli_overrides, config_from_args
 from gorila.config import PRESETS, Config, build_config, preset_for_env, scaled_preset
-from gorila.records.run_dirs import claim_run_dir, remove_if_empty
+from gorila.records.run_dirs import RunLock, claim_run_dir, remove_if_empty
 
 
 def add_parser(commands) -> None:
@@ -46,6 +46,7 @@ def resumed_run(args) -> tuple[Config, Path, dict]:
     run_dir = Path(args.resume)
     if not (run_dir / "checkpoints").is_dir():
         raise UserError(f"--resume: {run_dir} is not a run directory (no checkpoints/ in it)")
+    RunLock.refuse_if_held(run_dir)                 # before reading checkpoints a live run is writing
     payload = load_latest_good(run_dir, warn=lambda line: print(f"gorila: {line}", file=sys.stderr))
     note = version_note(payload, payload["path"])
     if note:
@@ -73,9 +74,11 @@ def run(args) -> int:
             print(f"no --preset given: {config.env} starts from the {implied} preset, the settings for its kind "
                   f"of game (name --preset or set fields to change them)")
         run_dir, created = claim_run_dir(config)
+    lock = RunLock(run_dir)
     try:
         result = Trainer(config, run_dir, start_time=LAUNCHED, resume=payload).run()
     finally:
+        lock.release()
         if created:
             remove_if_empty(run_dir)
     print_outcome(config, run_dir, result)

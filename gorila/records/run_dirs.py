@@ -1,8 +1,11 @@
-"""Run directories: each launch claims its own (`claim_run_dir`), and gives it back if it wrote nothing
-(`remove_if_empty`)."""
+"""Run directories: each launch claims its own (`claim_run_dir`), holds it locked for the run's life
+(`RunLock`), and gives it back if it wrote nothing (`remove_if_empty`)."""
 from __future__ import annotations
 
+import fcntl
 import itertools
+import os
+import socket
 import tempfile
 import time
 from pathlib import Path
@@ -27,7 +30,8 @@ def claim_given(path: Path) -> tuple[Path, bool]:
     if path.exists():
         if not path.is_dir():
             raise ConfigError(f"run_dir: {path} is a file; choose another --run-dir")
-        if any(path.iterdir()):
+        RunLock.refuse_if_held(path)
+        if any(entry.name != LOCK for entry in path.iterdir()):
             raise ConfigError(f"run_dir: {path} already exists and is not empty; choose another --run-dir")
         try:
             with tempfile.TemporaryFile(dir=path):
@@ -59,6 +63,54 @@ def claim_default(env: str) -> Path:
             raise ConfigError(f"run_dir: cannot create {path} ({error.strerror or error}); "
                               "pass --run-dir") from None
     raise AssertionError("unreachable")
+
+
+LOCK = ".gorila.lock"
+
+
+class RunLock:
+    """An exclusive lock on a run directory, held for the run's life: the file `.gorila.lock` in it,
+    locked with flock(2) and naming its holder. Two launches on one directory (an existing empty one,
+    or a --resume beside a live run) cannot both hold it; the second is told who does. The kernel
+    drops the lock when its process dies, so a run killed with kill -9 leaves a file that the next
+    launch takes over."""
+
+    def __init__(self, run_dir: str | Path):
+        self.path = Path(run_dir) / LOCK
+        self.file = _locked(self.path, run_dir)
+        self.file.seek(0)
+        self.file.truncate()
+        self.file.write(f"gorila pid {os.getpid()} on {socket.gethostname()} since {time.strftime('%Y-%m-%d %H:%M:%S')}\n")
+        self.file.flush()
+
+    @staticmethod
+    def refuse_if_held(run_dir: str | Path) -> None:
+        """ConfigError naming the holder when a live run holds `run_dir`'s lock; nothing otherwise."""
+        path = Path(run_dir) / LOCK
+        if path.is_file():
+            file = _locked(path, run_dir)
+            fcntl.flock(file, fcntl.LOCK_UN)
+            file.close()
+
+    def release(self) -> None:
+        """Give the directory back; the lock file goes with it (it is no part of the run's records)."""
+        self.path.unlink(missing_ok=True)
+        fcntl.flock(self.file, fcntl.LOCK_UN)
+        self.file.close()
+
+
+def _locked(path: Path, run_dir):
+    """`path` opened and flock'ed exclusively, or ConfigError naming the process that holds it."""
+    file = open(path, "a+")
+    try:
+        fcntl.flock(file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        file.seek(0)
+        holder = file.read().strip() or "another gorila launch"
+        file.close()
+        raise ConfigError(f"run_dir: {run_dir} is in use by {holder}; wait for it to end or choose another "
+                          "--run-dir") from None
+    return file
 
 
 def remove_if_empty(path: Path) -> None:
