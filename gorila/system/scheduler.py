@@ -7,7 +7,9 @@ in agent steps. The rules:
 - a learner outside a bundle may not run ahead of DQN's ratio: its share of one update per
   `update_every` agent steps collected by all actors;
 - actors outside bundles wait when they have collected more than the learners asked for, plus a
-  slack of one round of work and twice the replay warm-up (so every replay fills before anyone waits);
+  slack of one round of work and twice the replay warm-up (so every replay fills before anyone waits),
+  but never while a learner's last call found no minibatch: its replay needs the actors' data (a
+  replay memory restarted empty would otherwise hold every actor and learner still for ever);
 - a learner that got no minibatch (its replay is still warming up) is not asked again for `backoff_s`;
 - the work of a call lost with its process (`failed`) is handed out again;
 - the first stop reason wins: the budget is spent, the target return is reached, or the user stopped.
@@ -40,6 +42,7 @@ class Counters:
     inflight_steps: int = 0             # agent steps handed out, not yet reported
     requested: Counter = field(default_factory=Counter)       # learner index -> updates asked (done + in flight)
     backoff_until: dict = field(default_factory=dict)          # learner index -> clock time
+    starved: set = field(default_factory=set)                  # learners whose last call got no minibatch
     worker_steps: Counter = field(default_factory=Counter)    # actor/bundle WorkerId -> agent steps reported
 
 
@@ -63,7 +66,7 @@ class Scheduler:
         counters = self.counters
         if counters.steps + counters.inflight_steps >= self.total_steps:
             return 0
-        if worker.role == "actor" and self.actors_ahead():
+        if worker.role == "actor" and self.actors_ahead() and not counters.starved:
             return 0
         return self.chunk_steps
 
@@ -91,6 +94,9 @@ class Scheduler:
             counters.requested[worker.index] -= budget - report.updates
             if report.updates == 0:
                 counters.backoff_until[worker.index] = self.clock() + self.backoff_s
+                counters.starved.add(worker.index)
+            else:
+                counters.starved.discard(worker.index)
         else:
             counters.inflight_steps -= budget
         counters.steps += report.steps

@@ -125,3 +125,19 @@ def test_a_restored_scheduler_continues_the_counters():
     third = Scheduler(total_steps=300, update_every=4, actors=2, learners=1, warmup_steps=0)
     third.restore(first.state())
     assert third.stop_reason is StopReason.BUDGET
+
+
+def test_actors_ahead_still_run_while_a_learner_finds_no_minibatch():
+    """A replay memory restarted empty (its process was killed) gives its learner nothing until the actors
+    refill it: holding the actors back then would stall the run for ever."""
+    s = scheduler(warmup_steps=100)
+    act(s), act(s)
+    learn(s)                                            # 128 updates asked and done: 512 steps covered
+    act(s), act(s)                                      # 1,024 steps: ahead of the learner again
+    assert s.actors_ahead() and s.budget(ACTOR) == 0
+    assert learn(s, done=0) == 128                      # the replay lost its contents: no minibatch
+    assert s.actors_ahead() and s.budget(ACTOR) == 256  # the actors refill it
+    s.clock.now += 0.06
+    learn(s)                                            # minibatches again: the usual rule is back
+    act(s)
+    assert s.budget(ACTOR) == 256 and not s.counters.starved
