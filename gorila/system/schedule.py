@@ -13,6 +13,7 @@ from gorila.agent.dqn import linear_epsilon
 from gorila.config import Config, ConfigError
 from gorila.contracts import EnvInfo
 from gorila.system.builders import min_sample_size, replay_warmup
+from gorila.system.topology import replay_count
 
 
 def actor_steps(config: Config, info: EnvInfo) -> int:
@@ -22,8 +23,7 @@ def actor_steps(config: Config, info: EnvInfo) -> int:
 
 def memory_steps(config: Config, info: EnvInfo) -> int:
     """Agent steps written into each replay memory in the whole run (a bundle's, a local one, a shard)."""
-    memories = config.replay_shards if config.replay == "global" else config.actors
-    return info.steps(config.total_frames) // memories
+    return info.steps(config.total_frames) // replay_count(config)
 
 
 def _workers(config: Config) -> str:
@@ -43,7 +43,7 @@ def check_learning_start(config: Config, info: EnvInfo) -> None:
     written = memory_steps(config, info)
     if needed < written:
         return
-    memories = config.replay_shards if config.replay == "global" else config.actors
+    memories = replay_count(config)
     field = "learning_starts" if needed == replay_warmup(config) else "batch_size"
     where = "each bundle's replay" if config.bundled else f"each of the {memories:,} replay memories"
     enough = 4 * needed * memories * info.frames_per_step           # warm-up a quarter of each memory's steps
