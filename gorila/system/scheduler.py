@@ -5,11 +5,16 @@ in agent steps. The rules:
 
 - actors and bundles get `chunk_steps` agent steps at a time until the budget is handed out;
 - a learner outside a bundle may not run ahead of DQN's ratio: its share of one update per
-  `update_every` agent steps collected by all actors;
+  `update_every` agent steps collected by all actors, and at most one actor chunk's worth of updates
+  (`chunk_steps / update_every`) per call, so that it reports as often as an actor does (uncapped, a
+  learner that had been waiting for its replay got every update the actors had run ahead by in one
+  call: minutes without a report, the actors unchecked, and at `call_timeout_seconds` a restart);
 - actors outside bundles wait when they have collected more than the learners asked for, plus a
-  slack of one round of work and twice the replay warm-up (so every replay fills before anyone waits),
-  but never while a learner's last call found no minibatch: its replay needs the actors' data (a
-  replay memory restarted empty would otherwise hold every actor and learner still for ever);
+  slack of one round of work and twice the replay warm-up (so every replay fills before anyone waits);
+  while a learner's last call found no minibatch the slack grows by one warm-up and one round more:
+  its replay needs the actors' data (a replay memory restarted empty would otherwise hold every
+  actor and learner still for ever), but only that much (unbounded, the actors ran thousands of steps
+  ahead of DQN's replay ratio while a learner's first call was slow to return);
 - a learner that got no minibatch (its replay is still warming up) is not asked again for `backoff_s`;
 - the work of a call lost with its process (`failed`) is handed out again;
 - the first stop reason wins: the budget is spent, the target return is reached, or the user stopped.
@@ -53,6 +58,7 @@ class Scheduler:
         self.total_steps, self.update_every = total_steps, update_every
         self.actors, self.learners = actors, learners
         self.warmup_steps, self.chunk_steps, self.backoff_s = warmup_steps, chunk_steps, backoff_s
+        self.learner_chunk = max(1, chunk_steps // update_every)     # most updates per learner call
         self.clock = clock
         self.counters = Counters()
         self.stop_reason: StopReason | None = None
@@ -66,7 +72,7 @@ class Scheduler:
         counters = self.counters
         if counters.steps + counters.inflight_steps >= self.total_steps:
             return 0
-        if worker.role == "actor" and self.actors_ahead() and not counters.starved:
+        if worker.role == "actor" and self.actors_ahead():
             return 0
         return self.chunk_steps
 
@@ -74,12 +80,14 @@ class Scheduler:
         if self.clock() < self.counters.backoff_until.get(index, 0.0):
             return 0
         share = self.counters.steps // self.update_every // self.learners
-        return max(share - self.counters.requested[index], 0)
+        return min(max(share - self.counters.requested[index], 0), self.learner_chunk)
 
     def actors_ahead(self) -> bool:
         """Have the actors collected more than the learners asked for, plus the slack?"""
         asked = sum(self.counters.requested.values())
         slack = self.chunk_steps * self.actors + 2 * self.warmup_steps
+        if self.counters.starved:       # a replay is refilling: room for one more warm-up of fresh data
+            slack += self.warmup_steps + self.chunk_steps * self.actors
         return self.counters.steps - asked * self.update_every > slack
 
     def started(self, worker: WorkerId, budget: int) -> None:

@@ -130,14 +130,32 @@ def test_a_restored_scheduler_continues_the_counters():
 def test_actors_ahead_still_run_while_a_learner_finds_no_minibatch():
     """A replay memory restarted empty (its process was killed) gives its learner nothing until the actors
     refill it: holding the actors back then would stall the run for ever."""
-    s = scheduler(warmup_steps=100)
+    s = scheduler(warmup_steps=100)                     # slack: 256 * 1 actor + 2 * 100 = 456 steps
     act(s), act(s)
-    learn(s)                                            # 128 updates asked and done: 512 steps covered
-    act(s), act(s)                                      # 1,024 steps: ahead of the learner again
+    learn(s)                                            # 64 updates (one chunk's worth): 256 steps covered
+    act(s)                                              # 768 steps: 512 ahead of the learner
     assert s.actors_ahead() and s.budget(ACTOR) == 0
-    assert learn(s, done=0) == 128                      # the replay lost its contents: no minibatch
-    assert s.actors_ahead() and s.budget(ACTOR) == 256  # the actors refill it
+    assert learn(s, done=0) == 64                       # the replay lost its contents: no minibatch
+    assert act(s) == 256 and act(s) == 256              # the actors refill it: slack 456 + 100 + 256
+    assert s.actors_ahead() and s.budget(ACTOR) == 0    # but only by one warm-up and one round more
     s.clock.now += 0.06
     learn(s)                                            # minibatches again: the usual rule is back
-    act(s)
-    assert s.budget(ACTOR) == 256 and not s.counters.starved
+    assert not s.counters.starved and s.actors_ahead() and s.budget(ACTOR) == 0
+
+
+def test_a_learner_that_waited_for_its_replay_gets_at_most_one_chunk_of_updates_per_call():
+    """The cause of a global-replay run that collected frames for minutes without one update reported:
+    the actors had run ahead while the learner waited for its replay, and its next call asked for all
+    the updates they had run ahead by."""
+    clock = Clock()
+    s = scheduler(clock=clock, total_steps=100_000, warmup_steps=100, chunk_steps=256, update_every=4)
+    assert learn(s, done=0) == 0 and s.counters.starved     # no minibatch yet
+    for _ in range(40):
+        s.counters.steps += 256                            # 10,240 steps: 2,560 updates owed
+    clock.now += 1.0
+    assert s.budget(LEARNER0) == 64                         # one actor chunk's worth: 256 / 4
+    learn(s)
+    assert not s.counters.starved and s.actors_ahead() and s.budget(ACTOR) == 0
+    while s.budget(LEARNER0):
+        learn(s)                                           # it catches up 64 updates at a time
+    assert s.counters.updates == 2_560 and s.budget(ACTOR) == 256
