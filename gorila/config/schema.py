@@ -39,6 +39,8 @@ class Config:
     """Run directory (config, metrics, checkpoints), created at launch and refused if it is not empty; default runs/<env>-<date>-<time>, with -2, -3, ... added when a launch in the same second took that name."""
     stop_at_return: float = 0.0
     """Stop as soon as a greedy evaluation mean reaches this return (0 = train for the whole budget)."""
+    stop_when_solved: bool = True
+    """Stop at the first confirmed evaluation at or above stop_at_return; False trains on for the whole budget and still records when the run was first solved (soak and chaos runs)."""
 
     # --- Atari emulator -------------------------------------------------------------------------
     sticky_actions: float = checked(0.0, lambda v: 0.0 <= v < 1.0, "lie in [0, 1)")
@@ -174,6 +176,8 @@ class Config:
     """Component failures (a process died or stopped answering) the run recovers from before it gives up with a final checkpoint."""
     call_timeout_seconds: float = checked(300.0, lambda v: v > 0, "be > 0")
     """A worker whose call has not returned after this long is treated as failed and restarted."""
+    stall_seconds: float = checked(120.0, lambda v: v > 0, "be > 0")
+    """A run whose frames and updates have not moved for this long is a fault of its own (Ray): recorded, and the workers whose calls are in flight restarted."""
 
     # --- resources ------------------------------------------------------------------------------
     worker_cpus: float = checked(1.0, lambda v: v >= 0, "be >= 0")

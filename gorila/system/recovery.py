@@ -10,6 +10,9 @@
   starts empty and fills again from the actors. The driver notices the restart from the component's
   process id.
 - A worker whose call has not returned within `call_timeout_seconds` is ended, and so restarted.
+- A run whose frames and updates stand still for `stall_seconds` (while it is not stopping) is a
+  fault of its own, whatever the cause: recorded, and every worker with a call in flight ended, and
+  so restarted. A run that keeps standing still thus spends its allowance and gives up.
 
 Each failure is a `fault` record in metrics.jsonl and a progress line. After `max_failures` of them
 the run gives up, with a final checkpoint.
@@ -56,7 +59,9 @@ class Recovery:
         self.resting_until: dict[WorkerId, float] = {}     # a restarting worker gets no work till then
         self.restarting: set[WorkerId] = set()             # lost, and no call has succeeded since
         self.worker_processes: dict[WorkerId, int] = {}   # the process each worker last reported from
+        self.ended: set[WorkerId] = set()                  # restarted by the watchdog: its fault is recorded
         self.server_processes = runtime.processes(system.servers())
+        self.progress, self.moved_at = None, time.time()   # (steps, updates) last seen, and since when
 
     def resting(self, worker: WorkerId, now: float) -> bool:
         """Is `worker` waiting out a restart (and so given no work yet)?"""
@@ -66,10 +71,14 @@ class Recovery:
         """A worker's call was lost with its process: record it (once: calls refused while it restarts
         are not new failures), ask it again after a pause and let the restarted worker continue from
         `steps` (its epsilon)."""
-        first = worker not in self.restarting      # refused again while Ray restarts it: no new failure
+        # refused again while Ray restarts it: no new failure (but the first loss of one the watchdog ended)
+        first = worker not in self.restarting or worker in self.ended
         if first:
             self.restarting.add(worker)
-            self.fault(str(worker), f"{worker} died ({type(getattr(error, 'cause', None) or error).__name__})")
+            if worker in self.ended:                # the watchdog ended it and recorded why
+                self.ended.discard(worker)
+            else:
+                self.fault(str(worker), f"{worker} died ({type(getattr(error, 'cause', None) or error).__name__})")
         if worker.role == "evaluator":
             return
         self.resting_until[worker] = time.time() + RESTART_WAIT_S
@@ -107,8 +116,7 @@ class Recovery:
         for future, job in list(pending.items()):
             if job.worker.role != "evaluator" and now - job.since > self.config.call_timeout_seconds:
                 self.say(f"{job.worker} has not answered for {now - job.since:.0f} s: restarting it")
-                self.runtime.restart(self.system.workers[job.worker])
-                pending[future] = replace(job, since=now)     # its call now fails as a lost one
+                self.end(pending, future, now)
         servers = self.system.servers()
         if evaluating:
             servers = servers[:-1]      # the evaluator answers only after its evaluation: not now
@@ -119,6 +127,34 @@ class Recovery:
                 self.fault(name, f"{name} was restarted ({restart_consequence(name, self.config.save_replay)})")
         self.server_processes[:len(processes)] = [now or before for before, now in
                                                   zip(self.server_processes, processes)]
+
+    def watch(self, progress: tuple[int, int], pending: dict, stopping: bool) -> None:
+        """The no-progress watchdog: `progress` is (agent steps, updates) now. When neither has moved for
+        `stall_seconds`, record a fault and end every worker with a call in flight (Ray restarts it)."""
+        now = time.time()
+        # a worker coming back from a restart is recovery under way, not a stall (its call has its timeout)
+        if progress != self.progress or stopping or self.restarting or not self.runtime.restarts_components:
+            self.progress, self.moved_at = progress, now
+            return
+        still = now - self.moved_at
+        if still < self.config.stall_seconds:
+            return
+        self.moved_at = now
+        stuck = sorted({job.worker for job in pending.values() if job.worker.role != "evaluator"}, key=str)
+        names = ", ".join(map(str, stuck)) or "nothing: no worker call is in flight"
+        self.fault("run", f"no frames or updates for {still:.0f} s (stall_seconds={self.config.stall_seconds:g}): "
+                          f"restarting {names}")
+        for future, job in list(pending.items()):
+            if job.worker in stuck:
+                self.ended.add(job.worker)
+                self.restarting.add(job.worker)      # not ended again before it has answered
+                self.end(pending, future, now)
+
+    def end(self, pending: dict, future, now: float) -> None:
+        """End the worker of a call in flight; Ray restarts it and the call then fails as a lost one."""
+        job = pending[future]
+        self.runtime.restart(self.system.workers[job.worker])
+        pending[future] = replace(job, since=now)
 
     def fault(self, component: str, what: str) -> None:
         """Count and record one failure (WorkerError once max_failures is spent)."""

@@ -176,6 +176,8 @@ class Trainer:
             self.start_evaluation(Candidate(self.params.pull()[0], self.steps))
         if time.time() >= self.next_log:
             self.recovery.check(self.pending, evaluating=any(job.worker == EVALUATOR for job in self.pending.values()))
+            self.recovery.watch((self.steps, self.scheduler.counters.updates), self.pending,
+                                stopping=self.scheduler.stop_reason is not None)
             self.log()
         if time.time() >= self.next_backup and self.runtime.restarts_components:
             self.next_backup = time.time() + self.config.shard_backup_every_seconds
@@ -214,8 +216,9 @@ class Trainer:
         if verdict is Verdict.CONFIRM:
             self.start_evaluation(candidate)
         elif verdict is Verdict.SOLVED:
-            self.solved_at = (frames, self.metrics.elapsed())
-            self.scheduler.stop(StopReason.SOLVED)
+            self.solved_at = self.solved_at or (frames, self.metrics.elapsed())
+            if self.config.stop_when_solved:
+                self.scheduler.stop(StopReason.SOLVED)
 
     def evaluate_now(self) -> None:
         """Evaluate the current theta+ (and confirm it if it passes), waiting for the results."""

@@ -2,7 +2,9 @@
 the component by role and index, and leaves no Ray session behind; one that stops answering is
 restarted on Ray and the run finishes."""
 import os
+import signal
 import sys
+import threading
 import time
 
 import pytest
@@ -14,6 +16,7 @@ from gorila.system import builders
 from gorila.system import topology
 from gorila.components.bundle import Bundle
 from gorila.config import build_config
+from gorila.contracts import WorkerId
 from gorila.records.metrics import read_metrics
 from gorila.runtime.calls import WorkerError
 from gorila.system.trainer import Trainer
@@ -73,4 +76,32 @@ def test_a_component_that_stops_answering_is_restarted_and_the_run_finishes(tmp_
     assert result["env_frames"] >= 6000
     faults = [r for r in read_metrics(run_dir) if r["kind"] == "fault"]
     assert [r["component"] for r in faults] == ["bundle 0"]
+    assert not ray.is_initialized()
+
+
+def test_a_run_that_stands_still_is_a_fault_and_the_workers_holding_it_up_are_restarted(tmp_path):
+    """kill -STOP of the only learner: its call never returns, the actors are soon held back at DQN's
+    replay ratio, and frames and updates stand still. The watchdog records one fault, ends the learner
+    (Ray starts it again) and the run goes on to its budget."""
+    run_dir = tmp_path / "run"
+    config = build_config(overrides=dict(
+        env="CartPole-v1", runtime="ray", bundled=False, actors=1, learners=1, total_frames=8000,
+        learning_starts=100, batch_size=16, hidden_sizes="16", eval_every_frames=0, eval_episodes=2,
+        checkpoint_every_frames=0, stall_seconds=6, log_every_seconds=0.5, run_dir=str(run_dir)))
+    trainer, stopped = Trainer(config, run_dir, live_progress=False), []
+
+    def stop_the_learner():
+        while trainer.scheduler.counters.updates < 50:
+            time.sleep(0.1)
+        pid = trainer.runtime.processes([trainer.system.workers[WorkerId("learner", 0)]])[0][1]
+        os.kill(pid, signal.SIGSTOP)
+        stopped.append(trainer.info.frames(trainer.steps))
+    thread = threading.Thread(target=stop_the_learner, daemon=True)
+    thread.start()
+    result = trainer.run()
+    assert stopped, "the learner was never stopped: the test tested nothing"
+    assert result["env_frames"] >= 8000 and result["updates"] > 50
+    faults = [r for r in read_metrics(run_dir) if r["kind"] == "fault"]
+    assert len(faults) == 1, faults                 # the stall, not also the restart it caused
+    assert faults[0]["reason"].startswith("no frames or updates for") and "restarting learner 0" in faults[0]["reason"]
     assert not ray.is_initialized()
