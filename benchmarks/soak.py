@@ -22,39 +22,20 @@ from collections import defaultdict
 from pathlib import Path
 
 from gorila.records.metrics import read_metrics
-
-
-def children(pid: int) -> list[int]:
-    """Every process under `pid` (Linux /proc)."""
-    parents = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                continue
-    found, frontier = [], [pid]
-    while frontier:
-        parent = frontier.pop()
-        kids = [p for p, pp in parents.items() if pp == parent]
-        found += kids
-        frontier += kids
-    return found
+from processes import children, title
 
 
 def sample(pid: int) -> dict | None:
     """(name, resident MB, open fds) of one process; None when it is gone."""
     try:
         status = (Path("/proc") / str(pid) / "status").read_text()
-        name = (Path("/proc") / str(pid) / "cmdline").read_bytes().split(b"\0")[0].decode(errors="replace")
         fds = len(os.listdir(f"/proc/{pid}/fd"))
     except OSError:
         return None
+    name = title(pid)
+    if name is None:
+        return None
     rss_kb = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0)
-    if name.startswith("ray::"):        # ray::<class>.<method>, or ray::<actor name>:<class>
-        name = "ray::" + name[5:].rsplit(":", 1)[-1]
-    else:
-        name = Path(name).name
     return {"name": name, "rss_mb": rss_kb / 1024, "fds": fds}
 
 
