@@ -1,9 +1,11 @@
-"""The errors a user causes and can fix, which `gorila` prints as one line before exit code 2."""
+"""The errors `gorila` prints as one line: those a user causes and can fix (exit code 2), and the
+foreseen failures of a run (exit code 1)."""
 from __future__ import annotations
 
 from gorila.config import ConfigError
 
 USAGE_ERROR = 2
+RUN_FAILURE = 1
 
 
 class UserError(Exception):
@@ -20,3 +22,12 @@ def user_error_types() -> tuple[type[Exception], ...]:
     from gorila.experiments.report.summary import ReportError
     from gorila.evaluation.start_points import StartPointError
     return UserError, ConfigError, EnvError, CheckpointError, StartPointError, ReportError
+
+
+def run_failure_types() -> tuple[type[Exception], ...]:
+    """Foreseen failures of a run: a component failed (WorkerError), a file of the run could not be
+    written (WriteError: a full disk, a quota, a file-size limit). `main` prints them as one line,
+    which names the component or the file, and exits with 1."""
+    from gorila.records.durable import WriteError
+    from gorila.runtime.calls import WorkerError
+    return WorkerError, WriteError

@@ -10,8 +10,8 @@ import os
 import sys
 
 from gorila.cli import bench, evaluate, record_starts, report, suite, train
-from gorila.cli.errors import USAGE_ERROR, UserError, user_error_types
-from gorila.runtime.calls import ClusterError, WorkerError
+from gorila.cli.errors import RUN_FAILURE, USAGE_ERROR, UserError, run_failure_types, user_error_types
+from gorila.runtime.calls import ClusterError
 
 COMMANDS = {"train": train, "evaluate": evaluate, "record-starts": record_starts, "suite": suite,
             "report": report, "bench": bench}     # in the order `gorila --help` lists them
@@ -67,13 +67,13 @@ def main(argv: list[str] | None = None) -> int:
             # A cluster that cannot host the run is the user's to fix (exit 2); os._exit because a
             # half-made Ray connection can block the interpreter's exit handlers.
             os._exit(USAGE_ERROR)
-        if isinstance(error, WorkerError):
+        if isinstance(error, run_failure_types()):
             print(f"gorila: error: {error}", file=sys.stderr)
         else:
             print(f"gorila: error: {type(error).__name__}: "
                   f"{str(error).strip().splitlines()[0] if str(error).strip() else ''}"
                   " (set GORILA_DEBUG=1 for the traceback)", file=sys.stderr)
-        return 1
+        return RUN_FAILURE
 
 
 def parse_and_run(argv: list[str] | None) -> int:

@@ -13,14 +13,15 @@ the driver's counters, the evaluations). A run directory holds:
 `gorila evaluate RUN` loads `best.pt` when there is one. A checkpoint whose checksum does not match
 is reported and the previous good one is used. Every file is written to a temporary name, synced,
 renamed and its directory synced, so that a power loss or a node crash leaves the old file or the new
-one, both whole. Each checkpoint records the versions of gorila, torch and ale-py that wrote it
-(`version_note` says when they differ from this process's).
+one, both whole (`gorila.records.durable`); a write that fails (a full disk) leaves no temporary and
+no half-written checkpoint, and raises a WriteError naming the file. Each checkpoint records the
+versions of gorila, torch and ale-py that wrote it (`version_note` says when they differ from this
+process's).
 """
 from __future__ import annotations
 
 import functools
 import hashlib
-import os
 import pickle
 import zipfile
 from pathlib import Path
@@ -28,6 +29,8 @@ from typing import Callable
 
 import torch
 
+from gorila.contracts import ReplayHolder
+from gorila.records.durable import WriteError, reason, replace, write_atomically, write_text_atomically
 from gorila.records.metrics import truncate_metrics
 
 FORMAT = "gorila-checkpoint-1"
@@ -46,12 +49,15 @@ def save_checkpoint(run_dir: str | Path, payload: dict, env_frames: int, keep: i
     folder = Path(run_dir) / "checkpoints"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"ckpt-{env_frames:012d}.pt"
-    _write(path, payload, env_frames)
-    _write_text(_checksum_file(path), _sha256(path) + "\n")
+    _write_checked(path, payload, env_frames)
     link = folder / f".{LATEST}.tmp"
-    link.unlink(missing_ok=True)
-    link.symlink_to(path.name)
-    _replace(link, folder / LATEST)
+    try:
+        link.unlink(missing_ok=True)
+        link.symlink_to(path.name)
+        replace(link, folder / LATEST)
+    except OSError as error:       # the checkpoint stands (a resume looks for ckpt-*.pt, not the link)
+        link.unlink(missing_ok=True)
+        raise WriteError(folder / LATEST, error.strerror or str(error)) from error
     for old in training_checkpoints(run_dir)[:-max(keep, 1)]:
         old.unlink(missing_ok=True)
         _checksum_file(old).unlink(missing_ok=True)
@@ -100,6 +106,21 @@ def replay_file(run_dir: str | Path, index: int) -> Path:
     return Path(run_dir) / "checkpoints" / "replay" / f"replay-{index}.npz"
 
 
+def save_replays(calls, holders: list, run_dir: str | Path) -> None:
+    """Each replay memory saves its contents to its `replay_file` (in its own process, on Ray); one
+    whose write fails (a full disk) fails the checkpoint with a WriteError naming its file."""
+    futures = [calls.call(holder, ReplayHolder.save_replay, str(replay_file(run_dir, i)))
+               for i, holder in enumerate(holders)]
+    for index, future in enumerate(futures):
+        try:
+            calls.get([future])
+        except Exception as error:
+            cause = getattr(error, "cause", None) or error      # Ray's wrapper carries the component's error
+            if isinstance(cause, OSError) and not calls.lost(error):
+                raise WriteError(replay_file(run_dir, index), reason(cause)) from error
+            raise
+
+
 def save_shard_backups(run_dir: str | Path, states: list[dict], env_frames: int) -> None:
     for index, state in enumerate(states):
         path = shard_backup(run_dir, index)
@@ -133,8 +154,7 @@ def save_best(run_dir: str | Path, payload: dict, env_frames: int) -> Path:
     """Write checkpoints/best.pt: the parameters of the best evaluation so far, with that evaluation."""
     path = Path(run_dir) / "checkpoints" / BEST
     path.parent.mkdir(parents=True, exist_ok=True)
-    _write(path, payload, env_frames)
-    _write_text(_checksum_file(path), _sha256(path) + "\n")
+    _write_checked(path, payload, env_frames)
     return path
 
 
@@ -164,37 +184,20 @@ def version_note(payload: dict, path) -> str | None:
 
 
 def _write(path: Path, payload: dict, env_frames: int) -> None:
-    temporary = path.with_suffix(".pt.tmp")
-    with open(temporary, "wb") as file:
-        torch.save({"format": FORMAT, "env_frames": int(env_frames), "versions": software_versions(), **payload},
-                   file)
-        _sync(file)
-    _replace(temporary, path)
+    full = {"format": FORMAT, "env_frames": int(env_frames), "versions": software_versions(), **payload}
+    write_atomically(path, lambda file: torch.save(full, file))
 
 
-def _write_text(path: Path, text: str) -> None:
-    temporary = path.with_name(path.name + ".tmp")
-    with open(temporary, "w") as file:
-        file.write(text)
-        _sync(file)
-    _replace(temporary, path)
-
-
-def _sync(file) -> None:
-    """The file's bytes on disk, not only in the page cache."""
-    file.flush()
-    os.fsync(file.fileno())
-
-
-def _replace(temporary: Path, path: Path) -> None:
-    """Rename atomically (a crash leaves the old file or the new one, never half), then sync the
-    directory so that the rename itself survives a power loss."""
-    os.replace(temporary, path)
-    descriptor = os.open(path.parent, os.O_RDONLY)
+def _write_checked(path: Path, payload: dict, env_frames: int) -> None:
+    """The checkpoint and its checksum. A training checkpoint whose checksum cannot be written is
+    removed again (a resume then takes the one before it, whole and verifiable); best.pt, which
+    replaced the previous best already, loses its stale checksum instead of reading as corrupt."""
+    _write(path, payload, env_frames)
     try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
+        write_text_atomically(_checksum_file(path), _sha256(path) + "\n")
+    except WriteError:
+        (_checksum_file(path) if path.name == BEST else path).unlink(missing_ok=True)
+        raise
 
 
 def _checksum_file(path: Path) -> Path:

@@ -1,18 +1,21 @@
 """Run metrics: one JSON object per line in metrics.jsonl, the same scalars in TensorBoard.
 
 Every record carries `wall_time` (seconds since launch) and `env_frames`; evaluation records also
-carry `eval_return_mean` and `eval_return_std`.
+carry `eval_return_mean` and `eval_return_std`. A record is written whole or not at all: one that a
+full disk cuts short is cut back off the file, and the write raises a WriteError naming the file.
 """
 from __future__ import annotations
 
 import collections
 import json
+import os
 import time
 from pathlib import Path
 
 import numpy as np
 
 from gorila.contracts import Report
+from gorila.records.durable import WriteError, reason, write_text_atomically
 
 
 class MetricsWriter:
@@ -23,7 +26,9 @@ class MetricsWriter:
                  purge_after: int | None = None):
         self.run_dir = Path(run_dir)
         self.start = time.time() if start_time is None else start_time
-        self.file = open(self.run_dir / "metrics.jsonl", "a", buffering=1)
+        self.path = self.run_dir / "metrics.jsonl"
+        self.file = open(self.path, "ab", buffering=0)     # unbuffered: nothing is left to fail at close
+        self.failed = False                                # a write failed (and was reported)
         self.tb = None
         if tensorboard:
             from torch.utils.tensorboard import SummaryWriter
@@ -35,23 +40,50 @@ class MetricsWriter:
 
     def write(self, kind: str, env_frames: int, values: dict) -> dict:
         record = {"kind": kind, "wall_time": round(self.elapsed(), 3), "env_frames": int(env_frames), **values}
-        self.file.write(json.dumps(record) + "\n")
-        if self.tb is not None:
-            for key, value in values.items():
-                if isinstance(value, (int, float)) and not isinstance(value, bool):
-                    self.tb.add_scalar(f"{kind}/{key}", value, env_frames)
+        self._append((json.dumps(record) + "\n").encode())
+        scalars = {key: value for key, value in values.items()
+                   if isinstance(value, (int, float)) and not isinstance(value, bool)}
+        self._tensorboard(lambda tb: [tb.add_scalar(f"{kind}/{key}", value, env_frames)
+                                      for key, value in scalars.items()])
         return record
 
-    def hparams(self, config: dict, final: dict) -> None:
+    def _append(self, line: bytes) -> None:
+        """Append one whole line; a write cut short is cut back off, so every line before stays whole."""
+        start = os.fstat(self.file.fileno()).st_size
+        try:
+            view = memoryview(line)
+            while view:
+                view = view[self.file.write(view):]
+        except OSError as error:
+            self.file.truncate(start)          # giving space back needs none
+            self.failed = True
+            raise WriteError(self.path, reason(error)) from error
+
+    def _tensorboard(self, call) -> None:
+        """`call(writer)` on the TensorBoard writer, whose failures (its thread's too) name its events file."""
         if self.tb is None:
             return
+        try:
+            call(self.tb)
+        except Exception as error:
+            self.failed = True
+            events = sorted((self.run_dir / "tensorboard").glob("events.out.tfevents.*"), key=os.path.getmtime)
+            raise WriteError(events[-1] if events else self.run_dir / "tensorboard", reason(error)) from error
+
+    def hparams(self, config: dict, final: dict) -> None:
         flat = {k: (v if isinstance(v, (int, float, str, bool)) else str(v)) for k, v in config.items()}
-        self.tb.add_hparams(flat, {f"hparam/{k}": v for k, v in final.items()}, run_name=".")
+        self._tensorboard(lambda tb: tb.add_hparams(flat, {f"hparam/{k}": v for k, v in final.items()}, run_name="."))
 
     def close(self) -> None:
+        """Close the file and TensorBoard. After a write failed (and was reported), a second failure on
+        the way out is not raised: it would hide the first."""
         self.file.close()
-        if self.tb is not None:
-            self.tb.close()
+        failed_before = self.failed
+        try:
+            self._tensorboard(lambda tb: tb.close())
+        except WriteError:
+            if not failed_before:
+                raise
 
 
 class TrainWindow:
@@ -110,9 +142,7 @@ def truncate_metrics(run_dir: str | Path, env_frames: int, wall_time: float) -> 
         return 0
     records = read_metrics(run_dir)
     kept = [r for r in records if r["env_frames"] <= env_frames and r["wall_time"] <= wall_time + 1e-6]
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text("".join(json.dumps(r) + "\n" for r in kept))
-    temporary.replace(path)
+    write_text_atomically(path, "".join(json.dumps(r) + "\n" for r in kept))
     return len(records) - len(kept)
 
 

@@ -18,10 +18,11 @@ import torch
 
 from gorila.components.learner import learner_device
 from gorila.config import Config, save_yaml
-from gorila.contracts import EvaluatorServer, ReplayHolder, ReplayServer, Worker, WorkerId, env_info
+from gorila.contracts import EvaluatorServer, ReplayServer, Worker, WorkerId, env_info
 from gorila.envs import make_vector_env_for
-from gorila.records.checkpoints import (prepare_saved_states, replay_file, save_best, save_checkpoint,
+from gorila.records.checkpoints import (prepare_saved_states, save_best, save_checkpoint, save_replays,
                                         save_shard_backups)
+from gorila.records.durable import WriteError
 from gorila.records.metrics import MetricsWriter, TrainWindow, parameter_server_stats
 from gorila.records.progress import ProgressDisplay
 from gorila.runtime import make_runtime
@@ -253,9 +254,7 @@ class Trainer:
     def checkpoint(self) -> Path:
         """A training checkpoint: the parameters, and all a resumed run continues from."""
         if self.config.save_replay:
-            holders = self.system.replay_holders()
-            self.calls.get([self.calls.call(holder, ReplayHolder.save_replay, str(replay_file(self.run_dir, i)))
-                            for i, holder in enumerate(holders)])
+            save_replays(self.calls, self.system.replay_holders(), self.run_dir)
         states = self.params.states()
         payload = self.payload(torch.cat([s["theta"] for s in states]),
                                target=torch.cat([s["target"] for s in states]), shards=states,
@@ -279,7 +278,7 @@ class Trainer:
             except KeyboardInterrupt:
                 self.scheduler.stop(StopReason.INTERRUPTED)
                 self.display.message("interrupted: writing a final checkpoint")
-            except WorkerError:
+            except (WorkerError, WriteError):     # a component failed, or the disk is full: keep what we can
                 self.final_checkpoint_after_failure()
                 raise
             if not self.window.empty:
@@ -299,10 +298,10 @@ class Trainer:
             self.display.message(f"no final checkpoint ({failure_reason(error)})")
 
     def close(self) -> None:
-        """Close the display and the metrics, and release the runtime."""
+        """Close the display, release the runtime, close the metrics (which may fail on a full disk)."""
         self.display.close()
-        self.metrics.close()
         self.runtime.shutdown()
+        self.metrics.close()
 
     def summary(self, checkpoint: Path) -> dict:
         best = self.stop_rule.best

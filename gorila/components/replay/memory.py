@@ -81,9 +81,13 @@ class ReplayMemory:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_name(path.name + ".tmp")
-        with open(temporary, "wb") as file:
-            np.savez_compressed(file, rng=np.array(json.dumps(self.rng.bit_generator.state)),
-                                **self.storage.arrays())
+        try:
+            with open(temporary, "wb") as file:
+                np.savez_compressed(file, rng=np.array(json.dumps(self.rng.bit_generator.state)),
+                                    **self.storage.arrays())
+        except BaseException:
+            temporary.unlink(missing_ok=True)          # a full disk leaves no half-written file behind
+            raise
         os.replace(temporary, path)
         return path.stat().st_size
 

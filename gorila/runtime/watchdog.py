@@ -1,0 +1,116 @@
+"""The guard of an embedded Ray: what ends its processes when their driver dies without shutting Ray
+down (kill -9, the OOM killer).
+
+Ray's own fate sharing does most of it: the GCS, the raylet and Ray's other servers are started with
+PR_SET_PDEATHSIG and die with the driver, and the workers exit within about two seconds of their
+raylet. Two processes outlive it: the raylet's dashboard agent and runtime-env agent, which notice
+the raylet's death at once but first try to report it to the GCS, already dead, with a fixed timeout
+of 60 s (Ray 2.60, `process_watcher.report_raylet_error_logs`). So a driver that starts an embedded
+Ray also starts this guard (`start`): one small process, without Ray, that notes the session's
+processes while the driver lives (the driver's children that name the session directory, and all
+their descendants) and, once the driver is gone, gives them GRACE_S to end by Ray's own means, then
+kills those still there. When the session ends in order (`ray.shutdown`), the guard just exits.
+
+It learns of the driver's death from its stdin, a pipe whose only writer is the driver: the kernel
+closes it when the driver dies, however it dies.
+"""
+from __future__ import annotations
+
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+
+SCAN_S = 1.0      # how often the session's processes are noted again (Ray starts workers as it goes)
+GRACE_S = 3.0     # what Ray's own fate sharing gets before the guard kills what is left
+_guards: list[subprocess.Popen] = []
+
+
+def start(session_dir: str) -> None:
+    """Start the guard of the embedded Ray whose session directory is `session_dir`."""
+    _guards[:] = [guard for guard in _guards if guard.poll() is None]     # reap those whose session ended
+    _guards.append(subprocess.Popen([sys.executable, "-m", "gorila.runtime.watchdog", str(os.getpid()), session_dir],
+                                    stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+
+
+def processes() -> dict[int, tuple[int, int]]:
+    """Every process's (parent pid, start time) from /proc (start times tell a reused pid apart)."""
+    found = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            fields = _stat(int(entry))
+            if fields:
+                found[int(entry)] = (int(fields[1]), int(fields[19]))
+    return found
+
+
+def _stat(pid: int) -> list[str] | None:
+    """/proc/PID/stat's fields after the command name (state first), or None for a process that is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as file:
+            return file.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def _names(pid: int, text: str) -> bool:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as file:
+            return text.encode() in file.read()
+    except OSError:
+        return False
+
+
+def session_processes(driver: int, session_dir: str) -> dict[int, int]:
+    """pid -> start time of the driver's children naming `session_dir` (but this guard, which names it too)
+    and of all their descendants."""
+    table = processes()
+    children: dict[int, list[int]] = {}
+    for pid, (parent, _) in table.items():
+        children.setdefault(parent, []).append(pid)
+    found, todo = {}, [pid for pid in children.get(driver, []) if pid != os.getpid() and _names(pid, session_dir)]
+    while todo:
+        pid = todo.pop()
+        found[pid] = table[pid][1]
+        todo.extend(children.get(pid, []))
+    return found
+
+
+def alive(pid: int, started: int) -> bool:
+    """Is `pid` still the process noted (not a zombie, not a new process under a reused pid)?"""
+    fields = _stat(pid)
+    return bool(fields) and fields[0] != "Z" and int(fields[19]) == started
+
+
+def end(noted: dict[int, int]) -> None:
+    """The driver is gone: wait GRACE_S for the noted processes to end, then kill those that did not."""
+    deadline = time.monotonic() + GRACE_S
+    while time.monotonic() < deadline and any(alive(pid, started) for pid, started in noted.items()):
+        time.sleep(0.1)
+    for pid, started in noted.items():
+        if alive(pid, started):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass          # it ended just now
+
+
+def guard(driver: int, session_dir: str) -> None:
+    """Note the session's processes until the driver dies (then `end` them) or the session ends in order."""
+    noted: dict[int, int] = {}
+    while True:
+        readable, _, _ = select.select([sys.stdin], [], [], SCAN_S)
+        if readable and not os.read(sys.stdin.fileno(), 1024):
+            return end(noted)                        # end of file: the driver died
+        now = session_processes(driver, session_dir)
+        if noted and not now:
+            # the session's servers are gone: a shutdown if the driver lives, else its death
+            return end(noted) if os.getppid() != driver else None
+        noted.update(now)
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGINT, signal.SIG_IGN)     # Ctrl-C reaches the whole process group: the driver handles it
+    guard(int(sys.argv[1]), sys.argv[2])
