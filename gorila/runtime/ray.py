@@ -31,7 +31,7 @@ os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 import ray  # noqa: E402
 
 from gorila.contracts import Role, contract_methods, learner_processes  # noqa: E402
-from gorila.runtime import watchdog  # noqa: E402
+from gorila.runtime import session_guard  # noqa: E402
 from gorila.runtime.calls import ClusterError, split_address  # noqa: E402
 
 CONNECT_TIMEOUT_S = 20
@@ -137,7 +137,7 @@ def start_embedded(slots: float) -> None:
     context = ray.init(address="local", num_cpus=max(os.cpu_count() or 1, int(slots + 0.999)),
                        include_dashboard=False, log_to_driver=False, configure_logging=False, logging_level="ERROR",
                        _system_config=dict(EMBEDDED_SYSTEM_CONFIG))   # Ray adds to the dict it is given
-    watchdog.start(context.address_info["session_dir"])    # its processes end with this one, even on kill -9
+    session_guard.start(context.address_info["session_dir"])    # its processes end with this one, even on kill -9
 
 
 def join_cluster(address: str) -> None:

@@ -13,7 +13,7 @@ import time
 
 from gorila.records.checkpoints import training_checkpoints
 from gorila.records.metrics import read_metrics
-from gorila.runtime.watchdog import processes
+from gorila.runtime.session_guard import processes
 
 FLAGS = ["--preset", "cartpole", "--runtime", "ray", "--checkpoint-every-frames", "3000", "--eval-every-frames", "0",
          "--log-every-seconds", "0.5"]

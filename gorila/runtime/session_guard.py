@@ -31,7 +31,7 @@ _guards: list[subprocess.Popen] = []
 def start(session_dir: str) -> None:
     """Start the guard of the embedded Ray whose session directory is `session_dir`."""
     _guards[:] = [guard for guard in _guards if guard.poll() is None]     # reap those whose session ended
-    _guards.append(subprocess.Popen([sys.executable, "-m", "gorila.runtime.watchdog", str(os.getpid()), session_dir],
+    _guards.append(subprocess.Popen([sys.executable, "-m", "gorila.runtime.session_guard", str(os.getpid()), session_dir],
                                     stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
 
 
