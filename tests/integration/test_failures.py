@@ -105,3 +105,30 @@ def test_a_run_that_stands_still_is_a_fault_and_the_workers_holding_it_up_are_re
     assert len(faults) == 1, faults                 # the stall, not also the restart it caused
     assert faults[0]["reason"].startswith("no frames or updates for") and "restarting learner 0" in faults[0]["reason"]
     assert not ray.is_initialized()
+
+
+def test_a_killed_global_replay_shard_costs_seconds_and_the_learner_keeps_dqns_ratio(tmp_path):
+    """kill -9 of a global-replay shard: it comes back empty, its learner finds no minibatch until the
+    actors refill it, and then learns again at one update per update_every agent steps. (This run
+    once collected 600k frames with 2,854 updates: the actors ran unchecked while the learner waited,
+    and its next call asked for every update they had run ahead by.)"""
+    run_dir = tmp_path / "run"
+    config = build_config(overrides=dict(
+        env="CartPole-v1", runtime="ray", bundled=False, replay="global", replay_shards=2, actors=3, learners=1,
+        param_shards=2, total_frames=16000, learning_starts=200, batch_size=16, hidden_sizes="16",
+        eval_every_frames=0, eval_episodes=2, checkpoint_every_frames=0, log_every_seconds=0.5, run_dir=str(run_dir)))
+    trainer, killed = Trainer(config, run_dir, live_progress=False), []
+
+    def kill_replay_shard_0():
+        while trainer.scheduler.counters.updates < 200:
+            time.sleep(0.1)
+        os.kill(trainer.runtime.processes([trainer.system.replays[0]])[0][1], signal.SIGKILL)
+        killed.append(trainer.scheduler.counters.updates)
+    threading.Thread(target=kill_replay_shard_0, daemon=True).start()
+    result = trainer.run()
+    assert killed, "the replay shard was never killed: the test tested nothing"
+    faults = [r["component"] for r in read_metrics(run_dir) if r["kind"] == "fault"]
+    assert faults == ["replay shard 0"]
+    # DQN's ratio, less the two warm-ups (the first and the refill) and a round of work in flight
+    owed = (result["env_frames"] - 2 * 200 - 3 * 256) // config.update_every
+    assert result["updates"] >= 0.9 * owed, (result["updates"], owed)
