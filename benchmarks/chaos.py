@@ -113,7 +113,8 @@ def judge(records: list[dict], killed: list[dict]) -> dict:
 def verdict(result: dict) -> bool:
     chaotic = result["chaos"]
     return (chaotic["solved"] and chaotic["faults"] >= chaotic["kills"] and not any(chaotic["counters_back"].values())
-            and chaotic["frames_at_end"] > chaotic["frames_at_last_kill"] and chaotic["rc"] == 0)
+            and chaotic["frames_at_end"] > chaotic["frames_at_last_kill"]
+            and chaotic["rc"] == (130 if chaotic["alive_at_end"] else 0))    # 130: stopped by our SIGINT, cleanly
 
 
 def table(results: list[dict]) -> list[str]:
