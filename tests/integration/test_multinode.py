@@ -110,6 +110,14 @@ def test_a_restarted_shard_serves_nothing_before_the_driver_gives_it_its_last_st
         assert (restored.index, restored.env_frames, restored.error) == (0, 1234, "")
         assert restored.process != before and restored.process == tuple(runtime.processes([shard])[0])
         print(f"kill -9 to served with the kept state: {served_after:.1f} s (3 s of it held on purpose)")
+
+        grow()                                       # and again: the watch stands for the next restart too
+        states.keep([kept], 2345)
+        kill(runtime, shard)
+        killed_at = time.time()
+        assert runtime.calls.get([runtime.calls.call(shard, ShardServer.pull)])[0][1] == kept["version"]
+        print(f"second kill -9 to served with the kept state: {time.time() - killed_at:.1f} s")
+        assert [r.env_frames for r in restorations(states)] == [2345]
     finally:
         runtime.shutdown()
 

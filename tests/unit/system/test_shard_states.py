@@ -53,26 +53,31 @@ def test_without_first_states_nothing_is_kept_or_watched():
     assert not hasattr(kept, "latest") and kept.restored() == []
 
 
-def recovery_with(restored: list[Restored]) -> tuple[Recovery, list]:
-    shards, states, bounds = shards_and_states()
+def recovery_restoring(index: int, states: list[dict], env_frames: int) -> tuple[Recovery, list]:
+    """A Recovery whose driver keeps `states` and has just given shard `index` its own (in process 9)."""
+    shards, _, bounds = shards_and_states()
     records = []
-    recovery = Recovery(CONFIG, LocalRuntime(CONFIG), System(shards, bounds), lambda *r: records.append(r), print)
-    for item in restored:
-        recovery.shard_states._restored.put(item)
+    recovery = Recovery(CONFIG, LocalRuntime(CONFIG), System(shards, bounds), lambda *r: records.append(r), print,
+                        shard_states=(states, env_frames))
+    recovery.shard_states.restore(index, ("node", 9))
     return recovery, records
 
 
 def test_each_restore_is_one_fault_saying_what_the_shard_was_restored_to():
-    recovery, records = recovery_with([Restored(1, ("node", 9), 12_800)])
+    _, states, _ = shards_and_states()
+    recovery, records = recovery_restoring(1, states, 12_800)
     recovery.record_restores()
     assert records == [("parameter shard 1",
                         "parameter shard 1 was restarted (restored from the driver's state at 12,800 frames)", 1)]
+    recovery.record_restores()
+    assert len(records) == 1                        # recorded once
 
 
 def test_a_shard_that_could_not_be_restored_ends_the_run_naming_it():
-    recovery, _ = recovery_with([Restored(0, ("node", 9), 0, "ValueError: no")])
+    _, states, _ = shards_and_states()
+    recovery, _ = recovery_restoring(0, [dict(states[0], theta=states[0]["theta"][:3]), states[1]], 0)
     with pytest.raises(WorkerError, match="parameter shard 0 was restarted but could not be given its last "
-                                          "state: ValueError: no"):
+                                          "state: ValueError: shard 0: saved slice has 3 parameters"):
         recovery.record_restores()
 
 
