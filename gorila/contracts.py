@@ -124,6 +124,8 @@ class ShardServer(Protocol):
         """Versions, applied and discarded gradients, mean staleness: for metrics."""
     def state(self) -> dict:
         """Everything the shard knows, for checkpoints and shard backups."""
+    def restore(self, state: dict) -> None:
+        """Continue from `state` (what `state` returned): a restarted shard's last state, from the driver."""
 
 
 class ReplayHolder(Protocol):
@@ -188,14 +190,17 @@ class Role:
     """A kind of placed component: the contract its callers use and what a runtime needs to place
     it. A server answers calls, so its callers wait through a restart; a worker does work that the
     driver hands out again when its process is lost. A role that `learns` runs a learner (alone or in
-    a bundle) and gets the learner's device."""
+    a bundle) and gets the learner's device. A restarted process of a role that `waits_for_state`
+    answers no call of its contract before the driver has given it its last state (the contract's
+    `restore`): no node needs the driver's disk for it, and no caller sees it start again from scratch."""
     name: str
     contract: type
     server: bool = False
     learns: bool = False
+    waits_for_state: bool = False
 
 
-PARAMETER_SHARD = Role("parameter_shard", ShardServer, server=True)
+PARAMETER_SHARD = Role("parameter_shard", ShardServer, server=True, waits_for_state=True)
 REPLAY = Role("replay_memory", ReplayServer, server=True)
 EVALUATOR = Role("evaluator", EvaluatorServer, server=True)
 ACTOR = Role("actor", ActorWorker)

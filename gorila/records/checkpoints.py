@@ -7,7 +7,9 @@ the driver's counters, the evaluations). A run directory holds:
     checkpoints/ckpt-<frames>.pt   the last `keep` training checkpoints, each with a .sha256 beside it
     checkpoints/latest.pt          a link to the newest of them (not a second copy)
     checkpoints/best.pt            the parameters of the best evaluation, with that evaluation (and its .sha256)
-    checkpoints/shards/shard-<i>.pt  each parameter shard's last state: a restarted shard reads it
+    checkpoints/shards/shard-<i>.pt  each parameter shard's state as the driver last took it (a resumed
+                                     run's shards start from the checkpoint's, written here first; a
+                                     restarted shard is given its state from the driver's memory)
     checkpoints/replay/replay-<i>.npz  each replay memory's contents, with `save_replay`
 
 `gorila evaluate RUN` loads `best.pt` when there is one. A checkpoint whose checksum does not match
@@ -97,7 +99,7 @@ def load_latest_good(run_dir: str | Path, warn: Callable[[str], None] = print) -
 
 
 def shard_backup(run_dir: str | Path, index: int) -> Path:
-    """Where parameter shard `index`'s last state is kept for a restart."""
+    """Where parameter shard `index`'s last state is kept on the driver's disk."""
     return Path(run_dir) / "checkpoints" / "shards" / f"shard-{index}.pt"
 
 

@@ -33,6 +33,9 @@ class LocalRuntime:
     def restart(self, handle) -> None:
         raise RuntimeError("the local runtime cannot restart a component")
 
+    def watch_restarts(self, handles, restored) -> None:
+        """Nothing here is ever restarted, so nothing ever waits for its state."""
+
     def shutdown(self) -> None:
         """Close what holds environments (on Ray, ending the processes does it)."""
         for obj in self.objects:

@@ -14,6 +14,11 @@ Every component is placed with Ray's restart options: a process that dies is sta
 same constructor arguments. Calls to a restarting server (parameter shard, replay shard, evaluator)
 wait and are retried, so their callers only slow down; a worker's (actor, learner, bundle) call in
 flight fails, so the driver sees the failure, records it and hands the work out again.
+
+A restarted process of a role that waits for its state (a parameter shard) holds every call of its
+contract until the driver has sent it its last state (`WaitsForState`); a thread of the driver gives
+it as soon as the new process asks (`watch_restarts`), from the driver's memory, so no node reads
+the driver's disk.
 """
 from __future__ import annotations
 
@@ -23,6 +28,8 @@ import socket
 import threading
 import time
 import uuid
+import warnings
+from typing import Callable
 
 # Keeps every server of an embedded Ray (and of ray.cluster_utils clusters) on 127.0.0.1; must be
 # set before Ray starts its processes. Ray 2.x otherwise binds to all interfaces.
@@ -45,6 +52,12 @@ EMBEDDED_SYSTEM_CONFIG = {
     # CPU the components need (CartPole, 1 bundle, 5 pairs of runs: median 1,480 frames/s against 1,214).
     "enable_metrics_collection": False,
 }
+# The calls a host that waits for its state answers beside its contract's (which run one at a time
+# in Ray's default group): the standing restart watch, `restore`, `node_id` and `process`.
+CONTROL = "control"
+CONTROL_THREADS = 4
+RESTORE = "restore"       # the contract method that gives a waiting host its state
+WATCH_POLL_S = 0.5        # how soon the restart watch notices that it is being stopped
 
 
 class RayCalls:
@@ -105,25 +118,78 @@ class Located:
         return ray.get_runtime_context().get_node_id(), os.getpid()
 
 
+class WaitsForState(Located):
+    """The base of the host of a role that `waits_for_state`: a first start serves at once; a restarted
+    process serves no call of its contract before `restore` has given it the driver's last state.
+    Ray runs its contract's calls one at a time, as any host's, and those of the CONTROL group beside
+    them, so that a waiting host still says where it runs and takes its state."""
+
+    @ray.method(concurrency_group=CONTROL)
+    def node_id(self) -> str:
+        return Located.node_id(self)
+
+    @ray.method(concurrency_group=CONTROL)
+    def process(self) -> tuple[str, int]:
+        return Located.process(self)
+
+    @ray.method(concurrency_group=CONTROL)
+    def awaiting_state(self) -> tuple[str, int]:
+        """(node, pid) of this process as soon as it waits for its state; never while it serves. The
+        driver keeps one such call standing: Ray retries it in each new process, where it answers."""
+        if self._serving.is_set():
+            threading.Event().wait()            # never set: a serving process never needs a state again
+        return Located.process(self)
+
+
+def _restarted() -> bool:
+    """Is this process a Ray actor that Ray has restarted (False in any other process)?"""
+    if not ray.is_initialized() or ray.get_runtime_context().get_actor_id() is None:
+        return False
+    with warnings.catch_warnings():        # Ray 2.60's property reads its own deprecated actor_id
+        warnings.simplefilter("ignore")
+        return bool(ray.get_runtime_context().was_current_actor_reconstructed)
+
+
 def host_class(role: Role) -> type:
     """The class Ray places for a component of `role`, named after the role: built with `(make,
     *args)`, it holds `make(*args)` and has exactly the methods of the role's contract, each
-    forwarding to it, besides `Located`'s."""
+    forwarding to it, besides `Located`'s (and `WaitsForState`'s for a role that waits for its state)."""
+    waits = role.waits_for_state
+
     def __init__(self, make, *args):
+        self._serving = threading.Event()         # what a WaitsForState host's calls wait for
+        if not (waits and _restarted()):
+            self._serving.set()
         self.component = make(*args)
 
-    methods = {name: _forward(name, method) for name, method in contract_methods(role.contract).items()}
+    contract = contract_methods(role.contract)
+    if waits and RESTORE not in contract:
+        raise TypeError(f"{role.name} waits for its state but its contract has no {RESTORE}")
+    methods = {name: _forward(name, method, waits) for name, method in contract.items()}
     name = "".join(part.title() for part in role.name.split("_"))
-    return type(name, (Located,), {"__init__": __init__, "__doc__": role.contract.__doc__, **methods})
+    base = WaitsForState if waits else Located
+    return type(name, (base,), {"__init__": __init__, "__doc__": role.contract.__doc__, **methods})
 
 
-def _forward(name: str, method):
-    """A host's method `name`: the contract's signature and words, run by the component it holds.
+def _forward(name: str, method, waits: bool = False):
+    """A host's method `name`: the contract's signature and words, run by the component it holds. In
+    a host that `waits` for its state, `restore` runs in the CONTROL group and releases the held
+    calls; every other method waits for it first.
 
     The signature is a copy, not a link (`functools.wraps` would set `__wrapped__`): Ray adds its
     tracing parameter to the signature of what a method wraps, and the contract must stay as written."""
     def forward(self, *args):
         return getattr(self.component, name)(*args)
+
+    def restore(self, *args):
+        getattr(self.component, name)(*args)
+        self._serving.set()
+
+    def held(self, *args):
+        self._serving.wait()
+        return getattr(self.component, name)(*args)
+    if waits:
+        forward = ray.method(concurrency_group=CONTROL)(restore) if name == RESTORE else held
     forward.__name__ = forward.__qualname__ = name
     forward.__doc__, forward.__signature__ = method.__doc__, inspect.signature(method)
     return forward
@@ -208,6 +274,37 @@ def _join(address: str) -> None:
         raise ClusterError(f"no Ray cluster answered at {address} within {CONNECT_TIMEOUT_S} s")
 
 
+class RestartWatch(threading.Thread):
+    """The driver's thread that hands restarted components to `restored` as soon as they wait for
+    their state: one standing `awaiting_state` call per component, which only a restarted process
+    answers, renewed after `restored` has run (so the process it answered from is served once)."""
+
+    def __init__(self, handles, restored: Callable[[int, tuple], None]):
+        super().__init__(name="gorila-restart-watch", daemon=True)
+        self.handles, self.restored, self.stopping = list(handles), restored, threading.Event()
+
+    def run(self) -> None:
+        watches = {self._watch(index): index for index in range(len(self.handles))}
+        while watches and not self.stopping.is_set():
+            done, _ = ray.wait(list(watches), num_returns=1, timeout=WATCH_POLL_S)
+            for future in done:
+                index = watches.pop(future)
+                try:
+                    self.restored(index, tuple(ray.get(future)))
+                except ray.exceptions.ActorDiedError:    # ended for good (the run is shutting down)
+                    continue
+                except ray.exceptions.RayActorError:     # its process was lost while answering: ask again
+                    pass
+                watches[self._watch(index)] = index
+
+    def _watch(self, index: int):
+        return self.handles[index].awaiting_state.remote()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.join(timeout=10 * WATCH_POLL_S)
+
+
 class RayRuntime:
     name = "ray"
     restarts_components = True
@@ -217,6 +314,7 @@ class RayRuntime:
         self.calls = RayCalls()
         self.handles: list = []
         self._classes: dict = {}
+        self._watches: list[RestartWatch] = []
         self.run_id = uuid.uuid4().hex[:8]          # names this run's components apart on a shared cluster
         self.owns_ray = not ray.is_initialized()    # never shut down a Ray session someone else started
         if not self.owns_ray:
@@ -258,7 +356,8 @@ class RayRuntime:
         """A Ray actor holding `make(*args)` (a class or a `make_*` function), built in its own
         process and called through `role`'s contract."""
         if role not in self._classes:
-            self._classes[role] = ray.remote(host_class(role))
+            groups = {CONTROL: CONTROL_THREADS} if role.waits_for_state else None
+            self._classes[role] = ray.remote(concurrency_groups=groups)(host_class(role))
         name = f"gorila-{self.run_id}-{len(self.handles)}"
         # No task events: the GCS would keep a record of every call (thousands a second), growing.
         handle = self._classes[role].options(name=name, enable_task_events=False,
@@ -290,7 +389,18 @@ class RayRuntime:
         """End a component that stopped answering; Ray starts it again."""
         ray.kill(actor.handle, no_restart=False)
 
+    def watch_restarts(self, handles, restored: Callable[[int, tuple], None]) -> None:
+        """Until shutdown, call `restored(index, (node, pid))` from a thread of this process as soon as
+        a restarted process of `handles[index]` (of a role that waits for its state) waits for it:
+        the callback gives it the state, even while this process's other threads wait on it."""
+        watch = RestartWatch(handles, restored)
+        self._watches.append(watch)
+        watch.start()
+
     def shutdown(self) -> None:
+        for watch in self._watches:
+            watch.stop()
+        self._watches = []
         for handle in self.handles:
             ray.kill(handle)
         self.handles = []

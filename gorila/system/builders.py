@@ -59,6 +59,16 @@ def make_shard_of(config: Config, info: EnvInfo, index: int, start: int, stop: i
     return make_shard(config, index, initial_parameters(config, info)[start:stop], backup)
 
 
+def first_shard_states(config: Config, info: EnvInfo, bounds, resume: dict | None = None) -> tuple[list[dict], int]:
+    """Each shard's state at the start of a run and the frames it was taken at, computed here as
+    `make_shard_of` computes it (no shard is asked): the resumed checkpoint's, or theta_0's with a
+    new optimizer at 0 frames."""
+    if resume:
+        return list(resume["shards"]), resume["env_frames"]
+    theta = initial_parameters(config, info)
+    return [make_shard(config, index, theta[start:stop]).state() for index, (start, stop) in enumerate(bounds)], 0
+
+
 def parameter_client(config: Config, shards: list, bounds, calls) -> ParameterClient:
     """One component's view of the sharded theta+."""
     return ParameterClient(shards, bounds, calls, config.max_inflight_pushes,

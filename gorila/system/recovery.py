@@ -4,11 +4,14 @@
   hands that work out again and Ray starts the worker anew, which then reads fresh parameters from
   the parameter server (an actor or bundle also continues its epsilon schedule from its step count).
 - A server (parameter shard, replay shard, evaluator) is restarted by Ray while its callers' calls
-  wait and are retried. A parameter shard restores its last saved state (see
-  `gorila.records.checkpoints.shard_backup`); a replay shard restores the replay saved with the last
-  checkpoint when the run saves its replay (`--save-replay`) and has written a checkpoint, else
-  starts empty and fills again from the actors. The driver notices the restart from the component's
-  process id.
+  wait and are retried. A restarted parameter shard serves no call before the driver has given it
+  the last state the driver keeps in memory (`gorila.system.shard_states`), taken every
+  `shard_backup_every_seconds`: the shard loses at most the updates of that interval, and never
+  starts again from theta_0, on whichever node Ray restarts it. A replay
+  shard restores the replay saved with the last checkpoint when the run saves its replay
+  (`--save-replay`), has written a checkpoint and the shard's node can read the run directory, else
+  starts empty and fills again from the actors. The driver notices the restart of a replay shard or
+  the evaluator from the component's process id, and a parameter shard's when it is given its state.
 - A worker whose call has not returned within `call_timeout_seconds` is ended, and so restarted.
 - A run whose frames and updates stand still for `stall_seconds` (while it is not stopping) is a
   fault of its own, whatever the cause: recorded, and every worker with a call in flight ended, and
@@ -25,6 +28,7 @@ from typing import Callable
 
 from gorila.contracts import ActorWorker, WorkerId
 from gorila.runtime.calls import WorkerError
+from gorila.system.shard_states import ShardStates
 
 RESTART_WAIT_S = 1.0      # a worker whose process was lost is asked again after this long
 
@@ -48,11 +52,12 @@ class Recovery:
     """The driver's one unit for failures: which workers are restarting, which processes every
     component runs in, and what to do when one is lost, restarted or stops answering.
 
-    `record(component, what, failures)` writes a fault record; `say(line)` shows a line.
+    `record(component, what, failures)` writes a fault record; `say(line)` shows a line;
+    `shard_states` are the shards' first states and the frames they were taken at, kept for restarts.
     """
 
     def __init__(self, config, runtime, system, record: Callable, say: Callable[[str], None],
-                 already_failed: int = 0):
+                 already_failed: int = 0, shard_states: tuple[list[dict], int] | None = None):
         self.config, self.runtime, self.system, self.calls = config, runtime, system, runtime.calls
         self.record, self.say = record, say
         self.faults = FaultBudget(config.max_failures, already_failed)
@@ -62,6 +67,7 @@ class Recovery:
         self.ended: set[WorkerId] = set()                  # restarted by the watchdog: its fault is recorded
         self.server_processes = runtime.processes(system.servers())
         self.progress, self.moved_at = None, time.time()   # (steps, updates) last seen, and since when
+        self.shard_states = ShardStates(runtime, system.shards, *(shard_states or (None, 0)))
 
     def resting(self, worker: WorkerId, now: float) -> bool:
         """Is `worker` waiting out a restart (and so given no work yet)?"""
@@ -117,12 +123,14 @@ class Recovery:
             if job.worker.role != "evaluator" and now - job.since > self.config.call_timeout_seconds:
                 self.say(f"{job.worker} has not answered for {now - job.since:.0f} s: restarting it")
                 self.end(pending, future, now)
+        self.record_restores()
         servers = self.system.servers()
         if evaluating:
             servers = servers[:-1]      # the evaluator answers only after its evaluation: not now
         processes = self.runtime.processes(servers)
         for index, (before, running) in enumerate(zip(self.server_processes, processes)):
-            if running is not None and before is not None and running != before:
+            restored = index < len(self.system.shards)     # a parameter shard: recorded by record_restores
+            if running is not None and before is not None and running != before and not restored:
                 name = server_name(self.system, index)
                 self.fault(name, f"{name} was restarted ({restart_consequence(name, self.config.save_replay)})")
         self.server_processes[:len(processes)] = [now or before for before, now in
@@ -156,6 +164,16 @@ class Recovery:
         self.runtime.restart(self.system.workers[job.worker])
         pending[future] = replace(job, since=now)
 
+    def record_restores(self) -> None:
+        """Record each parameter shard restarted and given its last state since the last look; a
+        WorkerError for one that could not be given it (it would never serve again)."""
+        for restored in self.shard_states.restored():
+            name = server_name(self.system, restored.index)
+            if restored.error:
+                raise WorkerError(f"{name} was restarted but could not be given its last state: {restored.error}")
+            self.fault(name, f"{name} was restarted (restored from the driver's state at "
+                             f"{restored.env_frames:,} frames)")
+
     def fault(self, component: str, what: str) -> None:
         """Count and record one failure (WorkerError once max_failures is spent)."""
         line = self.faults.spend(what)
@@ -174,8 +192,6 @@ def server_name(system, index: int) -> str:
 
 
 def restart_consequence(name: str, save_replay: bool) -> str:
-    if name.startswith("parameter shard"):
-        return "restored from its last saved state"
     if name.startswith("replay shard"):
         return ("restored from the replay saved with the last checkpoint" if save_replay else
                 "its contents are lost (no --save-replay); it fills again from the actors")

@@ -48,9 +48,9 @@ class System:
 def build_system(config: Config, info: EnvInfo, place, calls, shard_backups: list[str] | None = None,
                  saved_replays: list[str] | None = None) -> System:
     """Create and connect every component of the configured topology. A shard whose file in
-    `shard_backups` holds a state starts from it (and so does it again when it is restarted); a replay
-    memory (a bundle's or a stand-alone one, in `System.replay_holders()` order) likewise from
-    `saved_replays`."""
+    `shard_backups` holds a state starts from it (restarted, it waits for the driver's state instead:
+    `gorila.system.shard_states`); a replay memory (a bundle's or a stand-alone one, in
+    `System.replay_holders()` order) likewise from `saved_replays`."""
     theta = initial_parameters(config, info)
     bounds = parameter_bounds(config, theta.size)
     backups = shard_backups or [None] * len(bounds)

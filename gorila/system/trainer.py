@@ -27,7 +27,7 @@ from gorila.records.metrics import MetricsWriter, TrainWindow, parameter_server_
 from gorila.records.progress import ProgressDisplay
 from gorila.runtime import make_runtime
 from gorila.runtime.calls import WorkerError, failure_reason
-from gorila.system.builders import parameter_client, replay_warmup
+from gorila.system.builders import first_shard_states, parameter_client, replay_warmup
 from gorila.system.preflight import check_fits_env
 from gorila.system.recovery import Recovery
 from gorila.system.schedule import describe_schedule, epsilon_warning
@@ -87,8 +87,9 @@ class Trainer:
         self.scheduler = Scheduler(info.steps(config.total_frames), config.update_every, config.actors,
                                    config.learners, config.learning_starts)
         self.stop_rule = StopRule(info.steps(config.eval_every_frames), config.stop_at_return)
+        first = self.runtime.restarts_components and first_shard_states(config, info, self.system.bounds, self.resume)
         self.recovery = Recovery(config, self.runtime, self.system, self._record_fault, self._say,
-                                 self.resume.get("faults", 0) if self.resume else 0)
+                                 self.resume.get("faults", 0) if self.resume else 0, first)
         if self.resume:
             self._continue_counters()
         self.next_log = time.time() + config.log_every_seconds
@@ -182,7 +183,9 @@ class Trainer:
             self.log()
         if time.time() >= self.next_backup and self.runtime.restarts_components:
             self.next_backup = time.time() + self.config.shard_backup_every_seconds
-            save_shard_backups(self.run_dir, self.params.states(), self.info.frames(self.steps))
+            states = self.params.states()
+            self.recovery.shard_states.keep(states, self.info.frames(self.steps))
+            save_shard_backups(self.run_dir, states, self.info.frames(self.steps))
         if self.steps >= self.next_checkpoint and self.scheduler.stop_reason is None:
             self.next_checkpoint = self.steps + self.info.steps(self.config.checkpoint_every_frames)
             self.checkpoint()

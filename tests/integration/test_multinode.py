@@ -1,15 +1,35 @@
-"""A run on a two-node Ray cluster (two raylets on this machine): bundles land on different nodes.
+"""Runs on a two-node Ray cluster (two raylets on this machine): bundles land on different nodes, and
+a parameter shard killed with kill -9 comes back with its state from the driver, not from a disk.
 
 Each node offers one CPU and each bundle asks for one (worker_cpus=1), so two bundles can only run
 if Ray places one on each node; the shards and the evaluator ask for none (server_cpus=0).
 """
+import os
+import re
+import shutil
+import signal
+import sys
+import threading
+import time
+
+import numpy as np
 import pytest
 import ray
+import ray.cloudpickle
 from ray.cluster_utils import Cluster
 
 from gorila.config import build_config
+from gorila.contracts import PARAMETER_SHARD, ShardServer, env_info
+from gorila.envs import make_vector_env
 from gorila.records.metrics import read_metrics
+from gorila.runtime.ray import RayRuntime
+from gorila.system import builders, topology
+from gorila.system.builders import initial_parameters
+from gorila.system.shard_states import ShardStates
 from gorila.system.trainer import Trainer
+
+# The shard below is built inside Ray's worker processes, which cannot import this test module.
+ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 
 @pytest.fixture(scope="module")
@@ -42,3 +62,104 @@ def test_two_bundles_on_two_nodes(cluster, tmp_path):
     assert result["ps_applied"] > 0
     records = read_metrics(tmp_path / "run")
     assert [r["kind"] for r in records].count("eval") == 1
+
+
+def shard_without_disk(config, info, index, start, stop, backup=None):
+    """A real shard on a node that cannot read the driver's disk: it never finds a backup file."""
+    return builders.make_shard_of(config, info, index, start, stop, None)
+
+
+def kill(runtime, handle) -> tuple[str, int]:
+    """kill -9 the process of `handle`; the (node, pid) it had."""
+    process = runtime.processes([handle])[0]
+    os.kill(process[1], signal.SIGKILL)
+    return tuple(process)
+
+
+def restorations(states: ShardStates, timeout: float = 10.0) -> list:
+    """What the watch's thread reports having restored (it reports just after the shard has it)."""
+    deadline, found = time.time() + timeout, []
+    while not found and time.time() < deadline:
+        found = states.restored() or time.sleep(0.05) or []
+    return found
+
+
+def test_a_restarted_shard_serves_nothing_before_the_driver_gives_it_its_last_state(cluster):
+    config = build_config(overrides=dict(env="CartPole-v1", runtime="ray", address=cluster.address,
+                                         hidden_sizes="16", server_cpus=0))
+    with make_vector_env(config.env, 1) as probe:
+        info = env_info(probe)
+    runtime = RayRuntime(config)
+    try:
+        size = initial_parameters(config, info).size
+        shard = runtime.place(PARAMETER_SHARD, builders.make_shard_of, config, info, 0, 0, size)
+        grow = lambda: runtime.calls.get([runtime.calls.call(shard, ShardServer.apply_batch,
+                                                             np.ones((5, size), np.float32), 0)])
+        grow()
+        kept = runtime.calls.get([runtime.calls.call(shard, ShardServer.state)])[0]
+        grow()                                       # the shard is now ahead of the state the driver kept
+        before = kill(runtime, shard)
+        killed_at = time.time()
+        pull = runtime.calls.call(shard, ShardServer.pull)
+        assert runtime.calls.wait([pull], timeout=3)[0] == [], "a restarted shard served before it had its state"
+        states = ShardStates(runtime, [shard], [kept], 1234)     # the driver's copy: the watch starts
+        theta, version, _ = runtime.calls.get([pull])[0]
+        served_after = time.time() - killed_at
+        assert version == kept["version"] == 5 and np.array_equal(theta, kept["theta"].numpy())
+        [restored] = restorations(states)
+        assert (restored.index, restored.env_frames, restored.error) == (0, 1234, "")
+        assert restored.process != before and restored.process == tuple(runtime.processes([shard])[0])
+        print(f"kill -9 to served with the kept state: {served_after:.1f} s (3 s of it held on purpose)")
+
+        grow()                                       # and again: the watch stands for the next restart too
+        states.keep([kept], 2345)
+        kill(runtime, shard)
+        killed_at = time.time()
+        assert runtime.calls.get([runtime.calls.call(shard, ShardServer.pull)])[0][1] == kept["version"]
+        print(f"second kill -9 to served with the kept state: {time.time() - killed_at:.1f} s")
+        assert [r.env_frames for r in restorations(states)] == [2345]
+    finally:
+        runtime.shutdown()
+
+
+def test_a_killed_shard_comes_back_with_the_drivers_state_and_the_run_carries_on(cluster, tmp_path, monkeypatch):
+    monkeypatch.setattr(topology, "make_shard_of", shard_without_disk)
+    config = build_config(overrides=dict(
+        env="CartPole-v1", runtime="ray", address=cluster.address, actors=1, learners=1, param_shards=2,
+        worker_cpus=1, server_cpus=0, total_frames=8000, learning_starts=200, batch_size=16,
+        eval_every_frames=0, eval_episodes=2, hidden_sizes="16", checkpoint_every_frames=0,
+        replay_capacity=5000, seed=5, shard_backup_every_seconds=0.5, log_every_seconds=0.5))
+    trainer = Trainer(config, tmp_path / "run", live_progress=False)
+    seen: dict = {}
+    killer = threading.Thread(target=kill_shard_0_once_kept, args=(trainer, tmp_path / "run", seen), daemon=True)
+    killer.start()
+    result = trainer.run()
+    killer.join(timeout=30)
+
+    assert seen.get("served_version") is not None, f"shard 0 was never killed: {seen}"
+    assert seen["served_version"] >= seen["kept_version"] > 0          # its state, not theta_0's
+    faults = [r for r in read_metrics(tmp_path / "run") if r["kind"] == "fault"]
+    assert [r["component"] for r in faults] == ["parameter shard 0"]
+    restored_at = re.search(r"restored from the driver's state at ([\d,]+) frames", faults[0]["reason"])
+    assert restored_at and int(restored_at[1].replace(",", "")) >= seen["kept_frames"], faults[0]["reason"]
+    assert result["env_frames"] >= 8000 and result["updates"] > seen["kept_version"]
+    print(f"kill -9 to serving again: {seen['served_after']:.2f} s; restored to version {seen['kept_version']}")
+
+
+def kill_shard_0_once_kept(trainer, run_dir, seen: dict) -> None:
+    """Once the driver keeps a state of shard 0 with updates in it, delete the backup files and kill
+    -9 the shard; then time how long until it serves again, and with which version."""
+    states = trainer.recovery.shard_states
+    while states.latest[0][0]["version"] < 20 or not (run_dir / "checkpoints" / "shards" / "shard-0.pt").exists():
+        if trainer.scheduler.stop_reason is not None:
+            return
+        time.sleep(0.05)
+    shutil.rmtree(run_dir / "checkpoints" / "shards")
+    kept, seen["kept_frames"] = states.latest
+    seen["kept_version"] = kept[0]["version"]
+    shard = trainer.system.shards[0]
+    kill(trainer.runtime, shard)
+    killed_at = time.time()
+    calls = trainer.runtime.calls
+    seen["served_version"] = calls.get([calls.call(shard, ShardServer.stats)])[0]["version"]
+    seen["served_after"] = time.time() - killed_at

@@ -1,13 +1,17 @@
 """What the Ray runtime places, read without starting Ray: a host class per role with exactly its
-contract's methods, built from any `make` (no annotation read), and each role's Ray options."""
+contract's methods, built from any `make` (no annotation read), each role's Ray options, and a
+restarted shard's host holding its calls until it is given its state."""
 import inspect
+import threading
 
+import numpy as np
 import pytest
 
+from gorila.components.parameter_server import ParameterShard
 from gorila.config import Config
-from gorila.contracts import (ACTOR, BUNDLE, EVALUATOR, LEARNER, PARAMETER_SHARD, REPLAY, ShardServer,
-                              contract_methods)
-from gorila.runtime.ray import Located, RayRuntime, host_class
+from gorila.contracts import (ACTOR, BUNDLE, EVALUATOR, LEARNER, PARAMETER_SHARD, REPLAY, ReplayServer, Role,
+                              ShardServer, contract_methods)
+from gorila.runtime.ray import Located, RayRuntime, WaitsForState, host_class
 
 
 @pytest.mark.parametrize("role", [PARAMETER_SHARD, REPLAY, EVALUATOR, ACTOR, LEARNER, BUNDLE], ids=lambda r: r.name)
@@ -62,3 +66,28 @@ def test_hosts_are_named_as_their_components_are_in_process_titles():
     names = {role: host_class(role).__name__ for role in (PARAMETER_SHARD, REPLAY, EVALUATOR, ACTOR, LEARNER, BUNDLE)}
     assert names == {PARAMETER_SHARD: "ParameterShard", REPLAY: "ReplayMemory", EVALUATOR: "Evaluator",
                      ACTOR: "Actor", LEARNER: "Learner", BUNDLE: "Bundle"}
+
+
+def test_a_restarted_shards_host_serves_no_call_before_restore_gives_it_its_state():
+    shard = ParameterShard(0, np.zeros(3, np.float32), optimizer="sgd", learning_rate=1.0)
+    host = host_class(PARAMETER_SHARD)(lambda: shard)
+    assert host.pull()[1] == 0                     # a first start serves at once
+    host._serving.clear()                          # as a restarted process starts
+    answers = []
+    caller = threading.Thread(target=lambda: answers.append(host.pull()), daemon=True)
+    caller.start()
+    caller.join(0.3)
+    assert caller.is_alive() and answers == []     # held, not answered from what it was built with
+    ahead = ParameterShard(0, np.zeros(3, np.float32), optimizer="sgd", learning_rate=1.0)
+    ahead.apply(np.ones(3, np.float32), 0)
+    host.restore(ahead.state())
+    caller.join(5)
+    theta, version, _ = answers[0]
+    assert version == 1 and np.array_equal(theta, ahead.theta.numpy())
+
+
+def test_only_a_role_that_waits_for_its_state_gets_the_waiting_host_and_it_needs_a_restore():
+    assert issubclass(host_class(PARAMETER_SHARD), WaitsForState)
+    assert not any(issubclass(host_class(role), WaitsForState) for role in (REPLAY, EVALUATOR, ACTOR, LEARNER, BUNDLE))
+    with pytest.raises(TypeError, match="waits for its state but its contract has no restore"):
+        host_class(Role("replay_memory", ReplayServer, server=True, waits_for_state=True))

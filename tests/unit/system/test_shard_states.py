@@ -1,0 +1,93 @@
+"""The driver's copy of the shards' states: what it gives a restarted shard, what it says it gave, and
+the first states it keeps (theta_0's, or the resumed ones) computed as the shards compute them."""
+import numpy as np
+import pytest
+import torch
+
+from gorila.config import build_config
+from gorila.contracts import EnvInfo
+from gorila.runtime.calls import WorkerError
+from gorila.runtime.local import LocalRuntime
+from gorila.system.builders import first_shard_states, initial_parameters, make_shard, make_shard_of, parameter_bounds
+from gorila.system.recovery import Recovery
+from gorila.system.shard_states import Restored, ShardStates
+from gorila.system.topology import System
+
+INFO = EnvInfo((4,), "float32", 2, (4,), 1, 1, False)
+CONFIG = build_config(overrides=dict(env="CartPole-v1", runtime="local", hidden_sizes="8", param_shards=2))
+
+
+def shards_and_states():
+    """Two shards of theta_0 and the state of each after one gradient of ones."""
+    bounds = parameter_bounds(CONFIG, initial_parameters(CONFIG, INFO).size)
+    states, _ = first_shard_states(CONFIG, INFO, bounds)
+    ahead = [make_shard(CONFIG, i, s["theta"].numpy()) for i, s in enumerate(states)]
+    for shard in ahead:
+        shard.apply(np.ones(shard.theta.numel(), np.float32), 0)
+    fresh = [make_shard(CONFIG, i, s["theta"].numpy()) for i, s in enumerate(states)]
+    return fresh, [shard.state() for shard in ahead], bounds
+
+
+def test_a_restarted_shard_is_given_the_last_state_kept_and_the_driver_is_told():
+    shards, states, _ = shards_and_states()
+    kept = ShardStates(LocalRuntime(CONFIG), shards, states, 100)
+    newer = [dict(s, version=7) for s in states]
+    kept.keep(newer, 300)
+    kept.restore(1, ("node", 42))
+    assert shards[1].version == 7 and torch.equal(shards[1].theta, states[1]["theta"])
+    assert shards[0].version == 0                                 # only the restarted one
+    assert kept.restored() == [Restored(1, ("node", 42), 300)] and kept.restored() == []
+
+
+def test_a_state_that_does_not_fit_is_reported_not_raised_in_the_watchs_thread():
+    shards, states, _ = shards_and_states()
+    cut = dict(states[0], theta=states[0]["theta"][:3])        # another network's slice
+    kept = ShardStates(LocalRuntime(CONFIG), shards, [cut, states[1]], 0)
+    kept.restore(0, ("node", 1))
+    [restored] = kept.restored()
+    assert restored.index == 0 and "ValueError: shard 0: saved slice has" in restored.error
+
+
+def test_without_first_states_nothing_is_kept_or_watched():
+    kept = ShardStates(LocalRuntime(CONFIG), [], None)
+    assert not hasattr(kept, "latest") and kept.restored() == []
+
+
+def recovery_restoring(index: int, states: list[dict], env_frames: int) -> tuple[Recovery, list]:
+    """A Recovery whose driver keeps `states` and has just given shard `index` its own (in process 9)."""
+    shards, _, bounds = shards_and_states()
+    records = []
+    recovery = Recovery(CONFIG, LocalRuntime(CONFIG), System(shards, bounds), lambda *r: records.append(r), print,
+                        shard_states=(states, env_frames))
+    recovery.shard_states.restore(index, ("node", 9))
+    return recovery, records
+
+
+def test_each_restore_is_one_fault_saying_what_the_shard_was_restored_to():
+    _, states, _ = shards_and_states()
+    recovery, records = recovery_restoring(1, states, 12_800)
+    recovery.record_restores()
+    assert records == [("parameter shard 1",
+                        "parameter shard 1 was restarted (restored from the driver's state at 12,800 frames)", 1)]
+    recovery.record_restores()
+    assert len(records) == 1                        # recorded once
+
+
+def test_a_shard_that_could_not_be_restored_ends_the_run_naming_it():
+    _, states, _ = shards_and_states()
+    recovery, _ = recovery_restoring(0, [dict(states[0], theta=states[0]["theta"][:3]), states[1]], 0)
+    with pytest.raises(WorkerError, match="parameter shard 0 was restarted but could not be given its last "
+                                          "state: ValueError: shard 0: saved slice has 3 parameters"):
+        recovery.record_restores()
+
+
+def test_first_states_are_what_the_shards_start_from_or_the_resumed_ones():
+    bounds = parameter_bounds(CONFIG, initial_parameters(CONFIG, INFO).size)
+    states, frames = first_shard_states(CONFIG, INFO, bounds)
+    assert frames == 0
+    for index, ((start, stop), state) in enumerate(zip(bounds, states)):
+        built = make_shard_of(CONFIG, INFO, index, start, stop).state()
+        assert torch.equal(state["theta"], built["theta"]) and torch.equal(state["target"], built["target"])
+        assert state["version"] == 0 and state["optimizer"].keys() == built["optimizer"].keys()
+    resume = {"shards": [{"version": 5}], "env_frames": 640}
+    assert first_shard_states(CONFIG, INFO, bounds, resume) == ([{"version": 5}], 640)
