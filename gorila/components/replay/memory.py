@@ -101,10 +101,11 @@ class ReplayMemory:
         return Minibatch(batch["obs"], batch["actions"], batch["returns"], batch["discounts"], batch["next_obs"])
 
     def stats(self) -> dict:
-        """Size, capacity, entries ever added and bytes held, for metrics."""
+        """Size, capacity, entries ever added and bytes held, for metrics (and the priorities' own)."""
         extra = self.priorities.nbytes() if self.priorities else 0
-        return {"size": self.storage.size(), "capacity": self.storage.capacity,
-                "added": self.storage.added(), "nbytes": self.storage.nbytes() + extra}
+        stats = {"size": self.storage.size(), "capacity": self.storage.capacity,
+                 "added": self.storage.added(), "nbytes": self.storage.nbytes() + extra}
+        return {**stats, **self.priorities.stats()} if self.priorities else stats
 
     def __len__(self) -> int:
         return self.storage.size()

@@ -57,6 +57,7 @@ class Priorities:
         self.storage, self.stack, self.n_step, self.rule = storage, int(stack), int(n_step), rule
         self.tree = SumTree(storage.capacity)
         self.max_priority = 1.0
+        self.updated = self.stale = 0            # priorities set from TD errors, and those ignored
 
     def leaf(self, streams, indices) -> np.ndarray:
         return np.asarray(streams, np.int64) * self.storage.stream_capacity + self.storage.slots(indices)
@@ -95,6 +96,7 @@ class Priorities:
         lo, hi = candidate_ranges(self.storage, self.stack, self.n_step)
         held = (indices >= lo[streams]) & (indices < hi[streams])
         held[held] = ~self.storage.lasts[streams[held], self.storage.slots(indices[held])]
+        self.stale += int(held.size - held.sum())
         if not held.any():
             return 0
         values = priority(np.asarray(td_errors)[held], self.rule.alpha, self.rule.eps)
@@ -102,6 +104,7 @@ class Priorities:
         leaves, first = np.unique(self.leaf(streams[held], indices[held]), return_index=True)
         self.tree.set(leaves, values[first])
         self.max_priority = max(self.max_priority, float(values.max()))
+        self.updated += int(held.sum())
         return int(held.sum())
 
     def arrays(self) -> dict[str, np.ndarray]:
@@ -128,6 +131,11 @@ class Priorities:
         lo, hi = candidate_ranges(self.storage, self.stack, self.n_step)
         mask = (indices >= lo[:, None]) & (indices < hi[:, None]) & ~self.storage.lasts
         return mask.reshape(-1)
+
+    def stats(self) -> dict:
+        """The mass, the largest priority and how many TD errors came back (and were stale), for metrics."""
+        return {"priority_mass": self.tree.total(), "max_priority": self.max_priority,
+                "priority_updates": self.updated, "stale_priority_updates": self.stale}
 
     def nbytes(self) -> int:
         return self.tree.nbytes()
