@@ -169,3 +169,9 @@ def test_a_uniform_save_loads_into_a_prioritised_memory_at_priority_one(tmp_path
     memory = labelled_memory([0], 0, capacity=40)
     memory.load_replay(str(tmp_path / "uniform.npz"))
     assert memory.mass().entries == 9 and memory.mass().mass == 9.0
+
+
+def test_an_atari_sized_prioritised_memory_still_costs_about_one_frame_per_entry():
+    memory = ReplayMemory(10_000, 4, (84, 84), np.uint8, stack=4, n_step=3, priority=PriorityRule())
+    per_entry = memory.stats()["nbytes"] / memory.stats()["capacity"]
+    assert 7056 <= per_entry <= 7120          # a float32 leaf and float64 sums: about 20 bytes more
