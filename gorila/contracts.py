@@ -56,6 +56,12 @@ class Minibatch:
     returns: np.ndarray      # [B] float32, the n-step return
     discounts: np.ndarray    # [B] float32, the bootstrap discount (0 after a terminal)
     next_obs: np.ndarray     # [B, *obs_shape], the state to bootstrap from
+    # Prioritised replay only (None from a uniform one): what the learner weights its loss by and what
+    # it needs to send each entry's new |delta| back to the memory that gave it.
+    weights: np.ndarray | None = None      # [B] float32 importance-sampling weights, at most 1
+    streams: np.ndarray | None = None      # [B] int64 stream of each entry in its memory
+    indices: np.ndarray | None = None      # [B] int64 absolute index of each entry in its stream
+    priorities: np.ndarray | None = None   # [B] float32 p_i at the draw (for weights over several memories)
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -65,7 +71,18 @@ class Minibatch:
         """One minibatch from the shares drawn from several replay memories."""
         if len(parts) == 1:
             return parts[0]
-        return Minibatch(*(np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(Minibatch)))
+        join = lambda name: None if getattr(parts[0], name) is None else np.concatenate([getattr(p, name) for p in parts])
+        return Minibatch(*(join(f.name) for f in fields(Minibatch)))
+
+
+@dataclass(frozen=True)
+class ReplayMass:
+    """What a replay memory holds, as a sampler over several memories weighs it: its sampleable entries
+    N_m, their priority mass sum_i p_i (N_m again for a uniform memory, where every p_i is 1) and the
+    importance-sampling exponent beta it has annealed to."""
+    entries: int
+    mass: float
+    beta: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -106,6 +123,8 @@ class TransitionSink(Protocol):
 class MinibatchSource(Protocol):
     """Where a learner draws minibatches (a `ReplayMemory`, or a `ReplaySampler` over several)."""
     def sample(self, batch_size: int) -> Minibatch | None: ...
+    def update_priorities(self, streams, indices, td_errors) -> None:
+        """New |delta| of entries a prioritised minibatch drew (its `streams` and `indices`)."""
 
 
 # ---- call contracts: every method called across a process boundary --------------------------------
@@ -143,8 +162,13 @@ class ReplayServer(ReplayHolder, Protocol):
         """Append T steps at once (arrays [T, len(stream_ids), ...]), oldest first."""
     def sampleable(self) -> int:
         """Entries that can currently be drawn as a state s_t."""
-    def sample_share(self, batch_size: int) -> tuple[Minibatch | None, int]:
-        """This memory's share of a minibatch (None while warming up) and its sampleable count."""
+    def mass(self) -> ReplayMass:
+        """Sampleable entries and their priority mass: how a sampler over several memories weighs this one."""
+    def sample_share(self, batch_size: int) -> tuple[Minibatch | None, ReplayMass]:
+        """This memory's share of a minibatch (None while warming up; prioritised: with priorities and
+        ids, but no weights: those need every memory's mass) and its `mass()` at the draw."""
+    def update_priorities(self, streams, indices, td_errors) -> None:
+        """New |delta| of entries it gave out; those overwritten since are ignored."""
     def stats(self) -> dict:
         """Size, capacity, entries ever added and bytes held: for metrics."""
 

@@ -63,11 +63,33 @@ def huber_loss(q_taken: torch.Tensor, targets: torch.Tensor, delta: float = 1.0,
     return F.huber_loss(q_taken, targets.detach(), delta=delta, reduction=reduction)
 
 
+def weighted_huber_loss(q_taken: torch.Tensor, targets: torch.Tensor, weights: torch.Tensor,
+                        delta: float = 1.0, reduction: str = "mean") -> torch.Tensor:
+    """Huber loss with each transition's term scaled by its importance-sampling weight w_i (prioritised
+    replay, Schaul et al. 2016: the gradient is w_i times the clipped TD error), summed or averaged."""
+    losses = F.huber_loss(q_taken, targets.detach(), delta=delta, reduction="none") * weights
+    return losses.sum() if reduction == "sum" else losses.mean()
+
+
+def taken_q(q_online: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
+    """Q(s, a) of the actions taken ([B, A], [B] -> [B])."""
+    return q_online.gather(1, actions.long().unsqueeze(1)).squeeze(1)
+
+
 def dqn_loss(q_online: torch.Tensor, actions: torch.Tensor, targets: torch.Tensor,
-             huber_delta: float = 1.0, reduction: str = "mean") -> torch.Tensor:
-    """Loss of Q(s, a) against fixed targets y for the actions taken, summed or averaged over the batch."""
-    q_taken = q_online.gather(1, actions.long().unsqueeze(1)).squeeze(1)
-    return huber_loss(q_taken, targets, huber_delta, reduction)
+             huber_delta: float = 1.0, reduction: str = "mean", weights: torch.Tensor | None = None) -> torch.Tensor:
+    """Loss of Q(s, a) against fixed targets y for the actions taken, summed or averaged over the batch;
+    with `weights`, each transition's term scaled by its importance-sampling weight."""
+    q_taken = taken_q(q_online, actions)
+    if weights is None:
+        return huber_loss(q_taken, targets, huber_delta, reduction)
+    return weighted_huber_loss(q_taken, targets, weights, huber_delta, reduction)
+
+
+def td_errors(q_online: torch.Tensor, actions: torch.Tensor, targets: torch.Tensor) -> np.ndarray:
+    """|delta_i| = |y_i - Q(s_i, a_i)| per transition, as float32 numpy: what a prioritised replay's
+    new priorities are made of."""
+    return (targets - taken_q(q_online, actions)).detach().abs().cpu().numpy().astype(np.float32)
 
 
 def clip_norm(gradient: np.ndarray, max_norm: float) -> np.ndarray:

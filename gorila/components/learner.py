@@ -99,7 +99,8 @@ class Learner:
 
     def gradient(self, batch: Minibatch) -> tuple[float, np.ndarray]:
         """Mean loss per transition and flat gradient of the DQN loss (`loss_reduction`) on one
-        minibatch, theta- fixed."""
+        minibatch, theta- fixed; a prioritised minibatch's loss is weighted by its importance-sampling
+        weights, and its entries' new |delta| go back to the replay as soon as they are known."""
         as_tensor = lambda array: torch.as_tensor(array, device=self.device)
         obs, next_obs = as_tensor(batch.obs), as_tensor(batch.next_obs)
         with torch.no_grad():
@@ -107,11 +108,15 @@ class Learner:
             next_q_online = self.online(next_obs) if self.config.double_dqn else None
             targets = dqn.td_targets(as_tensor(batch.returns), as_tensor(batch.discounts), next_q_target,
                                      next_q_online)
-        loss = dqn.dqn_loss(self.online(obs), as_tensor(batch.actions), targets, self.config.huber_delta,
-                            self.config.loss_reduction)
+        q_online, actions = self.online(obs), as_tensor(batch.actions)
+        weights = None if batch.weights is None else as_tensor(batch.weights)
+        loss = dqn.dqn_loss(q_online, actions, targets, self.config.huber_delta, self.config.loss_reduction,
+                            weights)
         for parameter in self.online_parameters:
             parameter.grad = None
         loss.backward()
+        if batch.streams is not None:       # prioritised: the new |delta| go back to the memory that gave them
+            self.replay.update_priorities(batch.streams, batch.indices, dqn.td_errors(q_online, actions, targets))
         per_transition = float(loss.item()) / (len(batch) if self.config.loss_reduction == "sum" else 1)
         return per_transition, dqn.clip_norm(flat_gradients(self.online_parameters), self.config.max_grad_norm)
 

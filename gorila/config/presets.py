@@ -69,6 +69,25 @@ PRESETS["gorila-paper"] = dict(
     PRESETS["atari"], actors=100, learners=100, param_shards=31, optimizer="adagrad", learning_rate=1e-3,
     optimizer_eps=1e-8, target_update_every=60_000, total_frames=100 * 50_000_000,
 )
+# Ape-X (Horgan et al. 2018, "Distributed Prioritized Experience Replay"): many actors, each on its own
+# rung of the epsilon ladder eps_i = 0.4 ** (1 + 7 i / (N - 1)), feed one central prioritised replay
+# (proportional, alpha 0.6, beta 0.4) that a single learner samples; 3-step returns, double Q-learning
+# and a dueling network. The paper's Atari run: 360 actors, a replay of 2M transitions, minibatches of
+# 512, centred RMSProp 0.00025 / 4, theta- every 2,500 learner updates, gradients clipped to norm 40,
+# actors refreshing theta every 400 frames and computing the initial priorities of what they send.
+# Scaled for a 2-core machine and CartPole (the sizes of the cartpole preset, which is tuned there): 3
+# actors of 4 copies each on the ladder (0.4, 0.016, 0.00066 after the anneal from 1), 2 replay shards
+# of 25,000 transitions each (one central replay would serve 3 actors as well; two show the cross-shard
+# draw, by priority mass, at work), one learner making one update of 64 per 4 agent steps, Adam 4e-3,
+# theta- every 128 updates, a 64x64 dueling MLP (`network: auto`, so an Atari --env gets the Nature CNN,
+# though with these CartPole-sized rates). New transitions get the largest priority so far instead of
+# an actor-computed one, and beta anneals from 0.4 to 1 over the budget (Schaul et al. 2016).
+PRESETS["apex"] = dict(
+    PRESETS["cartpole"], total_frames=400_000, bundled=False, actors=3, learners=1, param_shards=1,
+    replay="global", replay_shards=2, prioritised=True, priority_alpha=0.6, priority_beta=0.4,
+    n_step=3, double_dqn=True, dueling=True, network="auto",
+    epsilon_ladder=True, ladder_base=0.4, ladder_alpha=7.0,
+)
 # The atari preset's DQN under the settings Machado et al. (2018), "Revisiting the Arcade Learning
 # Environment", ask papers to train and evaluate with: sticky actions (each frame repeats the previous
 # action with probability 0.25), so that the emulator is no longer deterministic and an open-loop action

@@ -92,6 +92,14 @@ class Config:
     """Minibatch size of each learner update."""
     replay_capacity: int = checked(100_000, lambda v: v >= 100, "be >= 100")
     """Transitions (agent steps) held by one local replay (M per actor) or by the whole global replay."""
+    prioritised: bool = False
+    """Proportional prioritised replay (Schaul et al. 2016; Ape-X, Horgan et al. 2018): entry i is drawn with probability p_i / sum p over all replay memories a learner samples, p_i = (|delta_i| + priority_eps) ** priority_alpha from its last TD error, and the loss is weighted by importance-sampling weights; new entries get the largest priority so far (actors compute no initial priorities). False: uniform replay."""
+    priority_alpha: float = checked(0.6, lambda v: v >= 0, "be >= 0")
+    """Prioritised replay: how much priorities shape the draw (0 = uniform; Schaul et al. and Ape-X: 0.6)."""
+    priority_beta: float = checked(0.4, lambda v: 0.0 <= v <= 1.0, "lie in [0, 1]")
+    """Prioritised replay: the importance-sampling exponent at the start, annealed linearly to 1 (full correction) over the run's total_frames (Schaul et al.: 0.4; Ape-X: 0.4)."""
+    priority_eps: float = checked(1e-6, lambda v: v > 0, "be > 0")
+    """Prioritised replay: added to |delta| so that no entry's priority is 0 (it could never be drawn again)."""
     learning_starts: int = checked(1_000, lambda v: v >= 0, "be >= 0")
     """Agent steps (transitions) of experience before learning starts, as DQN's reference code counts its 50,000 (Atari: 4 frames each): each bundle's replay must hold this many (outside bundles, all replay memories together). A run whose learners could not start within total_frames is refused before it starts."""
     update_every: int = checked(4, lambda v: v >= 1, "be >= 1")

@@ -22,6 +22,7 @@ from gorila.components.learner import Learner
 from gorila.agent.networks import flat_parameters, q_network_for
 from gorila.components.parameter_server import ParameterClient, ParameterShard, slice_bounds, synchronous_refresh
 from gorila.components.replay import ReplayMemory
+from gorila.components.replay.priorities import PriorityRule
 from gorila.components.replay.routing import ReplayWriter, Route
 from gorila.runtime.calls import DirectCalls
 
@@ -91,12 +92,24 @@ def min_sample_size(config: Config, warmup: int) -> int:
     return max(config.batch_size, warmup)
 
 
+def priority_rule(config: Config, info: EnvInfo, num_streams: int) -> PriorityRule | None:
+    """A prioritised memory's exponents (None: uniform). Its beta reaches 1 when it has been written
+    its part of the whole budget: every env stream writes alike, so its streams' share of all streams."""
+    if not config.prioritised:
+        return None
+    streams = config.actors * config.envs_per_actor
+    return PriorityRule(config.priority_alpha, config.priority_beta, config.priority_eps,
+                        beta_steps=max(1, info.steps(config.total_frames) * num_streams // streams))
+
+
 def make_replay(config: Config, info: EnvInfo, capacity: int, num_streams: int, seed: int,
                 warmup: int, saved: str | None = None) -> ReplayMemory:
-    """A local replay or one global-replay shard; sampling starts once `warmup` entries are held
-    (and never before one minibatch is there). It starts with the contents saved at `saved`, if any."""
+    """A local replay or one global-replay shard, uniform or prioritised; sampling starts once `warmup`
+    entries are held (and never before one minibatch is there). It starts with the contents saved at
+    `saved`, if any."""
     replay = ReplayMemory(capacity, num_streams, info.frame_shape, info.obs_dtype, info.stack, config.n_step,
-                          config.gamma, seed, min_size=min_sample_size(config, warmup))
+                          config.gamma, seed, min_size=min_sample_size(config, warmup),
+                          priority=priority_rule(config, info, num_streams))
     if saved and Path(saved).is_file():
         replay.load_replay(saved)
     return replay

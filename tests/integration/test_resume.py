@@ -10,6 +10,7 @@ import signal
 import threading
 import time
 
+import numpy as np
 import pytest
 
 from gorila.records.checkpoints import load_latest_good
@@ -76,3 +77,15 @@ def test_a_run_of_actors_and_learners_resumes(tmp_path):
     second = Trainer(config, tmp_path / "run", live_progress=False, resume=load_latest_good(tmp_path / "run"))
     assert second.system.workers[WorkerId("actor", 0)].steps == first.info.steps(stopped["env_frames"])
     assert second.run()["env_frames"] >= TOTAL
+
+
+def test_a_prioritised_replay_resumes_with_its_priorities(tmp_path):
+    config = build_config(overrides={**CONFIG, "bundled": False, "replay": "global", "prioritised": True})
+    first = Trainer(config, tmp_path / "run", live_progress=False)
+    threading.Thread(target=interrupt_at, args=(first, TOTAL // 2), daemon=True).start()
+    assert first.run()["interrupted"]
+    second = Trainer(config, tmp_path / "run", live_progress=False, resume=load_latest_good(tmp_path / "run"))
+    before, after = first.system.replays[0].priorities, second.system.replays[0].priorities
+    assert before.updated > 0 and after.max_priority == before.max_priority
+    np.testing.assert_array_equal(after.tree.leaves, before.tree.leaves)
+    assert after.tree.total() == pytest.approx(before.tree.total())

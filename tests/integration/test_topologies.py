@@ -1,4 +1,4 @@
-"""The same tiny CartPole experiment on both runtimes and three topologies, end to end.
+"""The same tiny CartPole experiment on both runtimes and four topologies, end to end.
 
 Each run goes through `Trainer.run()`: build the system, train, log, evaluate, checkpoint; then the
 checkpoint is evaluated again from disk. The Ray runs start the program's own embedded Ray (the
@@ -23,6 +23,8 @@ TOPOLOGIES = {
     "bundled-2x2-ps2": dict(actors=2, learners=2, param_shards=2),
     "3actors-global2-1learner": dict(actors=3, learners=1, replay="global", replay_shards=2, bundled=False),
     "1actor-local-2learners-ps3": dict(actors=1, learners=2, param_shards=3, bundled=False),
+    "3actors-prioritised-global2-1learner": dict(actors=3, learners=1, replay="global", replay_shards=2,
+                                                 bundled=False, prioritised=True),
 }
 
 
@@ -35,9 +37,14 @@ def tiny_config(runtime: str, **topology):
 def test_tiny_run(runtime, topology, tmp_path):
     config = tiny_config(runtime, **TOPOLOGIES[topology])
     run_dir = tmp_path / "run"
-    result = Trainer(config, run_dir, live_progress=False).run()
+    trainer = Trainer(config, run_dir, live_progress=False)
+    result = trainer.run()
     if runtime == "ray":
         assert not ray.is_initialized()
+    elif config.prioritised:      # every sampled entry's |delta| came back to the shard that gave it
+        shards = [replay.stats() for replay in trainer.system.replays]
+        assert sum(s["priority_updates"] + s["stale_priority_updates"] for s in shards) == \
+            result["updates"] * config.batch_size
 
     assert result["env_frames"] >= TOTAL_FRAMES
     assert result["updates"] > 0

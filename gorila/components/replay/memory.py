@@ -1,64 +1,96 @@
 """`ReplayMemory`: an actor's local replay, or one shard of the global replay.
 
 State (the rings) lives in `StreamStorage`; index choice, stack rebuilding and n-step folding are the
-functions in `sampling`. This class only ties them together with a seeded RNG and a warm-up size.
+functions in `sampling`; prioritised replay's sum tree is `priorities.Priorities`. This class only ties
+them together with a seeded RNG and a warm-up size.
 """
 from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
-from gorila.contracts import Minibatch
+from gorila.contracts import Minibatch, ReplayMass
 from gorila.components.replay import sampling
+from gorila.components.replay.priorities import Priorities, PriorityRule, annealed_beta, importance_weights
 from gorila.components.replay.storage import StreamStorage
 
 
 class ReplayMemory:
-    """Uniform replay over streams of entries (one entry per env step, each frame stored once)."""
+    """Replay over streams of entries (one entry per env step, each frame stored once): uniform, or
+    proportionally prioritised when given a `PriorityRule`."""
 
     def __init__(self, capacity: int, num_streams: int, frame_shape, frame_dtype, stack: int = 1,
-                 n_step: int = 1, gamma: float = 0.99, seed: int = 0, min_size: int = 1):
+                 n_step: int = 1, gamma: float = 0.99, seed: int = 0, min_size: int = 1,
+                 priority: PriorityRule | None = None):
         _check_args(capacity, num_streams, stack, n_step, gamma, min_size)
         self.storage = StreamStorage(capacity, num_streams, frame_shape, frame_dtype)
         self.stack, self.n_step, self.gamma = int(stack), int(n_step), float(gamma)
         self.min_size = int(min_size)
         self.rng = np.random.default_rng(seed)
+        self.priorities = Priorities(self.storage, stack, n_step, priority) if priority else None
 
     def add(self, stream_ids, frames, actions, rewards, terminals, lasts) -> None:
         """Append one entry per listed stream (see `StreamStorage.add`)."""
         self.storage.add(stream_ids, frames, actions, rewards, terminals, lasts)
+        if self.priorities:
+            self.priorities.written(stream_ids)
 
     def add_steps(self, stream_ids, frames, actions, rewards, terminals, lasts) -> None:
         """Append T steps at once (arrays [T, len(stream_ids), ...]), oldest first: a batched write."""
         for step in zip(frames, actions, rewards, terminals, lasts):
-            self.storage.add(stream_ids, *step)
+            self.add(stream_ids, *step)
 
     def sampleable(self) -> int:
         """Entries that can currently be drawn as a state s_t."""
         return sampling.sampleable_count(self.storage, self.stack, self.n_step)
 
     def sample(self, batch_size: int) -> Minibatch | None:
-        """A uniform minibatch, or None while fewer than `min_size` entries are sampleable.
+        """A minibatch, or None while fewer than `min_size` entries are sampleable; prioritised, with
+        importance-sampling weights against this memory's own N and priority mass.
 
         obs/next_obs are [B, stack, *frame] when stack > 1 and [B, *frame] when stack == 1, in the
         frame dtype (uint8 stays uint8 until the network).
         """
-        if self.sampleable() < self.min_size:
+        if not self.priorities:
+            if self.sampleable() < self.min_size:
+                return None
+            streams, indices = sampling.choose_indices(self.storage, self.stack, self.n_step,
+                                                       int(batch_size), self.rng)
+            return self.gather(streams, indices)
+        batch, mass = self.sample_share(batch_size)
+        if batch is None:
             return None
-        streams, indices = sampling.choose_indices(self.storage, self.stack, self.n_step,
-                                                   int(batch_size), self.rng)
-        return self.gather(streams, indices)
+        return replace(batch, weights=importance_weights(batch.priorities, mass.mass, mass.entries, mass.beta))
 
-    def sample_share(self, batch_size: int) -> tuple[Minibatch | None, int]:
-        """This memory's share of a minibatch split over several memories (`sample(batch_size)`, None
-        while warming up), and the sampleable entries it held: the weight of its next share."""
+    def sample_share(self, batch_size: int) -> tuple[Minibatch | None, ReplayMass]:
+        """This memory's share of a minibatch split over several memories (None while warming up; its
+        weights are left to the sampler, which knows every memory's mass), and `mass()`: the weight of
+        its next share."""
+        mass = self.mass()
+        if mass.entries < self.min_size:
+            return None, mass
+        if not self.priorities:
+            return self.sample(batch_size), mass
+        streams, indices, priorities = self.priorities.draw(int(batch_size), self.rng)
+        return replace(self.gather(streams, indices), streams=streams, indices=indices,
+                       priorities=priorities), mass
+
+    def mass(self) -> ReplayMass:
+        """Sampleable entries N, their priority mass (N when uniform) and the annealed beta."""
         count = self.sampleable()
-        if count < self.min_size:
-            return None, count
-        return self.sample(batch_size), count
+        if not self.priorities:
+            return ReplayMass(count, float(count))
+        return ReplayMass(count, self.priorities.tree.total(),
+                          annealed_beta(self.storage.added(), self.priorities.rule))
+
+    def update_priorities(self, streams, indices, td_errors) -> None:
+        """p_i = (|delta_i| + eps)^alpha for entries this memory gave out and still holds as they were."""
+        if self.priorities:
+            self.priorities.update(streams, indices, td_errors)
 
     def gather(self, streams, indices) -> Minibatch:
         """The batch for explicit (stream, absolute index) pairs, shaped like `sample`'s."""
@@ -69,9 +101,11 @@ class ReplayMemory:
         return Minibatch(batch["obs"], batch["actions"], batch["returns"], batch["discounts"], batch["next_obs"])
 
     def stats(self) -> dict:
-        """Size, capacity, entries ever added and bytes held, for metrics."""
-        return {"size": self.storage.size(), "capacity": self.storage.capacity,
-                "added": self.storage.added(), "nbytes": self.storage.nbytes()}
+        """Size, capacity, entries ever added and bytes held, for metrics (and the priorities' own)."""
+        extra = self.priorities.nbytes() if self.priorities else 0
+        stats = {"size": self.storage.size(), "capacity": self.storage.capacity,
+                 "added": self.storage.added(), "nbytes": self.storage.nbytes() + extra}
+        return {**stats, **self.priorities.stats()} if self.priorities else stats
 
     def __len__(self) -> int:
         return self.storage.size()
@@ -83,8 +117,9 @@ class ReplayMemory:
         temporary = path.with_name(path.name + ".tmp")
         try:
             with open(temporary, "wb") as file:
+                priorities = self.priorities.arrays() if self.priorities else {}
                 np.savez_compressed(file, rng=np.array(json.dumps(self.rng.bit_generator.state)),
-                                    **self.storage.arrays())
+                                    **self.storage.arrays(), **priorities)
         except BaseException:
             temporary.unlink(missing_ok=True)          # a full disk leaves no half-written file behind
             raise
@@ -95,6 +130,8 @@ class ReplayMemory:
         """Continue from what `save_replay` wrote."""
         with np.load(path) as saved:
             self.storage.load_arrays(saved)
+            if self.priorities:
+                self.priorities.load_arrays(saved)
             self.rng.bit_generator.state = json.loads(str(saved["rng"]))
 
 

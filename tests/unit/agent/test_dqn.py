@@ -90,6 +90,25 @@ def test_dqn_loss_takes_the_q_value_of_the_action_taken_and_treats_targets_as_fi
     assert q_online.grad.tolist() == [[0.0, -0.25], [-0.5, 0.0]]
 
 
+@pytest.mark.parametrize("reduction, scale", [("mean", 0.5), ("sum", 1.0)])
+def test_weighted_dqn_loss_scales_each_transitions_term_and_gradient_by_its_weight(reduction, scale):
+    q_online = torch.tensor([[0.0, 1.0], [2.0, 3.0]], requires_grad=True)
+    weights = torch.tensor([1.0, 0.25])
+    loss = dqn.dqn_loss(q_online, torch.tensor([1, 0]), torch.tensor([1.5, 5.0]), 1.0, reduction, weights)
+    assert loss.item() == pytest.approx(scale * (0.125 + 0.25 * 2.5))     # Huber terms 0.125 and 2.5
+    loss.backward()
+    # the clipped errors -0.5 and -1, each times its weight (and / 2 for the mean)
+    assert q_online.grad.tolist() == [[0.0, -0.5 * scale], [-0.25 * scale, 0.0]]
+
+
+def test_unit_weights_give_the_unweighted_loss_and_td_errors_are_absolute():
+    q_online = torch.tensor([[0.0, 1.0], [2.0, 3.0]])
+    actions, targets = torch.tensor([1, 0]), torch.tensor([1.5, -5.0])
+    plain = dqn.dqn_loss(q_online, actions, targets)
+    assert dqn.dqn_loss(q_online, actions, targets, weights=torch.ones(2)).item() == pytest.approx(plain.item())
+    assert dqn.td_errors(q_online, actions, targets).tolist() == [0.5, 7.0]
+
+
 def test_summed_dqn_loss_has_dqns_clipped_errors_as_its_gradient():
     q_online = torch.tensor([[0.0, 1.0], [2.0, 3.0]], requires_grad=True)
     loss = dqn.dqn_loss(q_online, torch.tensor([1, 0]), torch.tensor([1.5, 5.0]), huber_delta=1.0, reduction="sum")

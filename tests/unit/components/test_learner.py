@@ -1,5 +1,6 @@
 """The learner's outlier safeguard, alone and inside a Learner wired to real shards and a real replay."""
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -153,3 +154,23 @@ def test_a_refresh_after_a_push_has_the_gradient_in_it_only_when_synchronous(ref
     np.testing.assert_array_equal(online_theta(learner), expected)
     learner.params.drain()                           # nothing left in flight either way
     assert not learner.params.inflight
+
+
+def test_a_prioritised_learner_weights_its_loss_and_sends_the_new_priorities_back():
+    from gorila.components.replay.priorities import PriorityRule
+    replay = ReplayMemory(100, 1, (4,), np.float32, seed=0, min_size=1, priority=PriorityRule(alpha=1.0, eps=1e-6))
+    rng = np.random.default_rng(0)
+    for step in range(40):
+        replay.add([0], rng.normal(size=(1, 4)).astype(np.float32), [step % 2], [1.0], [False], [False])
+    learner, _ = make_learner(replay, max_grad_norm=0.0)
+    assert np.allclose(replay.priorities.tree.leaves[:39], 1.0)        # all new: the initial maximum
+    batch = replay.sample(8)
+    assert batch.weights is not None and batch.weights.max() == 1.0
+    _, weighted = learner.gradient(batch)
+    touched = np.unique(batch.indices)
+    # |delta| = |1 + 0.99 max Q(s') - Q(s, a)| of an untrained network: near 1, never exactly the initial 1
+    assert not np.isclose(replay.priorities.tree.leaves[touched], 1.0).any()
+    _, unweighted = learner.gradient(replace(batch, weights=None, streams=None))
+    halved = replace(batch, weights=np.full(8, 0.5, np.float32), streams=None)
+    np.testing.assert_allclose(learner.gradient(halved)[1], 0.5 * unweighted, rtol=1e-4, atol=1e-7)
+    assert learner.run(3).updates == 3

@@ -353,3 +353,14 @@ def test_the_cli_says_which_preset_a_game_started_from(capsys, tmp_path):
     assert code == 0
     assert out.splitlines()[0] == ("no --preset given: Breakout starts from the atari preset, the settings for its "
                                    "kind of game (name --preset or set fields to change them)")
+
+
+def test_the_apex_preset_is_prioritised_global_replay_and_builds_a_network_for_cartpole():
+    from gorila.agent.networks import q_network_for
+    config = build_config("apex", overrides={"env": "CartPole-v1"})
+    assert (config.bundled, config.replay, config.prioritised, config.learners) == (False, "global", True, 1)
+    assert (config.n_step, config.double_dqn, config.dueling, config.epsilon_ladder) == (3, True, True, True)
+    assert (config.priority_alpha, config.priority_beta, config.ladder_base, config.ladder_alpha) == (0.6, 0.4, 0.4, 7.0)
+    cartpole = EnvInfo(obs_shape=(4,), obs_dtype="float32", num_actions=2, frame_shape=(4,), stack=1,
+                       frames_per_step=1, is_atari=False)
+    assert q_network_for(config, cartpole)(torch.zeros(3, 4)).shape == (3, 2)
