@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-# The host classes Ray names component processes after (gorila.runtime.ray.host_class: the role's name)
+# The host classes Ray names component processes after (gorila.runtime.ray.hosts.host_class: the role's name)
 COMPONENT_KINDS = ("ParameterShard", "ReplayMemory", "Evaluator", "Actor", "Learner", "Bundle")
 
 

@@ -1,0 +1,188 @@
+"""What Ray places and how it is called: a host class per role, built from the role's contract
+(`host_class`); handles that travel by name (`NamedActor`); `RayCalls`; and the driver's thread that
+gives a restarted parameter shard its last state (`RestartWatch`)."""
+from __future__ import annotations
+
+import inspect
+import os
+import threading
+import warnings
+from typing import Callable
+
+import ray
+
+from gorila.contracts import Role, contract_methods
+
+# The calls a host that waits for its state answers beside its contract's (which run one at a time
+# in Ray's default group): the standing restart watch, `restore`, `node_id` and `process`.
+CONTROL = "control"
+CONTROL_THREADS = 4
+RESTORE = "restore"       # the contract method that gives a waiting host its state
+WATCH_POLL_S = 0.5        # how soon the restart watch notices that it is being stopped
+
+
+
+class RayCalls:
+    """Calls between components placed as Ray actors (futures are ObjectRefs, which `get` and `wait`
+    also take from `remote_task`)."""
+
+    def call(self, target, method, *args):
+        return getattr(target, method.__name__).remote(*args)
+
+    def get(self, futures):
+        return ray.get(list(futures)) if futures else []
+
+    def wait(self, futures, timeout=None):
+        futures = list(futures)
+        if not futures:
+            return [], []
+        return ray.wait(futures, num_returns=1, timeout=timeout)
+
+    @staticmethod
+    def lost(error: BaseException) -> bool:
+        """Did the call fail because its component's process died (not because its code raised)?"""
+        if isinstance(error, ray.exceptions.RayTaskError):
+            error = getattr(error, "cause", None)
+        return isinstance(error, ray.exceptions.RayActorError)
+
+
+class NamedActor:
+    """A component's Ray handle that travels by name: what a component is built with pickles to a short
+    string, so Ray can restart it from its constructor arguments alone (a raw handle among them would
+    tie the restart to an object-store entry). Resolved with `ray.get_actor` on first use."""
+
+    def __init__(self, name: str, handle=None):
+        self.name, self._handle = name, handle
+
+    def __reduce__(self):
+        return NamedActor, (self.name,)
+
+    @property
+    def handle(self):
+        if self._handle is None:
+            self._handle = ray.get_actor(self.name)
+        return self._handle
+
+    def __getattr__(self, method: str):
+        if method.startswith("_"):
+            raise AttributeError(method)
+        return getattr(self.handle, method)
+
+
+class Located:
+    """The base of every host class: lets the driver and tests ask where a component runs."""
+
+    def node_id(self) -> str:
+        return ray.get_runtime_context().get_node_id()
+
+    def process(self) -> tuple[str, int]:
+        """(node, pid): changes when Ray restarts the component."""
+        return ray.get_runtime_context().get_node_id(), os.getpid()
+
+
+class WaitsForState(Located):
+    """The base of the host of a role that `waits_for_state`: a first start serves at once; a restarted
+    process serves no call of its contract before `restore` has given it the driver's last state.
+    Ray runs its contract's calls one at a time, as any host's, and those of the CONTROL group beside
+    them, so that a waiting host still says where it runs and takes its state."""
+
+    @ray.method(concurrency_group=CONTROL)
+    def node_id(self) -> str:
+        return Located.node_id(self)
+
+    @ray.method(concurrency_group=CONTROL)
+    def process(self) -> tuple[str, int]:
+        return Located.process(self)
+
+    @ray.method(concurrency_group=CONTROL)
+    def awaiting_state(self) -> tuple[str, int]:
+        """(node, pid) of this process as soon as it waits for its state; never while it serves. The
+        driver keeps one such call standing: Ray retries it in each new process, where it answers."""
+        if self._serving.is_set():
+            threading.Event().wait()            # never set: a serving process never needs a state again
+        return Located.process(self)
+
+
+def _restarted() -> bool:
+    """Is this process a Ray actor that Ray has restarted (False in any other process)?"""
+    if not ray.is_initialized() or ray.get_runtime_context().get_actor_id() is None:
+        return False
+    with warnings.catch_warnings():        # Ray 2.60's property reads its own deprecated actor_id
+        warnings.simplefilter("ignore")
+        return bool(ray.get_runtime_context().was_current_actor_reconstructed)
+
+
+def host_class(role: Role) -> type:
+    """The class Ray places for a component of `role`, named after the role: built with `(make,
+    *args)`, it holds `make(*args)` and has exactly the methods of the role's contract, each
+    forwarding to it, besides `Located`'s (and `WaitsForState`'s for a role that waits for its state)."""
+    waits = role.waits_for_state
+
+    def __init__(self, make, *args):
+        self._serving = threading.Event()         # what a WaitsForState host's calls wait for
+        if not (waits and _restarted()):
+            self._serving.set()
+        self.component = make(*args)
+
+    contract = contract_methods(role.contract)
+    if waits and RESTORE not in contract:
+        raise TypeError(f"{role.name} waits for its state but its contract has no {RESTORE}")
+    methods = {name: _forward(name, method, waits) for name, method in contract.items()}
+    name = "".join(part.title() for part in role.name.split("_"))
+    base = WaitsForState if waits else Located
+    return type(name, (base,), {"__init__": __init__, "__doc__": role.contract.__doc__, **methods})
+
+
+def _forward(name: str, method, waits: bool = False):
+    """A host's method `name`: the contract's signature and words, run by the component it holds. In
+    a host that `waits` for its state, `restore` runs in the CONTROL group and releases the held
+    calls; every other method waits for it first.
+
+    The signature is a copy, not a link (`functools.wraps` would set `__wrapped__`): Ray adds its
+    tracing parameter to the signature of what a method wraps, and the contract must stay as written."""
+    def forward(self, *args):
+        return getattr(self.component, name)(*args)
+
+    def restore(self, *args):
+        getattr(self.component, name)(*args)
+        self._serving.set()
+
+    def held(self, *args):
+        self._serving.wait()
+        return getattr(self.component, name)(*args)
+    if waits:
+        forward = ray.method(concurrency_group=CONTROL)(restore) if name == RESTORE else held
+    forward.__name__ = forward.__qualname__ = name
+    forward.__doc__, forward.__signature__ = method.__doc__, inspect.signature(method)
+    return forward
+
+
+class RestartWatch(threading.Thread):
+    """The driver's thread that hands restarted components to `restored` as soon as they wait for
+    their state: one standing `awaiting_state` call per component, which only a restarted process
+    answers, renewed after `restored` has run (so the process it answered from is served once)."""
+
+    def __init__(self, handles, restored: Callable[[int, tuple], None]):
+        super().__init__(name="gorila-restart-watch", daemon=True)
+        self.handles, self.restored, self.stopping = list(handles), restored, threading.Event()
+
+    def run(self) -> None:
+        watches = {self._watch(index): index for index in range(len(self.handles))}
+        while watches and not self.stopping.is_set():
+            done, _ = ray.wait(list(watches), num_returns=1, timeout=WATCH_POLL_S)
+            for future in done:
+                index = watches.pop(future)
+                try:
+                    self.restored(index, tuple(ray.get(future)))
+                except ray.exceptions.ActorDiedError:    # ended for good (the run is shutting down)
+                    continue
+                except ray.exceptions.RayActorError:     # its process was lost while answering: ask again
+                    pass
+                watches[self._watch(index)] = index
+
+    def _watch(self, index: int):
+        return self.handles[index].awaiting_state.remote()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.join(timeout=10 * WATCH_POLL_S)

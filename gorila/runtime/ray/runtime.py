@@ -1,0 +1,114 @@
+"""`RayRuntime`: a run's components placed as Ray actors with Ray's restart options."""
+from __future__ import annotations
+
+import uuid
+from typing import Callable
+
+import ray
+
+from gorila.contracts import Role, learner_processes
+from gorila.runtime.calls import ClusterError
+from gorila.runtime.ray.cluster import connect
+from gorila.runtime.ray.hosts import CONTROL, CONTROL_THREADS, NamedActor, RayCalls, RestartWatch, host_class
+
+class RayRuntime:
+    name = "ray"
+    restarts_components = True
+
+    def __init__(self, config):
+        self.config = config
+        self.calls = RayCalls()
+        self.handles: list = []
+        self._classes: dict = {}
+        self._watches: list[RestartWatch] = []
+        self.run_id = uuid.uuid4().hex[:8]          # names this run's components apart on a shared cluster
+        self.owns_ray = not ray.is_initialized()    # never shut down a Ray session someone else started
+        if not self.owns_ray:
+            return
+        # enough CPU slots for every worker even when they outnumber the cores (they then share)
+        workers = config.actors if config.bundled else config.actors + config.learners
+        connect(config.address, workers * config.worker_cpus)
+        self._check_gpus()
+
+    def _check_gpus(self) -> None:
+        """Asking for more GPUs than the cluster has would leave learners unplaced: say so at once."""
+        config = self.config
+        wanted = config.learner_gpus * learner_processes(config)
+        available = ray.cluster_resources().get("GPU", 0)
+        if config.learner_gpus and wanted > available:
+            self.shutdown()
+            raise ClusterError(f"learner_gpus={config.learner_gpus:g} asks for {wanted:g} GPUs in all; "
+                               f"the Ray cluster has {available:g}")
+
+    def _options(self, role: Role) -> dict:
+        """Resources and restart policy of a component of `role`."""
+        config = self.config
+        if role.server:                          # callers wait through a restart: retry their calls
+            return {"num_cpus": config.server_cpus, "max_restarts": -1, "max_task_retries": -1}
+        gpus = self._learner_gpus() if role.learns else 0
+        return {"num_cpus": config.worker_cpus, "num_gpus": gpus, "max_restarts": -1, "max_task_retries": 0}
+
+    def _learner_gpus(self) -> float:
+        """learner_gpus, or with a GPU device and none asked for, an equal share of one GPU each."""
+        config = self.config
+        if config.learner_gpus or config.device == "cpu":
+            return config.learner_gpus
+        has_gpu = ray.cluster_resources().get("GPU", 0) > 0
+        if config.device == "cuda" or has_gpu:
+            return 1.0 / learner_processes(config)
+        return 0.0
+
+    def place(self, role: Role, make, *args):
+        """A Ray actor holding `make(*args)` (a class or a `make_*` function), built in its own
+        process and called through `role`'s contract."""
+        if role not in self._classes:
+            groups = {CONTROL: CONTROL_THREADS} if role.waits_for_state else None
+            self._classes[role] = ray.remote(concurrency_groups=groups)(host_class(role))
+        name = f"gorila-{self.run_id}-{len(self.handles)}"
+        # No task events: the GCS would keep a record of every call (thousands a second), growing.
+        handle = self._classes[role].options(name=name, enable_task_events=False,
+                                             **self._options(role)).remote(make, *args)
+        self.handles.append(handle)
+        return NamedActor(name, handle)
+
+    def wait_ready(self, handles, timeout: float) -> int:
+        """How many components are still not running after `timeout` seconds (0 when all are).
+
+        A component that failed in its constructor raises here, with its error.
+        """
+        futures = [handle.node_id.remote() for handle in handles]
+        done, remaining = ray.wait(futures, num_returns=len(futures), timeout=timeout)
+        ray.get(done)
+        return len(remaining)
+
+    def where(self, handle) -> str:
+        return ray.get(handle.node_id.remote())
+
+    def processes(self, handles, timeout: float = 30.0) -> list:
+        """Each component's (node, pid), None where it does not answer in time."""
+        futures = [handle.process.remote() for handle in handles]
+        ready, _ = ray.wait(futures, num_returns=len(futures), timeout=timeout)
+        ready = set(ready)
+        return [ray.get(f) if f in ready else None for f in futures]
+
+    def restart(self, actor: NamedActor) -> None:
+        """End a component that stopped answering; Ray starts it again."""
+        ray.kill(actor.handle, no_restart=False)
+
+    def watch_restarts(self, handles, restored: Callable[[int, tuple], None]) -> None:
+        """Until shutdown, call `restored(index, (node, pid))` from a thread of this process as soon as
+        a restarted process of `handles[index]` (of a role that waits for its state) waits for it:
+        the callback gives it the state, even while this process's other threads wait on it."""
+        watch = RestartWatch(handles, restored)
+        self._watches.append(watch)
+        watch.start()
+
+    def shutdown(self) -> None:
+        for watch in self._watches:
+            watch.stop()
+        self._watches = []
+        for handle in self.handles:
+            ray.kill(handle)
+        self.handles = []
+        if self.owns_ray:
+            ray.shutdown()
