@@ -193,6 +193,6 @@ def server_name(system, index: int) -> str:
 
 def restart_consequence(name: str, save_replay: bool) -> str:
     if name.startswith("replay shard"):
-        return ("restored from the replay saved with the last checkpoint" if save_replay else
+        return ("restored from the replay saved with the last checkpoint, where its node can read it" if save_replay else
                 "its contents are lost (no --save-replay); it fills again from the actors")
     return "evaluations continue"
