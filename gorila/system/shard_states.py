@@ -36,6 +36,7 @@ class ShardStates:
         from now on; with None (a runtime that never restarts a shard) keep and watch nothing."""
         self.shards, self.calls = shards, runtime.calls
         self._restored: queue.SimpleQueue = queue.SimpleQueue()
+        self.latest: tuple[list[dict], int] | None = None
         if first is not None:
             self.keep(first, env_frames)
             runtime.watch_restarts(shards, self.restore)
@@ -43,6 +44,15 @@ class ShardStates:
     def keep(self, states: list[dict], env_frames: int) -> None:
         """Keep `states` (one per shard, taken at `env_frames`) for restarts from now on."""
         self.latest = (list(states), int(env_frames))     # one assignment: the watch's thread reads it
+
+    def give_all(self) -> None:
+        """Give every shard its kept state now: a resumed run's first starts read the checkpoint's state
+        from the run directory, which a shard on another node cannot read (it would start from theta_0).
+        Nothing without kept states (the local runtime, whose shards read the driver's own disk)."""
+        if self.latest:
+            states, _ = self.latest
+            self.calls.get([self.calls.call(shard, ShardServer.restore, state)
+                            for shard, state in zip(self.shards, states)])
 
     def restore(self, index: int, process: tuple) -> None:
         """Give restarted shard `index` (now in `process`) its last kept state and wait until it has it."""

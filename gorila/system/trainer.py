@@ -104,7 +104,9 @@ class Trainer:
         self.display = ProgressDisplay(config.total_frames, self.live_progress)
 
     def _continue_counters(self) -> None:
-        """Counters, evaluations and each actor's step count (its epsilon) from the checkpoint."""
+        """Counters, evaluations, the shards' states (from the driver) and each actor's step count (its
+        epsilon) from the checkpoint."""
+        self.recovery.shard_states.give_all()
         self.scheduler.restore(self.resume["scheduler"])
         self.stop_rule.restore(self.resume["evaluations"])
         futures = [self.recovery.continue_from(worker, steps)

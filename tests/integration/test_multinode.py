@@ -21,6 +21,7 @@ from ray.cluster_utils import Cluster
 from gorila.config import build_config
 from gorila.contracts import PARAMETER_SHARD, ShardServer, env_info
 from gorila.envs import make_vector_env
+from gorila.records.checkpoints import load_latest_good
 from gorila.records.metrics import read_metrics
 from gorila.runtime.ray import RayRuntime
 from gorila.system import builders, topology
@@ -163,3 +164,20 @@ def kill_shard_0_once_kept(trainer, run_dir, seen: dict) -> None:
     calls = trainer.runtime.calls
     seen["served_version"] = calls.get([calls.call(shard, ShardServer.stats)])[0]["version"]
     seen["served_after"] = time.time() - killed_at
+
+
+def test_a_resumed_run_gives_its_shards_the_checkpoints_state_without_the_disk(cluster, tmp_path, monkeypatch):
+    """--resume on a cluster: the shards' first starts cannot read checkpoints/shards/ on their nodes;
+    the driver gives them the checkpoint's states before any work is handed out."""
+    settings = dict(env="CartPole-v1", runtime="ray", address=cluster.address, actors=1, learners=1, param_shards=2,
+                    worker_cpus=1, server_cpus=0, total_frames=3000, learning_starts=200, batch_size=16,
+                    eval_every_frames=0, eval_episodes=2, hidden_sizes="16", checkpoint_every_frames=0,
+                    replay_capacity=5000, seed=5)
+    Trainer(build_config(overrides=settings), tmp_path / "run", live_progress=False).run()
+    payload = load_latest_good(tmp_path / "run")
+    monkeypatch.setattr(topology, "make_shard_of", shard_without_disk)
+    resumed = Trainer(build_config(overrides={**settings, "total_frames": 4000}), tmp_path / "run",
+                      live_progress=False, resume=payload)
+    versions = [state["version"] for state in resumed.params.states()]
+    assert versions == [state["version"] for state in payload["shards"]] and versions[0] > 0   # not theta_0's
+    assert resumed.run()["env_frames"] >= 4000

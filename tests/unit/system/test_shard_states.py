@@ -50,7 +50,8 @@ def test_a_state_that_does_not_fit_is_reported_not_raised_in_the_watchs_thread()
 
 def test_without_first_states_nothing_is_kept_or_watched():
     kept = ShardStates(LocalRuntime(CONFIG), [], None)
-    assert not hasattr(kept, "latest") and kept.restored() == []
+    assert kept.latest is None and kept.restored() == []
+    kept.give_all()                                    # nothing to give, nothing called
 
 
 def recovery_restoring(index: int, states: list[dict], env_frames: int) -> tuple[Recovery, list]:
