@@ -11,7 +11,8 @@ too, but only the ratios compare across machines.
               train step on the same network and batch; on the local runtime and on Ray;
 - server:     push+pull round trip and applied gradients/s for the Nature CNN with 1, 2, 4, 8 shards
               on Ray / an in-memory copy of the same bytes;
-- replay:     bytes per stored Atari transition, insert and sample rates;
+- replay:     bytes per stored Atari transition, insert and sample rates, uniform and prioritised
+              (and the prioritised memory's priority updates);
 - end_to_end: Atari agent steps/s and updates/s of 1 and 2 bundles on Ray at DQN's ratio (one torch
               thread each), and 1 bundle with as many torch threads as the plain single-process DQN
               (all cores) / that DQN at the same ratio, batch and network;

@@ -132,7 +132,16 @@ def shard_figures(runtime, config: Config, info: EnvInfo, gradient: np.ndarray, 
 
 # ---- replay --------------------------------------------------------------------------------------
 def bench_replay(seconds: float) -> dict:
-    config, info = atari()
+    """Bytes per Atari transition, and insert and sample rates of a uniform replay memory beside a
+    prioritised one (whose priority updates, one per sampled transition, are timed too)."""
+    uniform = replay_rates(seconds / 2)
+    prioritised = replay_rates(seconds / 2, prioritised=True)
+    return {**uniform, "prioritised": prioritised,
+            "prioritised_sample_ratio": prioritised["sampled_transitions_per_s"] / uniform["sampled_transitions_per_s"]}
+
+
+def replay_rates(seconds: float, **overrides) -> dict:
+    config, info = atari(**overrides)
     replay = make_replay(config, info, 50_000, 1, 0, warmup=1)
     rng = np.random.default_rng(0)
     frames = rng.integers(0, 256, (64, 1) + info.frame_shape, dtype=np.uint8)
@@ -144,6 +153,15 @@ def bench_replay(seconds: float) -> dict:
         return 64
     inserts = rate(insert, seconds / 2)
     stats = replay.stats()
-    samples = rate(lambda: len(replay.sample(config.batch_size)), seconds / 2)
-    return {"bytes_per_transition": stats["nbytes"] / stats["capacity"], "frame_bytes": int(np.prod(info.frame_shape)),
-            "inserts_per_s": inserts, "sampled_transitions_per_s": samples}
+    result = {"bytes_per_transition": stats["nbytes"] / stats["capacity"], "frame_bytes": int(np.prod(info.frame_shape)),
+              "inserts_per_s": inserts,
+              "sampled_transitions_per_s": rate(lambda: len(replay.sample(config.batch_size)), seconds / 2)}
+    if config.prioritised:
+        batch = replay.sample(config.batch_size)
+        errors = rng.exponential(size=len(batch)).astype(np.float32)
+
+        def update() -> int:
+            replay.update_priorities(batch.streams, batch.indices, errors)
+            return len(batch)
+        result["priority_updates_per_s"] = rate(update, seconds / 2)
+    return result
