@@ -26,8 +26,11 @@ SETUPS = {
     "ray-2": ["--runtime", "ray", "--actors", "2", "--learners", "2", "--param-shards", "1"],
     "ray-4": ["--runtime", "ray", "--actors", "4", "--learners", "4", "--param-shards", "1"],
 }
-# Each setup again with the learner waiting for the theta+ that includes its own last gradient.
+# Each setup again with the learner waiting for the theta+ that includes its own last gradient, and
+# with proportional prioritised replay instead of uniform.
 SETUPS.update({f"{name}-sync": [*flags, "--learner-refresh", "synchronous"] for name, flags in list(SETUPS.items())})
+SETUPS.update({f"{name}-prioritised": [*flags, "--prioritised"] for name, flags in list(SETUPS.items())
+               if not name.endswith("-sync")})
 
 
 def gorila_command() -> list[str]:
