@@ -95,12 +95,20 @@ class WaitsForState(Located):
         return Located.process(self)
 
     @ray.method(concurrency_group=CONTROL)
-    def awaiting_state(self) -> tuple[str, int]:
+    def awaiting_state(self) -> tuple[str, int] | None:
         """(node, pid) of this process as soon as it waits for its state; never while it serves. The
-        driver keeps one such call standing: Ray retries it in each new process, where it answers."""
+        driver keeps one such call standing: Ray retries it in each new process, where it answers.
+        None once `stop_awaiting` released it (the run is ending)."""
         if self._serving.is_set():
-            threading.Event().wait()            # never set: a serving process never needs a state again
+            self._released.wait()               # a serving process never needs a state again
+            return None
         return Located.process(self)
+
+    @ray.method(concurrency_group=CONTROL)
+    def stop_awaiting(self) -> None:
+        """End the standing `awaiting_state` call: a call still standing when the component is ended
+        would be retried, and Ray would say so on the user's terminal."""
+        self._released.set()
 
 
 def _restarted() -> bool:
@@ -120,6 +128,7 @@ def host_class(role: Role) -> type:
 
     def __init__(self, make, *args):
         self._serving = threading.Event()         # what a WaitsForState host's calls wait for
+        self._released = threading.Event()        # what ends its standing awaiting_state call
         if not (waits and _restarted()):
             self._serving.set()
         self.component = make(*args)
@@ -173,7 +182,10 @@ class RestartWatch(threading.Thread):
             for future in done:
                 index = watches.pop(future)
                 try:
-                    self.restored(index, tuple(ray.get(future)))
+                    process = ray.get(future)
+                    if process is None:                  # released: the run is ending
+                        continue
+                    self.restored(index, tuple(process))
                 except ray.exceptions.ActorDiedError:    # ended for good (the run is shutting down)
                     continue
                 except ray.exceptions.RayActorError:     # its process was lost while answering: ask again
@@ -185,4 +197,6 @@ class RestartWatch(threading.Thread):
 
     def stop(self) -> None:
         self.stopping.set()
+        ray.wait([handle.stop_awaiting.remote() for handle in self.handles], num_returns=len(self.handles),
+                 timeout=10 * WATCH_POLL_S)
         self.join(timeout=10 * WATCH_POLL_S)
