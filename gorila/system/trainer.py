@@ -87,7 +87,9 @@ class Trainer:
         self.scheduler = Scheduler(info.steps(config.total_frames), config.update_every, config.actors,
                                    config.learners, config.learning_starts)
         self.stop_rule = StopRule(info.steps(config.eval_every_frames), config.stop_at_return)
-        first = self.runtime.restarts_components and first_shard_states(config, info, self.system.bounds, self.resume)
+        # the shards' first states, kept by the driver for restarts (a runtime that restarts nothing keeps none)
+        first = (first_shard_states(config, info, self.system.bounds, self.resume)
+                 if self.runtime.restarts_components else None)
         self.recovery = Recovery(config, self.runtime, self.system, self._record_fault, self._say,
                                  self.resume.get("faults", 0) if self.resume else 0, first)
         if self.resume:
