@@ -14,5 +14,24 @@ The package, by role (each folder's docstring says more):
 - `evaluation`: evaluation protocols, evaluating a checkpoint, start points, published scores;
 - `experiments`: the 49-game suite, reports with plots and video, the benchmark;
 - `records`: checkpoints, metrics, progress display, run directories;
-- `cli`: the `gorila` command.
+- `cli`: the `gorila` command; `api`: the same from Python (`gorila.train`, `gorila.evaluate`, ...).
+
+From Python:
+
+    import gorila
+    result = gorila.train(gorila.make_config("cartpole", runtime="local"))
+    q_network = gorila.load_q_network(result.run_dir)
+
+The names below are imported from their modules on first use: `import gorila` (which the `gorila`
+command does first) loads neither torch nor Ray.
 """
+from gorila.lazy import lazy_attributes
+
+_HOMES = {"make_config": "api", "train": "api", "resume": "api", "evaluate": "api", "load_q_network": "api",
+          "TrainResult": "api", "Evaluation": "api", "QNetwork": "api",
+          "Config": "config", "ConfigError": "config", "PRESETS": "config",
+          "EnvError": "envs.registry", "PluginError": "plugins", "CheckpointError": "records.checkpoints"}
+
+__all__ = sorted(_HOMES)
+
+__getattr__ = lazy_attributes(__name__, _HOMES, globals())

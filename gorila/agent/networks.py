@@ -11,6 +11,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from gorila.plugins import PluginError, is_reference, reference_of, resolve_callable
+
 
 def _dense(x: torch.Tensor, layers) -> torch.Tensor:
     """Linear layers with ReLU between them, called through their weights: for the small networks
@@ -97,10 +99,13 @@ class MinAtarCNN(nn.Module):
 NATURE_CNN_MIN_SIZE = 36     # smaller frames vanish in its 8x8 / 4x4 / 3x3 convolutions
 
 
-def build_q_network(network: str, obs_shape: tuple, num_actions: int, hidden_sizes=(128, 128),
+def build_q_network(network, obs_shape: tuple, num_actions: int, hidden_sizes=(128, 128),
                     dueling: bool = False) -> nn.Module:
     """The Q-network a config asks for; `auto` means the Nature CNN for Atari's image stacks, MinAtar's
-    CNN for small images (MinAtar's 10x10 frames), else an MLP."""
+    CNN for small images (MinAtar's 10x10 frames), else an MLP. A user's factory (a callable, or its
+    `module:name`) is called as `factory(obs_shape, num_actions)`."""
+    if callable(network) or is_reference(network):
+        return _users_network(network, tuple(obs_shape), num_actions)
     if network == "auto":
         network = _auto_network(obs_shape)
     if network in ("nature_cnn", "minatar_cnn") and len(obs_shape) != 3:
@@ -112,6 +117,18 @@ def build_q_network(network: str, obs_shape: tuple, num_actions: int, hidden_siz
             raise ValueError(f"the minatar_cnn network's 3x3 convolution needs frames of at least 3x3, got {obs_shape}")
         return MinAtarCNN(tuple(obs_shape), num_actions, dueling)
     return MLPQNetwork(int(np.prod(obs_shape)), num_actions, tuple(hidden_sizes), dueling)
+
+
+def _users_network(factory, obs_shape: tuple, num_actions: int) -> nn.Module:
+    """The module a user's factory makes; ValueError when it makes something else."""
+    try:
+        model = resolve_callable(factory, "network")(obs_shape, num_actions)
+    except PluginError as error:
+        raise ValueError(str(error)) from None
+    if not isinstance(model, nn.Module):
+        raise ValueError(f"network: {reference_of(factory)}(obs_shape, num_actions) returned a "
+                         f"{type(model).__name__}, not a torch.nn.Module")
+    return model
 
 
 def _auto_network(obs_shape: tuple) -> str:

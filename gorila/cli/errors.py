@@ -21,7 +21,8 @@ def user_error_types() -> tuple[type[Exception], ...]:
     from gorila.envs import EnvError
     from gorila.experiments.report.summary import ReportError
     from gorila.evaluation.start_points import StartPointError
-    return UserError, ConfigError, EnvError, CheckpointError, StartPointError, ReportError
+    from gorila.plugins import PluginError
+    return UserError, ConfigError, EnvError, CheckpointError, StartPointError, ReportError, PluginError
 
 
 def run_failure_types() -> tuple[type[Exception], ...]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import typing
 
-from gorila.config import Config, ConfigError, build_config, field_docs, field_types
+from gorila.config import Config, ConfigError, build_config, coerce, field_docs, field_types
 
 
 def add_config_flags(parser: argparse.ArgumentParser) -> None:
@@ -17,6 +17,8 @@ def add_config_flags(parser: argparse.ArgumentParser) -> None:
         help_text = docs.get(name, "") + f" [default: {getattr(Config(), name)!r}]"
         if kind is bool:
             group.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction, default=None, help=help_text)
+        elif kind is dict:
+            group.add_argument(flag, dest=name, action="append", default=None, metavar="KEY=VALUE", help=help_text)
         elif typing.get_origin(kind) is typing.Literal:
             group.add_argument(flag, dest=name, choices=typing.get_args(kind), default=None, help=help_text)
         else:
@@ -25,7 +27,10 @@ def add_config_flags(parser: argparse.ArgumentParser) -> None:
 
 def cli_overrides(args) -> dict:
     """The config fields given on the command line, as flags or `--set KEY=VALUE`."""
-    overrides = {name: getattr(args, name) for name in field_types() if getattr(args, name) is not None}
+    types = field_types()
+    overrides = {name: getattr(args, name) for name in types if getattr(args, name) is not None}
+    for name in [name for name, value in overrides.items() if types[name] is dict]:    # KEY=VALUE, repeated
+        overrides[name] = {key: value for item in overrides[name] for key, value in coerce(name, item, dict).items()}
     for item in args.set:
         key, sep, value = item.partition("=")
         if not sep:

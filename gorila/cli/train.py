@@ -8,7 +8,8 @@ from pathlib import Path
 from gorila.cli.errors import UserError
 from gorila.cli.flags import add_config_flags, cli_overrides, config_from_args
 from gorila.config import PRESETS, Config, build_config, preset_for_env, scaled_preset
-from gorila.records.run_dirs import RunLock, claim_run_dir, remove_if_empty
+from gorila.plugins import reference_of
+from gorila.records.run_dirs import RunLock, claim_run_dir
 
 
 def add_parser(commands) -> None:
@@ -60,8 +61,8 @@ def resumed_run(args) -> tuple[Config, Path, dict]:
 def run(args) -> int:
     """Train (or resume) and print the outcome; 130 if interrupted, else 0. A run directory this launch
     created and nothing wrote to is removed."""
+    from gorila.api import run_in
     from gorila.cli import LAUNCHED
-    from gorila.system.trainer import Trainer
     if args.resume:
         config, run_dir, payload = resumed_run(args)
         created = False
@@ -71,16 +72,10 @@ def run(args) -> int:
             print(scaled_preset(args.preset, args.scale)[1])
         implied = None if args.preset else preset_for_env(config.env)
         if implied:
-            print(f"no --preset given: {config.env} starts from the {implied} preset, the settings for its kind "
+            print(f"no --preset given: {reference_of(config.env)} starts from the {implied} preset, the settings for its kind "
                   f"of game (name --preset or set fields to change them)")
         run_dir, created = claim_run_dir(config)
-    lock = RunLock(run_dir)
-    try:
-        result = Trainer(config, run_dir, start_time=LAUNCHED, resume=payload).run()
-    finally:
-        lock.release()
-        if created:
-            remove_if_empty(run_dir)
+    result = run_in(config, run_dir, created=created, payload=payload, start_time=LAUNCHED).summary
     print_outcome(config, run_dir, result)
     return 130 if result["interrupted"] else 0
 

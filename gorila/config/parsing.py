@@ -36,8 +36,17 @@ def field_types() -> dict[str, typing.Any]:
     return {f.name: hints[f.name] for f in fields(Config)}
 
 
+def is_object_field(kind) -> bool:
+    """A field that takes a name or, from Python, the object itself (`env`, `network`)."""
+    return typing.get_origin(kind) is typing.Union and str in typing.get_args(kind)
+
+
 def describe_type(kind) -> str:
     """How an error message names what a field accepts."""
+    if is_object_field(kind):
+        return "a name or a callable"
+    if kind is dict:
+        return "a mapping of names to values (KEY=VALUE)"
     if typing.get_origin(kind) is Literal:
         return "one of " + ", ".join(map(str, typing.get_args(kind)))
     if typing.get_origin(kind) is tuple:
@@ -56,12 +65,14 @@ def coerce(key: str, value, kind):
         raise ConfigError(f"{key} must be {describe_type(kind)}, got null")
     try:
         return _from_text(value, kind) if isinstance(value, str) else _from_typed(value, kind)
-    except (TypeError, ValueError, OverflowError):
+    except (TypeError, ValueError, OverflowError, yaml.YAMLError):
         raise ConfigError(f"{key} must be {describe_type(kind)}, got {value!r}") from None
 
 
 def _from_text(text: str, kind):
     """The value a flag or `--set` spells; ValueError when it does not spell one of `kind`."""
+    if kind is dict:
+        return _mapping_from_text(text)
     if typing.get_origin(kind) is Literal:
         if text not in typing.get_args(kind):
             raise ValueError(text)
@@ -82,8 +93,28 @@ def _from_text(text: str, kind):
     return text
 
 
+def _mapping_from_text(text: str) -> dict:
+    """`KEY=VALUE` (one pair, as `--env-kwargs` takes them) or a YAML mapping `{a: 1, b: [2, 3]}` as a
+    dict, each value read as YAML (`1` an int, `x` a string, `[2, 3]` a list)."""
+    text = text.strip()
+    if text.startswith("{"):
+        return _from_typed(yaml.safe_load(text), dict)
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise ValueError(text)
+    return {key.strip(): yaml.safe_load(value) if value.strip() else ""}
+
+
 def _from_typed(value, kind):
     """`value` itself when it is of `kind` (a whole float for an int); TypeError/ValueError otherwise."""
+    if is_object_field(kind):
+        if not (isinstance(value, str) or callable(value)):
+            raise TypeError(value)
+        return value
+    if kind is dict:
+        if not isinstance(value, dict) or not all(isinstance(key, str) for key in value):
+            raise TypeError(value)
+        return dict(value)
     if typing.get_origin(kind) is Literal:
         if not isinstance(value, str) or value not in typing.get_args(kind):
             raise ValueError(value)

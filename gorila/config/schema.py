@@ -6,14 +6,16 @@ derived from `Config`. A field made with `checked(default, check, must)` carries
 """
 from __future__ import annotations
 
-import dataclasses
+import copy
 from dataclasses import dataclass, field, fields
 from typing import Callable, Literal
 
 from gorila.envs.atari_constants import MAX_EPISODE_FRAMES
+from gorila.plugins import is_reference, reference_of
 from gorila.runtime.calls import split_address
 
 MAX_SEED = 2**30 - 1
+NETWORKS = ("auto", "mlp", "nature_cnn", "minatar_cnn")
 
 
 class ConfigError(ValueError):
@@ -28,8 +30,11 @@ def checked(default, check: Callable[[object], bool], must: str):
 @dataclass
 class Config:
     # --- experiment ---------------------------------------------------------------------------
-    env: str = "CartPole-v1"
-    """Environment: a Gymnasium id with discrete actions (CartPole-v1) or an Atari game (Pong, ALE/Pong-v5)."""
+    env: str | Callable = checked("CartPole-v1", lambda v: callable(v) or (isinstance(v, str) and v.strip() != ""),
+                                  "be an environment name or a callable returning a Gymnasium env")
+    """Environment: an Atari game (Pong, ALE/Pong-v5), a MinAtar game (MinAtar/Breakout), a registered Gymnasium id with discrete actions (CartPole-v1), `package.module:Env-v0` (imports the module, which registers Env-v0) or `package.module:make_env` (a callable returning a Gymnasium env, wrappers included); from Python also the callable itself."""
+    env_kwargs: dict = field(default_factory=dict)
+    """Keyword arguments of the environment's constructor (`gymnasium.make(env, **env_kwargs)`, or the callable's); `--env-kwargs KEY=VALUE`, repeatable, values read as YAML. Not for Atari games, whose settings are gorila's own fields."""
     seed: int = checked(0, lambda v: 0 <= v <= MAX_SEED,
                         f"lie in [0, {MAX_SEED}] (seeds derived from it must stay 32-bit)")
     """Random seed of networks, replay sampling and environments; at most 2**30 - 1, since the seeds of environment copies and evaluations are derived by adding to it and must stay 32-bit."""
@@ -73,8 +78,9 @@ class Config:
     """Environment copies each actor steps at once with one batched forward pass."""
 
     # --- network --------------------------------------------------------------------------------
-    network: Literal["auto", "mlp", "nature_cnn", "minatar_cnn"] = "auto"
-    """Q-network: `auto` picks the Nature CNN for Atari, MinAtar's one-convolution CNN for MinAtar's 10x10 frames and an MLP otherwise."""
+    network: str | Callable = checked("auto", lambda v: callable(v) or v in NETWORKS or is_reference(v),
+                                      f"be one of {', '.join(NETWORKS)}, a package.module:factory or a callable")
+    """Q-network: `auto` picks the Nature CNN for Atari, MinAtar's one-convolution CNN for MinAtar's 10x10 frames and an MLP otherwise; `mlp`, `nature_cnn`, `minatar_cnn` name one; `package.module:factory` (or, from Python, the callable) is your own: `factory(obs_shape, num_actions)` returns a torch.nn.Module mapping a batch of observations, in their stored dtype (float32; uint8 Atari frames; bool MinAtar frames), to one Q-value per action (hidden_sizes and dueling are then not used)."""
     hidden_sizes: tuple[int, ...] = checked((128, 128), lambda v: len(v) >= 1 and all(h > 0 for h in v),
                                             "be positive widths")
     """Hidden layer widths of the MLP."""
@@ -202,9 +208,11 @@ class Config:
 
 
     def to_dict(self) -> dict:
-        data = dataclasses.asdict(self)
+        """The config as plain data (config.yaml, checkpoints): a callable as its `module:qualname`."""
+        data = {item.name: getattr(self, item.name) for item in fields(self)}
         data["hidden_sizes"] = list(self.hidden_sizes)
-        return data
+        data["env_kwargs"] = copy.deepcopy(self.env_kwargs)
+        return {key: reference_of(value) for key, value in data.items()}
 
 
 def validate(config: Config) -> Config:

@@ -4,7 +4,7 @@ The names below are imported from their modules on first use, so that importing 
 the package (`gorila.envs.atari_constants`, `gorila.envs.registry`) loads no numpy: the command line
 builds its help from them and stays fast.
 """
-from importlib import import_module
+from gorila.lazy import lazy_attributes
 
 _HOMES = {"EnvError": "registry", "EnvSpec": "registry", "resolve_env": "registry",
           "Step": "vector", "VectorEnv": "vector", "make_vector_env": "vector",
@@ -12,10 +12,4 @@ _HOMES = {"EnvError": "registry", "EnvSpec": "registry", "resolve_env": "registr
 
 __all__ = sorted(_HOMES)
 
-
-def __getattr__(name: str):
-    if name not in _HOMES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{_HOMES[name]}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, _HOMES, globals())

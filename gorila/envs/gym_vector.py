@@ -30,13 +30,8 @@ class GymVector(VectorEnv):
     """
 
     def __init__(self, spec: EnvSpec, num_envs: int, max_frames: int | None):
-        import gymnasium
-
-        kwargs = {"disable_env_checker": True}
-        if max_frames is not None:
-            kwargs["max_episode_steps"] = max_frames
         self.spec, self.num_envs = spec, num_envs
-        self._envs = [gymnasium.make(spec.id, **kwargs) for _ in range(num_envs)]
+        self._envs = [spec.make(max_frames) for _ in range(num_envs)]
         self.num_actions = int(self._envs[0].action_space.n)
         self.frames_per_step = 1
         shape = self._observe(np.zeros(self._envs[0].observation_space.shape)).shape
@@ -107,7 +102,8 @@ class NativeGymVector(VectorEnv):
 
         kwargs = {} if max_frames is None else {"max_episode_steps": max_frames}
         self.spec, self.num_envs = spec, num_envs
-        self._env = gymnasium.make_vec(spec.id, num_envs, vectorization_mode="vector_entry_point", **kwargs)
+        self._env = gymnasium.make_vec(spec.registered_id(), num_envs, vectorization_mode="vector_entry_point",
+                                       **kwargs, **spec.kwargs)
         self.num_actions = int(self._env.single_action_space.n)
         self.frames_per_step = 1
         self._set_shapes(self._env.single_observation_space.shape, np.float32, 1)
@@ -128,7 +124,9 @@ class NativeGymVector(VectorEnv):
                     terminated | np.asarray(truncated, bool))
 
 
-def has_batched_implementation(env_id: str) -> bool:
+def has_batched_implementation(spec: EnvSpec) -> bool:
+    """Whether Gymnasium steps this env's copies in one batched implementation (a registered env's
+    `vector_entry_point`; never a user's callable)."""
     import gymnasium
 
-    return gymnasium.spec(env_id).vector_entry_point is not None
+    return spec.factory is None and gymnasium.spec(spec.registered_id()).vector_entry_point is not None

@@ -7,15 +7,19 @@ channel per kind of object), which show learning from pixels on a CPU in
 minutes; and any other Gymnasium environment with a discrete action space
 (CartPole and friends, for quick checks). `resolve_env` turns a user's
 spelling into one canonical `EnvSpec` so that configs, logs and checkpoints
-all name an environment the same way. (The paper's 49 games and their
-published scores are in `gorila.evaluation.scores`.)
+all name an environment the same way. A user's own environment is a
+Gymnasium one too: `package.module:Env-v0` (the module registers it),
+`package.module:make_env` or, from Python, the callable itself (`EnvSpec.factory`).
+(The paper's 49 games and their published scores are in `gorila.evaluation.scores`.)
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from gorila.plugins import PluginError, import_module_of, is_reference, reference_of, resolve_callable
 
 _ATARI_ID = re.compile(r"^(?:ALE/)?(?P<game>[A-Za-z0-9_\-]+?)(?:NoFrameskip|Deterministic)?(?:-v(?P<ver>\d+))?$")
 _GYM_EXAMPLE = "e.g. CartPole-v1"
@@ -28,11 +32,34 @@ class EnvError(ValueError):
 @dataclass(frozen=True)
 class EnvSpec:
     """A resolved environment: `kind` is 'atari', 'minatar' or 'gym'; `game` is the ale-py ROM name,
-    MinAtar's game name ('space_invaders'), or None."""
+    MinAtar's game name ('space_invaders'), or None. A Gymnasium env made by the user's callable has it
+    as `factory` (and its reference as `id`); `kwargs` go to `gymnasium.make` or to the factory."""
 
     kind: str
     id: str
     game: str | None = None
+    factory: object = field(default=None, compare=False)
+    kwargs: dict = field(default_factory=dict, compare=False, hash=False)
+
+    def registered_id(self) -> str:
+        """The Gymnasium id to make, once the module of a `module:Env-v0` has registered it (in this process)."""
+        if not is_reference(self.id):
+            return self.id
+        import_module_of(self.id, "env")
+        return self.id.partition(":")[2].strip()
+
+    def make(self, max_episode_steps: int | None = None, **options):
+        """One Gymnasium env of this spec, cut at `max_episode_steps` if given; `options` (render_mode)
+        go to `gymnasium.make` (a user's factory takes only its env_kwargs)."""
+        import gymnasium
+
+        if self.factory is None:
+            limits = {} if max_episode_steps is None else {"max_episode_steps": max_episode_steps}
+            return gymnasium.make(self.registered_id(), disable_env_checker=True, **limits, **options, **self.kwargs)
+        env = self.factory(**self.kwargs)
+        if not isinstance(env, gymnasium.Env):
+            raise EnvError(f"env: {self.id} returned a {type(env).__name__}, not a gymnasium.Env")
+        return env if max_episode_steps is None else gymnasium.wrappers.TimeLimit(env, max_episode_steps)
 
 
 def _squash(name: str) -> str:
@@ -72,6 +99,11 @@ def _gym_id(name: str) -> str | None:
     """
     import gymnasium
 
+    if is_reference(name):                  # `module:Env-v0`: the module registers Env-v0 when imported
+        import_module_of(name, "env")
+        module, _, bare = name.partition(":")
+        found = _gym_id(bare.strip())
+        return None if found is None else f"{module.strip()}:{found}"
     registry = gymnasium.registry
     if name not in registry:
         versions = [key for key in registry if re.fullmatch(re.escape(name) + r"-v\d+", key)]
@@ -81,8 +113,10 @@ def _gym_id(name: str) -> str | None:
     return name
 
 
-@functools.lru_cache(maxsize=None)
-def _check_spaces(env_id: str) -> None:
+_CHECKED: dict = {}          # spaces already checked, by (id, kwargs), for registered envs only
+
+
+def _check_spaces(spec: EnvSpec) -> None:
     """Build the env once to read its spaces: there is no cheaper way to learn them.
 
     DQN picks one of n actions, and the networks, the replay and the vector backends all take an
@@ -90,41 +124,73 @@ def _check_spaces(env_id: str) -> None:
     """
     import gymnasium
 
+    key = None if spec.factory is not None else (spec.id, repr(sorted(spec.kwargs.items())))
+    if key in _CHECKED:
+        return
     try:
-        env = gymnasium.make(env_id, disable_env_checker=True)
+        env = spec.make()
     except gymnasium.error.Error as exc:  # missing dependency (e.g. Box2D) and the like
-        raise EnvError(f"cannot create '{env_id}': {str(exc).splitlines()[0]}") from exc
+        raise EnvError(f"cannot create '{spec.id}': {str(exc).splitlines()[0]}") from exc
+    except TypeError as exc:              # most often an env_kwargs key the constructor does not take
+        raise EnvError(f"cannot create '{spec.id}' with env_kwargs {spec.kwargs}: {exc}") from None
     try:
         actions, observations = env.action_space, env.observation_space
     finally:
         env.close()
     if not isinstance(actions, gymnasium.spaces.Discrete):
-        raise EnvError(f"'{env_id}' has action space {actions}; DQN needs a Discrete action space")
+        raise EnvError(f"'{spec.id}' has action space {actions}; DQN needs a Discrete action space")
     if not isinstance(observations, gymnasium.spaces.Box) or not observations.shape:
-        raise EnvError(f"env: '{env_id}' has observation space {observations}, which gorila does not support: "
+        raise EnvError(f"env: '{spec.id}' has observation space {observations}, which gorila does not support: "
                        "it needs a Box observation space (an array of numbers, as in CartPole-v1)")
+    if key is not None:
+        _CHECKED[key] = True
 
 
-def resolve_env(name: str | EnvSpec) -> EnvSpec:
-    """Canonical spec for a user's environment name; raises EnvError when there is none."""
+def resolve_env(name, kwargs: dict | None = None) -> EnvSpec:
+    """Canonical spec for a user's environment (a name, a `module:attr` reference or a callable) and
+    the keyword arguments of its constructor; raises EnvError when there is none."""
     if isinstance(name, EnvSpec):
         return name
+    kwargs = dict(kwargs or {})
+    if callable(name):
+        return _gym_spec(EnvSpec(kind="gym", id=reference_of(name), factory=name, kwargs=kwargs))
     if not isinstance(name, str) or not name.strip():
         raise EnvError(f"environment name must be a non-empty string, got {name!r}")
     name = name.strip()
+    try:
+        spec = _resolve_name(name)
+    except PluginError as error:
+        raise EnvError(str(error)) from None
+    if kwargs and spec.kind == "atari":
+        raise EnvError(f"env_kwargs: {spec.id} is played by gorila's own Atari environment, which takes its "
+                       "settings as config fields (sticky_actions, full_action_set, ...), not env_kwargs")
+    spec = EnvSpec(spec.kind, spec.id, spec.game, spec.factory, kwargs)
+    return _gym_spec(spec) if spec.kind == "gym" or spec.kwargs else spec     # MinAtar's kwargs are tried too
+
+
+def _resolve_name(name: str) -> EnvSpec:
+    """The spec a name spells, before env_kwargs: MinAtar, Atari, a registered Gymnasium id, a
+    `module:Env-v0` or a `module:factory`."""
     if name.lower().startswith(MINATAR_PREFIX.lower()):
         return _resolve_minatar(name)
     gym_id = None if name.startswith("ALE/") else _gym_id(name)
+    if is_reference(name):
+        if gym_id is not None:
+            return EnvSpec(kind="gym", id=gym_id)
+        if re.search(r"-v\d+$", name):
+            raise EnvError(f"env: importing {name.partition(':')[0]!r} registered no Gymnasium env "
+                           f"{name.partition(':')[2]!r}")
+        return EnvSpec(kind="gym", id=name, factory=resolve_callable(name, "env"))
     if gym_id is not None and re.search(r"-v\d+$", name):
-        return _gym_spec(gym_id)  # an exact Gymnasium id wins over a ROM of the same name
+        return EnvSpec(kind="gym", id=gym_id)      # an exact Gymnasium id wins over a ROM of the same name
     spec = _resolve_atari(name)
     if spec is not None:
         return spec
     if gym_id is not None:
-        return _gym_spec(gym_id)
+        return EnvSpec(kind="gym", id=gym_id)
     raise EnvError(
         f"unknown environment '{name}': not an Atari game (e.g. Pong, Breakout) "
-        f"nor a registered Gymnasium id ({_GYM_EXAMPLE})"
+        f"nor a registered Gymnasium id ({_GYM_EXAMPLE}), nor a package.module:Env-v0"
     )
 
 
@@ -138,10 +204,10 @@ def frames_per_agent_step(name: str) -> int:
         return 1
 
 
-def _gym_spec(gym_id: str) -> EnvSpec:
-    """Spec of a Gymnasium env, once its spaces are known to be ones gorila supports."""
-    _check_spaces(gym_id)
-    return EnvSpec(kind="gym", id=gym_id, game=None)
+def _gym_spec(spec: EnvSpec) -> EnvSpec:
+    """A Gymnasium env's spec, once its spaces are known to be ones gorila supports."""
+    _check_spaces(spec)
+    return spec
 
 
 MINATAR_PREFIX = "MinAtar/"

@@ -143,7 +143,7 @@ def make_vector_env(
                                      life_loss=life_loss_signal and not evaluation)
     elif spec.kind == "minatar":
         env = MinAtarVector(spec, num_envs, max_episode_frames or (atari.EVAL_MAX_FRAMES if evaluation else None))
-    elif has_batched_implementation(spec.id):
+    elif has_batched_implementation(spec):
         env = NativeGymVector(spec, num_envs, max_episode_frames)
     else:
         env = GymVector(spec, num_envs, max_episode_frames)
@@ -163,7 +163,7 @@ def make_vector_env_for(config, num_envs: int, seed: int, *, evaluation: bool = 
     `config` is a `gorila.config.Config`, read by attribute (the envs import nothing above them).
     Another env than Atari with an Atari setting other than its default raises EnvError naming it.
     """
-    spec = resolve_env(config.env)
+    spec = resolve_env(config.env, config.env_kwargs)
     settings = {key: getattr(config, key) for key in ATARI_SETTINGS}
     if spec.kind != "atari":
         defaults = {item.name: item.default for item in dataclasses.fields(config)}

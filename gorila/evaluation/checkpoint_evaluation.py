@@ -13,23 +13,25 @@ from gorila.components.evaluator import INDEPENDENT_SEED_OFFSET, Evaluator
 from gorila.evaluation.protocol_env import ProtocolEnv
 from gorila.evaluation.protocols import get_protocol, trained_protocol
 from gorila.evaluation.saved_agent import load_saved_agent
+from gorila.plugins import reference_of
 from gorila.records.checkpoints import version_note
 
 
 def evaluate_checkpoint(path, episodes: int | None = None, epsilon: float | None = None,
                         seed: int | None = None, protocol: str | None = "noop", starts: str | None = None,
-                        max_frames: int | None = None, say: Callable[[str], None] | None = None) -> dict:
+                        max_frames: int | None = None, say: Callable[[str], None] | None = None,
+                        objects: dict | None = None) -> dict:
     """Evaluate theta+ of a checkpoint under `protocol` (None: the one it was trained for, see
     `trained_protocol`) on episodes no training evaluation played; the returns, their mean and
     spread, the protocol's settings, the seeds and normalised scores. `say` receives a progress line
-    every 30 s of a long evaluation."""
+    every 30 s of a long evaluation; `objects` as `saved_agent.restore_config` takes them."""
     rules = None if protocol is None else get_protocol(protocol)
-    agent = load_saved_agent(path)
+    agent = load_saved_agent(path, objects)
     file, payload, config, info = agent.file, agent.payload, agent.config, agent.info
     if rules is None:
         protocol = trained_protocol(config.sticky_actions, info.is_atari)
         rules = get_protocol(protocol)
-    spec = resolve_env(config.env)
+    spec = resolve_env(config.env, config.env_kwargs)
     _check_protocol(spec, rules, starts)
     points, header = _start_points(starts, spec, rules)
     if episodes is None and points:
@@ -49,7 +51,7 @@ def evaluate_checkpoint(path, episodes: int | None = None, epsilon: float | None
     finally:
         evaluator.close()
     source = _source(rules, header)
-    return {"checkpoint": str(file), "env": config.env, "atari": info.is_atari, "env_frames": payload["env_frames"],
+    return {"checkpoint": str(file), "env": reference_of(config.env), "atari": info.is_atari, "env_frames": payload["env_frames"],
             "epsilon": config.eval_epsilon, "protocol": protocol,
             "settings": _settings(rules, config, info, evaluator, header), "seeds": played,
             "wall_seconds": round(time.time() - started, 2), "versions": payload.get("versions"),

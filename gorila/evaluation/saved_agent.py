@@ -11,6 +11,7 @@ from torch import nn
 from gorila.agent.networks import load_flat_parameters, q_network_for
 from gorila.config import Config, ConfigError, apply_overrides
 from gorila.contracts import EnvInfo
+from gorila.plugins import reference_of
 from gorila.records.checkpoints import CheckpointError, find_checkpoint, load_checkpoint
 
 
@@ -23,9 +24,11 @@ class SavedAgent:
     network: nn.Module      # the Q-network with theta+ loaded, no gradients
 
 
-def restore_config(payload: dict) -> Config:
+def restore_config(payload: dict, objects: dict | None = None) -> Config:
+    """The config a checkpoint was trained with; `objects` replace the references it holds (the user's
+    env or network callables, given again where their names do not import)."""
     try:
-        return apply_overrides(Config(), payload["config"])
+        return apply_overrides(Config(), {**payload["config"], **(objects or {})})
     except (KeyError, ConfigError) as error:
         raise CheckpointError(f"checkpoint holds no valid config ({error})") from None
 
@@ -47,15 +50,16 @@ def check_fits_game(config: Config, info: EnvInfo, file) -> None:
         shape, actions = tuple(env.obs_shape), env.num_actions
     if tuple(info.obs_shape) != shape or info.num_actions != actions:
         raise CheckpointError(f"{file}: its network ({info.num_actions} actions, observations {info.obs_shape}) "
-                              f"does not fit {config.env} ({actions} actions, observations {shape})")
+                              f"does not fit {reference_of(config.env)} ({actions} actions, observations {shape})")
 
 
-def load_saved_agent(path) -> SavedAgent:
+def load_saved_agent(path, objects: dict | None = None) -> SavedAgent:
     """The agent of a checkpoint (a file, or a run directory: its best checkpoint, else its latest); a
-    network that does not fit its game, or theta+ that does not fit its network, raises CheckpointError."""
+    network that does not fit its game, or theta+ that does not fit its network, raises CheckpointError.
+    `objects`: see `restore_config`."""
     file = find_checkpoint(path)
     payload = load_checkpoint(file)
-    config, info = restore_config(payload), restore_info(payload)
+    config, info = restore_config(payload, objects), restore_info(payload)
     check_fits_game(config, info, file)
     network = q_network_for(config, info).requires_grad_(False)
     theta, expected = payload.get("theta"), sum(p.numel() for p in network.parameters())

@@ -5,12 +5,14 @@ from __future__ import annotations
 import fcntl
 import itertools
 import os
+import re
 import socket
 import tempfile
 import time
 from pathlib import Path
 
 from gorila.config import Config, ConfigError
+from gorila.plugins import reference_of
 
 
 def claim_run_dir(config: Config) -> tuple[Path, bool]:
@@ -22,7 +24,7 @@ def claim_run_dir(config: Config) -> tuple[Path, bool]:
     """
     if config.run_dir:
         return claim_given(Path(config.run_dir))
-    return claim_default(config.env), True
+    return claim_default(reference_of(config.env).rpartition(":")[2]), True     # a module's env by its own name
 
 
 def claim_given(path: Path) -> tuple[Path, bool]:
@@ -50,7 +52,7 @@ def claim_given(path: Path) -> tuple[Path, bool]:
 
 def claim_default(env: str) -> Path:
     """runs/<env>-<date>-<time>, or the first of -2, -3, ... after it that no other launch took."""
-    base = Path("runs") / f"{env.replace('/', '_')}-{time.strftime('%Y%m%d-%H%M%S')}"
+    base = Path("runs") / f"{re.sub(r'[/<>]', '_', env)}-{time.strftime('%Y%m%d-%H%M%S')}"
     for attempt in itertools.count(1):
         path = base if attempt == 1 else base.with_name(f"{base.name}-{attempt}")
         try:

@@ -12,6 +12,7 @@ import socket
 from gorila.components.learner import learner_device
 from gorila.config import Config, ConfigError
 from gorila.contracts import EnvInfo, env_info, learner_processes
+from gorila.plugins import is_reference, reference_of
 from gorila.system.builders import min_sample_size, parameter_bounds, replay_warmup
 from gorila.system.schedule import check_learning_start
 from gorila.components.replay.storage import StreamStorage
@@ -72,6 +73,9 @@ def check_network(config: Config, info: EnvInfo) -> int:
     """
     import torch
     from gorila.agent.networks import q_network_for
+    users = callable(config.network) or is_reference(config.network)
+    # A built-in network fails with ValueError or RuntimeError; a user's factory may raise anything.
+    failures = Exception if users else (ValueError, RuntimeError)
     try:
         with torch.device("meta"):
             network = q_network_for(config, info)
@@ -79,11 +83,15 @@ def check_network(config: Config, info: EnvInfo) -> int:
         if size <= REAL_FORWARD_PARAMETERS:
             network = q_network_for(config, info)
         device = next(network.parameters()).device
-        network(torch.zeros((1, *info.obs_shape), dtype=getattr(torch, info.obs_dtype), device=device))
-    except (ValueError, RuntimeError) as error:
-        reason = str(error).strip().splitlines()[0]
-        raise ConfigError(f"network: {config.network} cannot take {config.env}'s observations of shape "
-                          f"{info.obs_shape} ({reason}); use --network auto") from None
+        out = network(torch.zeros((1, *info.obs_shape), dtype=getattr(torch, info.obs_dtype), device=device))
+    except failures as error:
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise ConfigError(f"network: {reference_of(config.network)} cannot take {reference_of(config.env)}'s "
+                          f"observations of shape {info.obs_shape} ({reason})"
+                          + ("" if users else "; use --network auto")) from None
+    if tuple(getattr(out, "shape", ())) != (1, info.num_actions):
+        raise ConfigError(f"network: {reference_of(config.network)} maps a batch of 1 observation to "
+                          f"{tuple(getattr(out, 'shape', ()))}, not (1, {info.num_actions}): one Q-value per action")
     return size
 
 

@@ -20,6 +20,7 @@ from gorila.components.learner import learner_device
 from gorila.config import Config, save_yaml
 from gorila.contracts import EvaluatorServer, ReplayServer, Worker, WorkerId, env_info
 from gorila.envs import make_vector_env_for
+from gorila.plugins import reference_of
 from gorila.records.checkpoints import (prepare_saved_states, save_best, save_checkpoint, save_replays,
                                         save_shard_backups)
 from gorila.records.durable import WriteError
@@ -275,7 +276,7 @@ class Trainer:
         try:
             stop_on_signals()          # again: starting Ray replaces the SIGTERM handler with its own
             resumed = f"; resumed at {self.info.frames(self.steps):,} frames" if self.resume else ""
-            self.display.message(f"gorila: {self.config.env} on {self.runtime.name}, "
+            self.display.message(f"gorila: {reference_of(self.config.env)} on {self.runtime.name}, "
                                  f"{describe_topology(self.config)}; run dir {self.run_dir}{resumed}")
             for line in (describe_schedule(self.config, self.info), epsilon_warning(self.config, self.info)):
                 if line:

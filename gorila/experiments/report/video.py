@@ -14,6 +14,7 @@ import numpy as np
 from gorila.agent.policy import EpsilonGreedyPolicy
 from gorila.components.evaluator import INDEPENDENT_SEED_OFFSET
 from gorila.envs.atari_constants import FRAMESKIP
+from gorila.envs.registry import EnvSpec, resolve_env
 from gorila.evaluation.saved_agent import load_saved_agent
 
 MAX_STEPS = 1000          # agent steps recorded at most (an Atari episode may run to 4,500)
@@ -35,7 +36,7 @@ def record_episode(checkpoint: Path, stem: Path, max_steps: int = MAX_STEPS) -> 
         frames, total = _atari_frames(config, policy, seed, max_steps)
         fps = 60 // FRAMESKIP     # one agent step is 4 frames at 60 Hz
     else:
-        frames, total = _gym_frames(config.env, policy, seed, max_steps)
+        frames, total = _gym_frames(resolve_env(config.env, config.env_kwargs), policy, seed, max_steps)
         fps = 30
     path, note = write_animation(frames, stem, fps)
     return path, f"{note}; return {total:g} over {len(frames) - 1} steps" + (
@@ -61,12 +62,11 @@ def _enlarge(frame: np.ndarray) -> np.ndarray:
     return np.repeat(np.repeat(frame, ATARI_SCALE, axis=0), ATARI_SCALE, axis=1)
 
 
-def _gym_frames(env_id: str, policy: EpsilonGreedyPolicy, seed: int, max_steps: int) -> tuple[list[np.ndarray], float]:
-    import gymnasium
-    env = gymnasium.make(env_id, render_mode="rgb_array")
+def _gym_frames(spec: EnvSpec, policy: EpsilonGreedyPolicy, seed: int, max_steps: int) -> tuple[list[np.ndarray], float]:
+    env = spec.make(render_mode="rgb_array")
     try:
         obs, _ = env.reset(seed=seed)
-        draw = _renderer(env, env_id)
+        draw = _renderer(env, spec.id)
         frames, total = [draw(obs)], 0.0
         for _ in range(max_steps):
             action = int(policy.act(obs[None].astype(np.float32), 0.0)[0])

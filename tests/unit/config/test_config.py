@@ -187,7 +187,7 @@ def test_device_resolution_on_this_machine():
     ("hidden_sizes: [64.7]\n", "hidden_sizes must be a list of integers (e.g. 64,64 or [64, 64]), got [64.7]"),  # not 64
     ("learning_rate: true\n", "learning_rate must be a number, got True"),
     ("dueling: 1\n", "dueling must be true or false, got 1"),
-    ("env: 7\n", "env must be a string, got 7"),
+    ("env: 7\n", "env must be a name or a callable, got 7"),
     ("runtime: null\n", "runtime must be one of ray, local, got null"),
     ("gamma: .nan\n", "gamma must be a number, got nan"),
     ("hidden_sizes: 64\n", "hidden_sizes must be a list of integers (e.g. 64,64 or [64, 64]), got 64"),
@@ -364,3 +364,32 @@ def test_the_apex_preset_is_prioritised_global_replay_and_builds_a_network_for_c
     cartpole = EnvInfo(obs_shape=(4,), obs_dtype="float32", num_actions=2, frame_shape=(4,), stack=1,
                        frames_per_step=1, is_atari=False)
     assert q_network_for(config, cartpole)(torch.zeros(3, 4)).shape == (3, 2)
+
+
+def test_env_kwargs_from_flags_set_and_yaml_are_typed_by_yaml(tmp_path):
+    from gorila.cli.flags import config_from_args
+    from gorila.cli.main import build_parser
+    args = build_parser().parse_args(["train", "--env-kwargs", "length=7", "--env-kwargs", "name=x",
+                                      "--env-kwargs", "sizes=[1, 2]"])
+    assert config_from_args(args).env_kwargs == {"length": 7, "name": "x", "sizes": [1, 2]}
+    assert build_config(overrides={"env_kwargs": "{length: 7, slip: 0.1}"}).env_kwargs == {"length": 7, "slip": 0.1}
+    (tmp_path / "c.yaml").write_text("env_kwargs:\n  length: 7\n")
+    assert build_config(file=str(tmp_path / "c.yaml")).env_kwargs == {"length": 7}
+    for bad in ("length", "=7", "[1, 2]"):
+        with pytest.raises(ConfigError, match=r"^env_kwargs must be a mapping of names to values"):
+            build_config(overrides={"env_kwargs": bad})
+
+
+def test_a_callable_env_and_network_are_saved_by_their_reference_and_read_back(tmp_path):
+    from tests.integration.test_user_code import make_signpost, small_q_network
+    config = build_config("cartpole", overrides={"env": make_signpost, "network": small_q_network,
+                                                 "env_kwargs": {"length": 7}})
+    assert config.env is make_signpost and config.network is small_q_network
+    save_yaml(config, tmp_path / "config.yaml")
+    again = build_config(file=str(tmp_path / "config.yaml"))
+    assert again.env == "tests.integration.test_user_code:make_signpost"
+    assert again.network == "tests.integration.test_user_code:small_q_network" and again.env_kwargs == {"length": 7}
+    with pytest.raises(ConfigError, match=r"^network must be one of auto, mlp, nature_cnn, minatar_cnn, a package"):
+        build_config(overrides={"network": "resnet"})
+    with pytest.raises(ConfigError, match=r"^env must be a name or a callable, got 3"):
+        build_config(overrides={"env": 3})

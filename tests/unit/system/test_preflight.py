@@ -145,3 +145,33 @@ def test_an_address_where_nothing_listens_is_named():
         port = probe.getsockname()[1]
     line = error_of(check_address, Config(address=f"127.0.0.1:{port}"))
     assert line.startswith(f"address: nothing answers at 127.0.0.1:{port}")
+
+
+def wrong_width_network(obs_shape, num_actions):
+    return torch.nn.Linear(obs_shape[0], num_actions + 1)
+
+
+def not_a_module(obs_shape, num_actions):
+    return "a network"
+
+
+def raising_network(obs_shape, num_actions):
+    raise KeyError("hidden")
+
+
+@pytest.mark.parametrize("network, message", [
+    (wrong_width_network, "maps a batch of 1 observation to (1, 3), not (1, 2): one Q-value per action"),
+    (not_a_module, "returned a str, not a torch.nn.Module"),
+    (raising_network, "cannot take CartPole-v1's observations of shape (4,) ('hidden')"),
+    (f"{__name__}:wrong_width_network", "maps a batch of 1 observation to (1, 3)"),
+    (f"{__name__}:missing", f"network: '{__name__}' has no 'missing'"),
+])
+def test_a_users_network_that_cannot_serve_as_a_q_network_is_one_line(network, message):
+    line = error_of(check_fits_env, build_config("cartpole", overrides={"network": network}), CARTPOLE)
+    assert line.startswith("network: ") and message in line and "\n" not in line
+
+
+def test_a_users_network_that_fits_passes_and_is_built_by_its_factory():
+    from tests.integration.test_user_code import small_q_network
+    config = build_config("cartpole", overrides={"network": small_q_network})
+    assert preflight(config) == CARTPOLE

@@ -1,0 +1,197 @@
+"""Gorila from Python: a config, `train`, `resume`, `evaluate` and `load_q_network`.
+
+    import gorila
+    config = gorila.make_config("cartpole", runtime="local", total_frames=50_000)
+    result = gorila.train(config)                    # a TrainResult: frames, evaluations, checkpoints
+    print(gorila.evaluate(result.run_dir, episodes=100).return_mean)
+    q = gorila.load_q_network(result.run_dir)        # a torch.nn.Module with its action mapping
+
+Everything `gorila train` checks is checked here too, and a bad value raises the same one-line error
+(`gorila.ConfigError`, `EnvError`, ...). A run works from a script, a notebook or a thread other than
+the main one: Ctrl-C stops it cleanly with a final checkpoint where Python lets it install the
+handler (the main thread). Your own environment and network are config values like any other:
+`env="package.module:Env-v0"`, or the callable itself, `env=make_env, env_kwargs={...}`,
+`network=make_network`.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from gorila.config import Config, build_config, validate
+from gorila.plugins import reference_of
+
+
+def make_config(preset: str | None = None, file: str | Path | None = None, *, scale: float | None = None,
+                **fields) -> Config:
+    """The config of a preset (`gorila.PRESETS`), then a YAML file, then keyword fields, as `gorila
+    train --preset P --config FILE --FIELD VALUE` builds it; `scale` as `--scale`."""
+    return build_config(preset, None if file is None else str(file), fields, scale)
+
+
+@dataclass(frozen=True)
+class TrainResult:
+    """What a run did and where it left its parameters."""
+    run_dir: Path
+    env_frames: int
+    updates: int
+    wall_time: float                      # seconds, from launch
+    stop_reason: str                      # budget, solved, interrupted, ...
+    interrupted: bool
+    best_eval_return: float | None        # the best evaluation mean of the run
+    final_eval_return: float | None       # the last evaluation mean
+    solved_at_frames: int | None          # the first confirmed evaluation at or above stop_at_return
+    solved_at_seconds: float | None
+    checkpoint: Path                      # the final checkpoint
+    best_checkpoint: Path | None          # best.pt, what `evaluate(run_dir)` loads
+    summary: dict = field(repr=False)     # everything the run's summary record holds
+
+
+def train(config: Config, run_dir: str | Path | None = None, *, live_progress: bool | None = None) -> TrainResult:
+    """Train `config` in `run_dir` (default: `config.run_dir`, else runs/<env>-<date>-<time>), which is
+    created and must be empty. `live_progress`: a progress bar (default: when stdout is a terminal)."""
+    from gorila.records.run_dirs import claim_run_dir
+    from gorila.system.preflight import preflight
+    if not isinstance(config, Config):
+        raise TypeError(f"train takes a gorila.Config (see gorila.make_config), not a {type(config).__name__}")
+    config = validate(dataclasses.replace(config, run_dir=str(run_dir)) if run_dir is not None else config)
+    preflight(config)
+    directory, created = claim_run_dir(config)
+    return run_in(config, directory, created=created, live_progress=live_progress)
+
+
+def resume(run_dir: str | Path, *, live_progress: bool | None = None, **changes) -> TrainResult:
+    """Continue the run in `run_dir` from its latest good checkpoint, with `changes` to its config
+    (e.g. a larger total_frames), as `gorila train --resume RUN_DIR` does."""
+    from gorila.records.checkpoints import load_latest_good
+    from gorila.records.run_dirs import RunLock
+    from gorila.system.preflight import preflight
+    run_dir = Path(run_dir)
+    RunLock.refuse_if_held(run_dir)
+    payload = load_latest_good(run_dir)
+    config = build_config(None, None, {**payload["config"], **changes, "run_dir": str(run_dir)})
+    preflight(config)
+    return run_in(config, run_dir, payload=payload, live_progress=live_progress)
+
+
+def run_in(config: Config, run_dir: Path, *, created: bool = False, payload: dict | None = None,
+           live_progress: bool | None = None, start_time: float | None = None) -> TrainResult:
+    """Train a checked config in a claimed run directory (or resume `payload` in it), holding the
+    directory's lock; a directory this launch `created` that nothing was written to is removed."""
+    from gorila.records.run_dirs import RunLock, remove_if_empty
+    from gorila.system.trainer import Trainer
+    lock = RunLock(run_dir)
+    try:
+        summary = Trainer(config, run_dir, live_progress=live_progress, start_time=start_time,
+                          resume=payload).run()
+    finally:
+        lock.release()
+        if created:
+            remove_if_empty(run_dir)
+    return train_result(run_dir, summary)
+
+
+def train_result(run_dir: Path, summary: dict) -> TrainResult:
+    """A `TrainResult` of the summary dict `Trainer.run` returns."""
+    checkpoint = Path(summary["checkpoint"])
+    best = checkpoint.parent / "best.pt"
+    return TrainResult(run_dir=Path(run_dir), env_frames=summary["env_frames"], updates=summary["updates"],
+                       wall_time=summary["wall_time"], stop_reason=summary["stop_reason"],
+                       interrupted=summary["interrupted"], best_eval_return=summary["best_eval_return_mean"],
+                       final_eval_return=summary.get("final_eval_return_mean"),
+                       solved_at_frames=summary.get("solved_at_frames"),
+                       solved_at_seconds=summary.get("solved_at_seconds"), checkpoint=checkpoint,
+                       best_checkpoint=best if best.is_file() else None, summary=summary)
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """A checkpoint's score under an evaluation protocol."""
+    checkpoint: Path
+    env: str
+    protocol: str
+    episodes: int
+    return_mean: float
+    return_std: float
+    returns: list[float]
+    details: dict = field(repr=False)     # what `gorila evaluate --json` writes: seeds, settings, normalised scores
+
+
+def evaluate(run_or_checkpoint: str | Path, *, protocol: str | None = None, episodes: int | None = None,
+             epsilon: float | None = None, seed: int | None = None, starts: str | Path | None = None,
+             max_frames: int | None = None, env=None, network=None) -> Evaluation:
+    """Evaluate a run's best checkpoint (or a checkpoint file) on fresh episodes, as `gorila evaluate`
+    does. `protocol` (noop, human-starts, machado; default: the one it was trained for), `episodes`
+    (default: the run's eval_episodes). `env`, `network`: the callables a run was trained with, when
+    they have no importable name (a lambda, a function of a notebook)."""
+    from gorila.evaluation.checkpoint_evaluation import evaluate_checkpoint
+    result = evaluate_checkpoint(run_or_checkpoint, episodes=episodes, epsilon=epsilon, seed=seed, protocol=protocol,
+                                 starts=None if starts is None else str(starts), max_frames=max_frames,
+                                 objects=_objects(env, network))
+    return Evaluation(checkpoint=Path(result["checkpoint"]), env=result["env"], protocol=result["protocol"],
+                      episodes=result["eval_episodes"], return_mean=result["eval_return_mean"],
+                      return_std=result["eval_return_std"], returns=result["eval_returns"], details=result)
+
+
+class QNetwork(nn.Module):
+    """A trained Q-network, ready to act: `q(obs)` gives one Q-value per action for a batch of
+    observations (or one), `q.act(obs)` the greedy actions as the environment takes them, and
+    `action_names` what each output means (Atari: ALE's action names, in the network's order)."""
+
+    def __init__(self, network: nn.Module, obs_shape: tuple, obs_dtype: str, action_names: list[str],
+                 checkpoint: Path, env: str, env_frames: int):
+        super().__init__()
+        self.network = network.eval().requires_grad_(False)
+        self.obs_shape, self.obs_dtype, self.action_names = tuple(obs_shape), obs_dtype, list(action_names)
+        self.checkpoint, self.env, self.env_frames = checkpoint, env, env_frames
+
+    @property
+    def num_actions(self) -> int:
+        return len(self.action_names)
+
+    def forward(self, obs) -> torch.Tensor:
+        batch = torch.as_tensor(np.asarray(obs, dtype=self.obs_dtype))
+        single = tuple(batch.shape) == self.obs_shape
+        values = self.network(batch[None] if single else batch)
+        return values[0] if single else values
+
+    def act(self, obs) -> np.ndarray | int:
+        """The greedy action(s): an int for one observation, an array for a batch."""
+        with torch.no_grad():
+            actions = self(obs).argmax(-1).numpy()
+        return int(actions) if actions.ndim == 0 else actions
+
+
+def load_q_network(run_or_checkpoint: str | Path, *, env=None, network=None) -> QNetwork:
+    """The Q-network of a run's best checkpoint (or of a checkpoint file) with theta+ loaded, checked to
+    fit its environment. `env`, `network` as in `evaluate`."""
+    from gorila.evaluation.saved_agent import load_saved_agent
+    agent = load_saved_agent(run_or_checkpoint, _objects(env, network))
+    return QNetwork(agent.network, agent.info.obs_shape, agent.info.obs_dtype, action_names(agent.config, agent.info),
+                    agent.file, reference_of(agent.config.env), agent.payload["env_frames"])
+
+
+def action_names(config: Config, info) -> list[str]:
+    """What each output of the network means: ALE's action names for an Atari game (its minimal set,
+    or all 18 with full_action_set), else the index of the Discrete action."""
+    if not info.is_atari:
+        return [str(index) for index in range(info.num_actions)]
+    from ale_py import Action
+    from gorila.envs.ale_single import AtariGame
+    if config.full_action_set:
+        return [action.name for action in Action][:info.num_actions]
+    game = AtariGame(config.env)
+    try:
+        return [Action(value).name for value in game.minimal_actions]
+    finally:
+        game.close()
+
+
+def _objects(env, network) -> dict:
+    """The config values a saved run's references are replaced with."""
+    return {key: value for key, value in (("env", env), ("network", network)) if value is not None}

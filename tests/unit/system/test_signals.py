@@ -1,0 +1,29 @@
+"""Ctrl-C and SIGTERM become KeyboardInterrupt in the main thread; from any other thread (where Python
+refuses to install handlers) nothing is installed and nothing raises."""
+import os
+import signal
+import threading
+
+import pytest
+
+from gorila.system.signals import restore_signals, stop_on_signals
+
+
+def test_in_the_main_thread_sigterm_raises_keyboard_interrupt_until_restored():
+    previous = stop_on_signals()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGTERM)
+            signal.sigtimedwait([], 1)           # let the handler run
+    finally:
+        restore_signals(previous)
+    assert signal.getsignal(signal.SIGTERM) is previous[signal.SIGTERM]
+
+
+def test_from_another_thread_no_handler_is_installed():
+    before = signal.getsignal(signal.SIGTERM)
+    seen = {}
+    worker = threading.Thread(target=lambda: seen.setdefault("replaced", stop_on_signals()))
+    worker.start()
+    worker.join()
+    assert seen["replaced"] == {} and signal.getsignal(signal.SIGTERM) is before
