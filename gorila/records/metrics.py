@@ -87,16 +87,19 @@ class MetricsWriter:
 
 
 class TrainWindow:
-    """Adds up the workers' reports between two train records; keeps the last 100 episode returns."""
+    """Adds up the workers' reports between two train records; keeps the returns and lengths of the
+    last 100 episodes."""
 
     def __init__(self, now: float = 0.0):
         self.returns: collections.deque = collections.deque(maxlen=100)
+        self.lengths: collections.deque = collections.deque(maxlen=100)
         self.dropped_outliers = 0           # over the whole run
         self._reset(now)
 
     def _reset(self, now: float) -> None:
         self.since, self.steps, self.updates = now, 0, 0
         self.loss_sum, self.loss_count, self.dropped, self.replay_size = 0.0, 0, 0, None
+        self.epsilon_sum, self.q_sum, self.q_count = 0.0, 0.0, 0
 
     def add(self, report: Report) -> None:
         self.steps += report.steps
@@ -106,6 +109,10 @@ class TrainWindow:
         self.dropped += report.dropped_outliers
         self.dropped_outliers += report.dropped_outliers
         self.returns.extend(report.episode_returns)
+        self.lengths.extend(report.episode_lengths)
+        self.epsilon_sum += report.epsilon_sum
+        self.q_sum += report.q_sum
+        self.q_count += report.q_count
         if report.replay_size is not None:
             self.replay_size = report.replay_size
 
@@ -114,12 +121,20 @@ class TrainWindow:
         return not (self.steps or self.updates)
 
     def close(self, now: float, frames_per_step: int) -> dict:
-        """The window's rates and means (None where there is nothing to average); starts a new window."""
+        """The window's rates and means (None where there is nothing to average); starts a new window.
+
+        `epsilon` is the mean exploration rate of the window's agent steps (over all actors), `q_mean`
+        the mean Q(s, a) of the actions taken in the window's sampled minibatches (what the loss fits
+        to the targets), `episode_length` the mean agent steps of the episodes `return_mean` averages.
+        """
         elapsed = max(now - self.since, 1e-6)
+        mean = lambda total, count: total / count if count else None
         stats = {"fps": self.steps * frames_per_step / elapsed, "ups": self.updates / elapsed,
                  "episodes_recent": len(self.returns),
                  "return_mean": float(np.mean(self.returns)) if self.returns else None,
-                 "loss": self.loss_sum / self.loss_count if self.loss_count else None,
+                 "episode_length": float(np.mean(self.lengths)) if self.lengths else None,
+                 "epsilon": mean(self.epsilon_sum, self.steps), "q_mean": mean(self.q_sum, self.q_count),
+                 "loss": mean(self.loss_sum, self.loss_count),
                  "dropped_outliers": self.dropped, "replay_size": self.replay_size}
         self._reset(now)
         return stats
