@@ -1,4 +1,5 @@
-"""Run metrics: one JSON object per line in metrics.jsonl, the same scalars in TensorBoard.
+"""Run metrics: one JSON object per line in metrics.jsonl, the same scalars in TensorBoard (and in
+Weights & Biases with --track, `gorila.records.tracking`).
 
 Every record carries `wall_time` (seconds since launch) and `env_frames`; evaluation records also
 carry `eval_return_mean` and `eval_return_std`. A record is written whole or not at all: one that a
@@ -20,15 +21,17 @@ from gorila.records.durable import WriteError, reason, write_text_atomically
 
 class MetricsWriter:
     """Appends records; a resumed run passes `purge_after` (the checkpoint's frames) so that TensorBoard
-    drops what the lost part of the run had logged past it, as `truncate_metrics` does for the file."""
+    drops what the lost part of the run had logged past it, as `truncate_metrics` does for the file.
+    A `tracker` (a `WandbRun`) is given every scalar TensorBoard is."""
 
     def __init__(self, run_dir: str | Path, start_time: float | None = None, tensorboard: bool = True,
-                 purge_after: int | None = None):
+                 purge_after: int | None = None, tracker=None):
         self.run_dir = Path(run_dir)
         self.start = time.time() if start_time is None else start_time
         self.path = self.run_dir / "metrics.jsonl"
         self.file = open(self.path, "ab", buffering=0)     # unbuffered: nothing is left to fail at close
         self.failed = False                                # a write failed (and was reported)
+        self.tracker = tracker
         self.tb = None
         if tensorboard:
             from torch.utils.tensorboard import SummaryWriter
@@ -41,10 +44,11 @@ class MetricsWriter:
     def write(self, kind: str, env_frames: int, values: dict) -> dict:
         record = {"kind": kind, "wall_time": round(self.elapsed(), 3), "env_frames": int(env_frames), **values}
         self._append((json.dumps(record) + "\n").encode())
-        scalars = {key: value for key, value in values.items()
-                   if isinstance(value, (int, float)) and not isinstance(value, bool)}
-        self._tensorboard(lambda tb: [tb.add_scalar(f"{kind}/{key}", value, env_frames)
-                                      for key, value in scalars.items()])
+        tags = {f"{kind}/{key}": value for key, value in values.items()
+                if isinstance(value, (int, float)) and not isinstance(value, bool)}
+        self._tensorboard(lambda tb: [tb.add_scalar(tag, value, env_frames) for tag, value in tags.items()])
+        if self.tracker is not None:
+            self.tracker.log(tags, env_frames)
         return record
 
     def _append(self, line: bytes) -> None:
@@ -74,9 +78,10 @@ class MetricsWriter:
         flat = {k: (v if isinstance(v, (int, float, str, bool)) else str(v)) for k, v in config.items()}
         self._tensorboard(lambda tb: tb.add_hparams(flat, {f"hparam/{k}": v for k, v in final.items()}, run_name="."))
 
-    def close(self) -> None:
-        """Close the file and TensorBoard. After a write failed (and was reported), a second failure on
-        the way out is not raised: it would hide the first."""
+    def close(self, exit_code: int = 0) -> None:
+        """Close the file and TensorBoard, and finish the tracked run with the process's `exit_code`.
+        After a write failed (and was reported), a second failure on the way out is not raised: it
+        would hide the first."""
         self.file.close()
         failed_before = self.failed
         try:
@@ -84,6 +89,9 @@ class MetricsWriter:
         except WriteError:
             if not failed_before:
                 raise
+        finally:
+            if self.tracker is not None:
+                self.tracker.finish(exit_code)
 
 
 class TrainWindow:
