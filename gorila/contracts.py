@@ -91,9 +91,13 @@ class Report:
     steps: int = 0                              # agent steps taken (actors, bundles)
     updates: int = 0                            # learner updates made (learners, bundles)
     episode_returns: tuple[float, ...] = ()     # raw returns of the episodes that ended
+    episode_lengths: tuple[int, ...] = ()       # their lengths in agent steps
+    epsilon_sum: float = 0.0                    # the exploration rate summed over the agent steps taken
     loss_sum: float = 0.0                       # summed over the gradients that were sent
     loss_count: int = 0
     dropped_outliers: int = 0                   # gradients the outlier filter dropped
+    q_sum: float = 0.0                          # Q(s, a) of the sampled transitions' actions, summed
+    q_count: int = 0                            # sampled transitions
     replay_size: int | None = None              # entries in the worker's own replay (bundles)
     process: int = field(default_factory=os.getpid)  # who reported: changes when Ray restarts the worker
 
@@ -101,7 +105,8 @@ class Report:
         """The report of a bundle: its actor's and its learner's in one."""
         return replace(self, updates=self.updates + other.updates, loss_sum=self.loss_sum + other.loss_sum,
                        loss_count=self.loss_count + other.loss_count,
-                       dropped_outliers=self.dropped_outliers + other.dropped_outliers)
+                       dropped_outliers=self.dropped_outliers + other.dropped_outliers,
+                       q_sum=self.q_sum + other.q_sum, q_count=self.q_count + other.q_count)
 
 
 class ParameterSource(Protocol):

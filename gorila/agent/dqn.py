@@ -80,7 +80,12 @@ def dqn_loss(q_online: torch.Tensor, actions: torch.Tensor, targets: torch.Tenso
              huber_delta: float = 1.0, reduction: str = "mean", weights: torch.Tensor | None = None) -> torch.Tensor:
     """Loss of Q(s, a) against fixed targets y for the actions taken, summed or averaged over the batch;
     with `weights`, each transition's term scaled by its importance-sampling weight."""
-    q_taken = taken_q(q_online, actions)
+    return taken_q_loss(taken_q(q_online, actions), targets, huber_delta, reduction, weights)
+
+
+def taken_q_loss(q_taken: torch.Tensor, targets: torch.Tensor, huber_delta: float = 1.0,
+                 reduction: str = "mean", weights: torch.Tensor | None = None) -> torch.Tensor:
+    """`dqn_loss` from the taken actions' Q(s, a) (`taken_q`), for a caller that also reports them."""
     if weights is None:
         return huber_loss(q_taken, targets, huber_delta, reduction)
     return weighted_huber_loss(q_taken, targets, weights, huber_delta, reduction)

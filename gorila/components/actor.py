@@ -41,9 +41,12 @@ class Actor:
         num_envs = self.env.num_envs
         self.episode_ended = np.zeros(num_envs, bool)   # the current obs is the last of its episode
         self.episode_return = np.zeros(num_envs, np.float64)
+        self.episode_length = np.zeros(num_envs, np.int64)
         self.steps = 0
         self.steps_since_sync = 0
         self.completed: list[float] = []
+        self.completed_lengths: list[int] = []
+        self.epsilon_sum = 0.0           # epsilon summed over the agent steps taken since the last report
         self.sync()
 
     def sync(self) -> None:
@@ -64,7 +67,8 @@ class Actor:
         """
         if self.steps_since_sync >= self.config.actor_sync_every:
             self.sync()
-        actions = self.policy.act(self.obs, self.epsilon)
+        epsilon = self.epsilon
+        actions = self.policy.act(self.obs, epsilon)
         result = self.env.step(actions)
         reward = np.clip(result.reward, -1.0, 1.0) if self.config.clip_rewards else result.reward
         newest_frame = self.obs[:, -1] if self.info.stack > 1 else self.obs
@@ -72,20 +76,24 @@ class Actor:
         ended = self.episode_ended
         self.writer.add(newest_frame, actions, np.where(ended, 0.0, reward).astype(np.float32),
                         result.terminal & ~ended, ended.copy())
-        self._track_returns(result, ended)
+        self._track_episodes(result, ended)
         self.obs = result.obs
         self.episode_ended = result.episode_end.copy()
         taken = len(ended) - int(ended.sum())
         self.steps += taken
         self.steps_since_sync += taken
+        self.epsilon_sum += epsilon * taken
         return taken
 
-    def _track_returns(self, result, ended: np.ndarray) -> None:
+    def _track_episodes(self, result, ended: np.ndarray) -> None:
+        """Raw return and length in agent steps of each copy's episode; those that ended are kept."""
         live = ~ended
         self.episode_return[live] += result.reward[live]
+        self.episode_length += live
         for slot in np.flatnonzero(result.episode_end & live):
             self.completed.append(float(self.episode_return[slot]))
-            self.episode_return[slot] = 0.0
+            self.completed_lengths.append(int(self.episode_length[slot]))
+            self.episode_return[slot], self.episode_length[slot] = 0.0, 0
 
     def run(self, budget: int) -> Report:
         """At least `budget` agent steps (a whole number of vector steps); a report for the driver."""
@@ -101,8 +109,10 @@ class Actor:
         self.steps = steps
 
     def report(self, steps: int) -> Report:
-        completed, self.completed = self.completed, []
-        return Report(steps=steps, episode_returns=tuple(completed))
+        report = Report(steps=steps, episode_returns=tuple(self.completed),
+                        episode_lengths=tuple(self.completed_lengths), epsilon_sum=self.epsilon_sum)
+        self.completed, self.completed_lengths, self.epsilon_sum = [], [], 0.0
+        return report
 
     def close(self) -> None:
         self.env.close()

@@ -83,6 +83,10 @@ class Learner:
         self.outbox: list[np.ndarray] = []        # gradients waiting to travel together (push_every)
         self.outbox_versions = None
         self.losses: list[float] = []
+        # Q(s, a) summed on the learner's device: adding to it makes the GPU wait for nothing; the
+        # report reads it once per budget, not once per update.
+        self.q_sum = torch.zeros((), device=self.device)
+        self.q_count = 0
         self.sync()
 
     def sync(self, pulled: tuple | None = None) -> None:
@@ -100,7 +104,8 @@ class Learner:
     def gradient(self, batch: Minibatch) -> tuple[float, np.ndarray]:
         """Mean loss per transition and flat gradient of the DQN loss (`loss_reduction`) on one
         minibatch, theta- fixed; a prioritised minibatch's loss is weighted by its importance-sampling
-        weights, and its entries' new |delta| go back to the replay as soon as they are known."""
+        weights, and its entries' new |delta| go back to the replay as soon as they are known. The
+        minibatch's Q(s, a) are added up for the report."""
         as_tensor = lambda array: torch.as_tensor(array, device=self.device)
         obs, next_obs = as_tensor(batch.obs), as_tensor(batch.next_obs)
         with torch.no_grad():
@@ -109,9 +114,11 @@ class Learner:
             targets = dqn.td_targets(as_tensor(batch.returns), as_tensor(batch.discounts), next_q_target,
                                      next_q_online)
         q_online, actions = self.online(obs), as_tensor(batch.actions)
+        q_taken = dqn.taken_q(q_online, actions)
         weights = None if batch.weights is None else as_tensor(batch.weights)
-        loss = dqn.dqn_loss(q_online, actions, targets, self.config.huber_delta, self.config.loss_reduction,
-                            weights)
+        loss = dqn.taken_q_loss(q_taken, targets, self.config.huber_delta, self.config.loss_reduction, weights)
+        self.q_sum += q_taken.detach().sum()
+        self.q_count += len(batch)
         for parameter in self.online_parameters:
             parameter.grad = None
         loss.backward()
@@ -162,5 +169,7 @@ class Learner:
     def report(self, updates: int) -> Report:
         losses, self.losses = self.losses, []
         dropped, self.dropped = self.dropped, 0
+        q_sum, q_count, self.q_count = float(self.q_sum), self.q_count, 0
+        self.q_sum.zero_()
         return Report(updates=updates, loss_sum=float(np.sum(losses)), loss_count=len(losses),
-                      dropped_outliers=dropped)
+                      dropped_outliers=dropped, q_sum=q_sum, q_count=q_count)

@@ -184,6 +184,14 @@ class Config:
     """Save every replay memory with each checkpoint (compressed .npz, written atomically), so that --resume continues with its experience instead of refilling it."""
     shard_backup_every_seconds: float = checked(10.0, lambda v: v > 0, "be > 0")
     """Seconds between copies of the parameter shards' states in the run directory, which a restarted shard restores (Ray)."""
+    track: bool = False
+    """Log the same scalars as TensorBoard, and the config, to Weights & Biases (pip install 'gorila[track]'); WANDB_MODE=offline writes a local run to sync later."""
+    wandb_project: str = "gorila"
+    """Weights & Biases project of a tracked run."""
+    wandb_entity: str = ""
+    """Weights & Biases entity (user or team) of a tracked run; empty: the logged-in user's default."""
+    wandb_run_name: str = ""
+    """Name of the tracked run in Weights & Biases; empty: the run directory's name."""
 
     # --- fault tolerance (Ray) ------------------------------------------------------------------
     max_failures: int = checked(10, lambda v: v >= 0, "be >= 0")

@@ -1,4 +1,5 @@
-"""Run metrics: one JSON object per line in metrics.jsonl, the same scalars in TensorBoard.
+"""Run metrics: one JSON object per line in metrics.jsonl, the same scalars in TensorBoard (and in
+Weights & Biases with --track, `gorila.records.tracking`).
 
 Every record carries `wall_time` (seconds since launch) and `env_frames`; evaluation records also
 carry `eval_return_mean` and `eval_return_std`. A record is written whole or not at all: one that a
@@ -20,15 +21,17 @@ from gorila.records.durable import WriteError, reason, write_text_atomically
 
 class MetricsWriter:
     """Appends records; a resumed run passes `purge_after` (the checkpoint's frames) so that TensorBoard
-    drops what the lost part of the run had logged past it, as `truncate_metrics` does for the file."""
+    drops what the lost part of the run had logged past it, as `truncate_metrics` does for the file.
+    A `tracker` (a `WandbRun`) is given every scalar TensorBoard is."""
 
     def __init__(self, run_dir: str | Path, start_time: float | None = None, tensorboard: bool = True,
-                 purge_after: int | None = None):
+                 purge_after: int | None = None, tracker=None):
         self.run_dir = Path(run_dir)
         self.start = time.time() if start_time is None else start_time
         self.path = self.run_dir / "metrics.jsonl"
         self.file = open(self.path, "ab", buffering=0)     # unbuffered: nothing is left to fail at close
         self.failed = False                                # a write failed (and was reported)
+        self.tracker = tracker
         self.tb = None
         if tensorboard:
             from torch.utils.tensorboard import SummaryWriter
@@ -41,10 +44,11 @@ class MetricsWriter:
     def write(self, kind: str, env_frames: int, values: dict) -> dict:
         record = {"kind": kind, "wall_time": round(self.elapsed(), 3), "env_frames": int(env_frames), **values}
         self._append((json.dumps(record) + "\n").encode())
-        scalars = {key: value for key, value in values.items()
-                   if isinstance(value, (int, float)) and not isinstance(value, bool)}
-        self._tensorboard(lambda tb: [tb.add_scalar(f"{kind}/{key}", value, env_frames)
-                                      for key, value in scalars.items()])
+        tags = {f"{kind}/{key}": value for key, value in values.items()
+                if isinstance(value, (int, float)) and not isinstance(value, bool)}
+        self._tensorboard(lambda tb: [tb.add_scalar(tag, value, env_frames) for tag, value in tags.items()])
+        if self.tracker is not None:
+            self.tracker.log(tags, env_frames)
         return record
 
     def _append(self, line: bytes) -> None:
@@ -74,9 +78,10 @@ class MetricsWriter:
         flat = {k: (v if isinstance(v, (int, float, str, bool)) else str(v)) for k, v in config.items()}
         self._tensorboard(lambda tb: tb.add_hparams(flat, {f"hparam/{k}": v for k, v in final.items()}, run_name="."))
 
-    def close(self) -> None:
-        """Close the file and TensorBoard. After a write failed (and was reported), a second failure on
-        the way out is not raised: it would hide the first."""
+    def close(self, exit_code: int = 0) -> None:
+        """Close the file and TensorBoard, and finish the tracked run with the process's `exit_code`.
+        After a write failed (and was reported), a second failure on the way out is not raised: it
+        would hide the first."""
         self.file.close()
         failed_before = self.failed
         try:
@@ -84,19 +89,25 @@ class MetricsWriter:
         except WriteError:
             if not failed_before:
                 raise
+        finally:
+            if self.tracker is not None:
+                self.tracker.finish(exit_code)
 
 
 class TrainWindow:
-    """Adds up the workers' reports between two train records; keeps the last 100 episode returns."""
+    """Adds up the workers' reports between two train records; keeps the returns and lengths of the
+    last 100 episodes."""
 
     def __init__(self, now: float = 0.0):
         self.returns: collections.deque = collections.deque(maxlen=100)
+        self.lengths: collections.deque = collections.deque(maxlen=100)
         self.dropped_outliers = 0           # over the whole run
         self._reset(now)
 
     def _reset(self, now: float) -> None:
         self.since, self.steps, self.updates = now, 0, 0
         self.loss_sum, self.loss_count, self.dropped, self.replay_size = 0.0, 0, 0, None
+        self.epsilon_sum, self.q_sum, self.q_count = 0.0, 0.0, 0
 
     def add(self, report: Report) -> None:
         self.steps += report.steps
@@ -106,6 +117,10 @@ class TrainWindow:
         self.dropped += report.dropped_outliers
         self.dropped_outliers += report.dropped_outliers
         self.returns.extend(report.episode_returns)
+        self.lengths.extend(report.episode_lengths)
+        self.epsilon_sum += report.epsilon_sum
+        self.q_sum += report.q_sum
+        self.q_count += report.q_count
         if report.replay_size is not None:
             self.replay_size = report.replay_size
 
@@ -114,12 +129,20 @@ class TrainWindow:
         return not (self.steps or self.updates)
 
     def close(self, now: float, frames_per_step: int) -> dict:
-        """The window's rates and means (None where there is nothing to average); starts a new window."""
+        """The window's rates and means (None where there is nothing to average); starts a new window.
+
+        `epsilon` is the mean exploration rate of the window's agent steps (over all actors), `q_mean`
+        the mean Q(s, a) of the actions taken in the window's sampled minibatches (what the loss fits
+        to the targets), `episode_length` the mean agent steps of the episodes `return_mean` averages.
+        """
         elapsed = max(now - self.since, 1e-6)
+        mean = lambda total, count: total / count if count else None
         stats = {"fps": self.steps * frames_per_step / elapsed, "ups": self.updates / elapsed,
                  "episodes_recent": len(self.returns),
                  "return_mean": float(np.mean(self.returns)) if self.returns else None,
-                 "loss": self.loss_sum / self.loss_count if self.loss_count else None,
+                 "episode_length": float(np.mean(self.lengths)) if self.lengths else None,
+                 "epsilon": mean(self.epsilon_sum, self.steps), "q_mean": mean(self.q_sum, self.q_count),
+                 "loss": mean(self.loss_sum, self.loss_count),
                  "dropped_outliers": self.dropped, "replay_size": self.replay_size}
         self._reset(now)
         return stats

@@ -3,7 +3,7 @@ the field, instead of minutes (or hours) later inside Ray, a component or the ke
 
 `config.validate` checks each value and the topology on their own; the checks here need to know the
 environment (its observation shape, its action repeat) or this machine (its memory, its GPUs, what
-listens at `--address`). `check_fits_env` is the part the trainer repeats for programmatic runs.
+listens at `--address`, whether Weights & Biases can start a run for `--track` without a prompt). `check_fits_env` is the part the trainer repeats for programmatic runs.
 """
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from gorila.components.learner import learner_device
 from gorila.config import Config, ConfigError
 from gorila.contracts import EnvInfo, env_info, learner_processes
 from gorila.plugins import is_reference, reference_of
+from gorila.records.tracking import check_tracking
 from gorila.system.builders import min_sample_size, parameter_bounds, replay_warmup
 from gorila.system.schedule import check_learning_start
 from gorila.components.replay.storage import StreamStorage
@@ -25,6 +26,7 @@ PROBE_TIMEOUT_S = 5
 def preflight(config: Config) -> EnvInfo:
     """Every check that needs the environment or this machine, cheapest first; the env's `EnvInfo`."""
     check_address(config)
+    check_tracking(config)
     info = probe_env(config)
     check_fits_env(config, info)
     check_replay_memory(config, info)

@@ -9,6 +9,7 @@ its latest checkpoint with `resume=` (the payload of `records.checkpoints.load_l
 """
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -26,6 +27,7 @@ from gorila.records.checkpoints import (prepare_saved_states, save_best, save_ch
 from gorila.records.durable import WriteError
 from gorila.records.metrics import MetricsWriter, TrainWindow, parameter_server_stats
 from gorila.records.progress import ProgressDisplay
+from gorila.records.tracking import WandbRun
 from gorila.runtime import make_runtime
 from gorila.runtime.calls import WorkerError, failure_reason
 from gorila.system.builders import first_shard_states, parameter_client, replay_warmup
@@ -102,7 +104,8 @@ class Trainer:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         save_yaml(config, self.run_dir / "config.yaml")
         self.metrics = MetricsWriter(self.run_dir, start_time=self.start,
-                                     purge_after=self.info.frames(self.steps) if self.resume else None)
+                                     purge_after=self.info.frames(self.steps) if self.resume else None,
+                                     tracker=WandbRun.start(config, self.run_dir))
         self.window = TrainWindow(self.metrics.elapsed())
         self.display = ProgressDisplay(config.total_frames, self.live_progress)
 
@@ -306,10 +309,20 @@ class Trainer:
             self.display.message(f"no final checkpoint ({failure_reason(error)})")
 
     def close(self) -> None:
-        """Close the display, release the runtime, close the metrics (which may fail on a full disk)."""
+        """Close the display, release the runtime, close the metrics (which may fail on a full disk)
+        with the exit code the run ends with."""
         self.display.close()
         self.runtime.shutdown()
-        self.metrics.close()
+        self.metrics.close(self.exit_code())
+
+    def exit_code(self) -> int:
+        """What `gorila train` will exit with, told in `close`, which runs in `run`'s `finally`: while an
+        exception propagates, 130 for an interruption and 1 for a failure; 130 for a run stopped by
+        Ctrl-C, else 0."""
+        error = sys.exc_info()[1]
+        if error is not None:
+            return 130 if isinstance(error, KeyboardInterrupt) else 1
+        return 130 if self.scheduler.stop_reason is StopReason.INTERRUPTED else 0
 
     def summary(self, checkpoint: Path) -> dict:
         best = self.stop_rule.best

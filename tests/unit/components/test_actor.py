@@ -1,11 +1,13 @@
 """The actor's step count: what epsilon, the budget and the update ratio are counted in."""
 import numpy as np
+import pytest
 
+from gorila.agent import dqn
 from gorila.components.bundle import Bundle
 from gorila.components.replay import ReplayMemory
 from gorila.components.replay.routing import ReplayWriter, Route
 from gorila.config import build_config
-from gorila.contracts import EnvInfo
+from gorila.contracts import EnvInfo, Report
 from gorila.runtime.calls import DirectCalls
 from gorila.system import builders
 
@@ -44,4 +46,18 @@ def test_a_bundle_credits_its_learner_with_agent_steps_only():
     assert report.steps == actor.steps == 300
     assert bundle.update_credit == 300 % 4
     assert len(replay) == 300 + len(report.episode_returns)   # one reset entry per finished episode
+    assert report.updates and report.q_count == report.updates * config.batch_size   # the learner's part
+    actor.close()
+
+
+def test_an_actor_reports_each_episodes_length_and_the_exploration_rate_of_its_steps():
+    config, actor, _ = one_copy_actor()
+    report = actor.run(300)
+    assert report.steps == 300 and report.episode_lengths
+    assert report.episode_lengths == tuple(int(r) for r in report.episode_returns)   # CartPole: return = length
+    # one copy: the agent steps are 0, 1, ..., 299 of epsilon's schedule, each taken at its own epsilon
+    expected = sum(dqn.linear_epsilon(s, config.epsilon_start, actor.epsilon_end, config.epsilon_decay_steps)
+                   for s in range(300))
+    assert report.epsilon_sum == pytest.approx(expected)
+    assert actor.report(0) == Report(process=report.process)       # the report took what it counted
     actor.close()

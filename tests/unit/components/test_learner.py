@@ -4,7 +4,9 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+import torch
 
+from gorila.agent import dqn
 from gorila.system import builders
 from gorila.config import Config
 from gorila.contracts import EnvInfo, Report
@@ -99,7 +101,8 @@ def test_learner_drops_an_outlier_loss_after_warmup_and_counts_it():
     theta = np.concatenate([s.pull()[0] for s in shards])
     learner.replay = make_replay(1e6)                # every target is now ~1e6 away: loss ~1e6
     report = learner.run(1)
-    assert report == Report(updates=1, dropped_outliers=1)
+    assert replace(report, q_sum=0.0, q_count=0) == Report(updates=1, dropped_outliers=1)
+    assert report.q_count == 8                       # its minibatch's Q-values are still reported
     assert versions(shards) == [3, 3]
     np.testing.assert_array_equal(np.concatenate([s.pull()[0] for s in shards]), theta)
 
@@ -129,6 +132,16 @@ def test_summed_loss_sends_batch_size_times_the_mean_gradient_and_logs_the_same_
     assert sum_loss == pytest.approx(mean_loss, rel=1e-6)          # logged per transition either way
     np.testing.assert_allclose(sum_gradient, 8 * mean_gradient, rtol=1e-4, atol=1e-6)
     assert np.abs(mean_gradient).max() > 0
+
+
+def test_a_learner_reports_the_q_values_of_the_actions_in_its_minibatches():
+    learner, _ = make_learner(make_replay(1.0))
+    batch = make_replay(1.0).sample(8)               # the same seed: the minibatch the learner draws first
+    with torch.no_grad():
+        q_taken = dqn.taken_q(learner.online(torch.as_tensor(batch.obs)), torch.as_tensor(batch.actions))
+    report = learner.run(1)
+    assert report.q_count == 8 and report.q_sum == pytest.approx(float(q_taken.sum()), rel=1e-5)
+    assert learner.run(2).q_count == 16              # counted afresh for each report
 
 
 def online_theta(learner) -> np.ndarray:
