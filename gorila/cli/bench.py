@@ -4,13 +4,26 @@ from __future__ import annotations
 from gorila.cli.errors import UserError
 
 
-def add_parser(commands) -> None:
+EXAMPLES = """examples:
+  gorila bench --json bench.json          # the six default sections, 7 minutes
+  gorila bench --sections learner --device cuda --seconds 5
+  gorila bench --sections scaling         # 1 to 16 actors, for many cores"""
+
+# The names of gorila.experiments.bench's SECTIONS and EXTRA_SECTIONS (a test keeps them equal), written
+# out because importing that package imports torch, which the help must not wait for.
+SECTIONS = ("actor", "learner", "server", "replay", "end_to_end", "memory")
+EXTRA_SECTIONS = ("scaling",)
+
+
+def add_parser(commands, argv: list[str]) -> None:
     """`gorila bench`: the JSON file, the sections, the measuring window and the learner's device."""
     bench = commands.add_parser("bench", help="measure each stage against its own limit (ratios, minutes)",
-                                description="Measure each stage of Gorila against its own limit, side by side.")
+                                description="Measure each stage of Gorila against its own limit, side by side.",
+                                epilog=EXAMPLES)
     bench.add_argument("--json", metavar="FILE", help="also write every figure as JSON")
     bench.add_argument("--sections", nargs="+", metavar="NAME", default=None,
-                       help="some of: actor learner server replay end_to_end memory (default: all), scaling")
+                       help=f"sections to measure, any of: {', '.join(SECTIONS + EXTRA_SECTIONS)} (default: all "
+                            f"but {', '.join(EXTRA_SECTIONS)}, which is for machines with many cores)")
     bench.add_argument("--seconds", type=float, default=10.0, help="measuring window of each rate (default 10)")
     bench.add_argument("--device", choices=["cpu", "cuda"], default="cpu", help="where the learner benchmark runs")
 

@@ -8,9 +8,19 @@ from pathlib import Path
 from gorila.evaluation.protocols import PROTOCOL_NAMES
 
 
-def add_parser(commands) -> None:
+EXAMPLES = """examples:
+  gorila evaluate runs/Pong-20261129-120000 --episodes 30     # loads best.pt
+  gorila evaluate runs/Pong-20261129-120000 --protocol machado --json score.json
+  gorila evaluate runs/Pong-20261129-120000 --protocol human-starts \\
+      --starts starts/Pong.json"""
+
+
+def add_parser(commands, argv: list[str]) -> None:
     """`gorila evaluate PATH`: the protocol, start points, frame cap, episodes, epsilon, seed and JSON file."""
-    evaluate = commands.add_parser("evaluate", help="evaluate a checkpoint under an evaluation protocol")
+    evaluate = commands.add_parser("evaluate", help="evaluate a checkpoint under an evaluation protocol",
+                                   description="Play a checkpoint's greedy policy under an evaluation protocol "
+                                               "and print its mean score (and normalised scores for Atari).",
+                                   epilog=EXAMPLES)
     evaluate.add_argument("path", help="run directory (its best checkpoint, else its latest) or checkpoint file")
     evaluate.add_argument("--protocol", choices=PROTOCOL_NAMES, default=None,
                           help="noop: up to 30 no-ops, 18,000 frames; human-starts: from --starts points, "

@@ -6,22 +6,76 @@ the subcommand that runs, so `--help`, `--version` and a mistyped flag answer at
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import sys
+import textwrap
 
 from gorila.cli import bench, evaluate, record_starts, report, suite, train
 from gorila.cli.errors import RUN_FAILURE, USAGE_ERROR, UserError, run_failure_types, user_error_types
+from gorila.config.parsing import closest_fields, did_you_mean
 from gorila.runtime.calls import ClusterError
 
 COMMANDS = {"train": train, "evaluate": evaluate, "record-starts": record_starts, "suite": suite,
             "report": report, "bench": bench}     # in the order `gorila --help` lists them
 
 
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's help with room for a long flag beside its help, a switch shown as `--[no-]NAME`, and
+    examples kept as written: a paragraph of a description or epilog with an indented line is printed
+    as it is, others are filled to the width."""
+
+    def __init__(self, prog):
+        super().__init__(prog, max_help_position=28)
+
+    def _format_action_invocation(self, action):
+        if isinstance(action, argparse.BooleanOptionalAction):      # `--[no-]dueling` fits beside its help
+            return "--[no-]" + action.option_strings[0].removeprefix("--")
+        return super()._format_action_invocation(action)
+
+    def _fill_text(self, text, width, indent):
+        return "\n\n".join(paragraph if any(line.startswith(" ") for line in paragraph.splitlines()) else
+                           textwrap.fill(" ".join(paragraph.split()), width, initial_indent=indent,
+                                         subsequent_indent=indent)
+                           for paragraph in text.strip("\n").split("\n\n"))
+
+
 class Parser(argparse.ArgumentParser):
-    """An argparse parser whose errors are one line (the full usage is a screen long)."""
+    """An argparse parser whose errors are one line (the full usage is a screen long) and whose unknown
+    flags get the nearest known ones as suggestions."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **{"formatter_class": HelpFormatter, **kwargs})
 
     def error(self, message):
         raise UserError(f"{message} (see `{self.prog} --help`)")
+
+    def parse_args(self, args=None, namespace=None):
+        args, extras = self.parse_known_args(args, namespace)
+        if extras:
+            commands = getattr(self, "commands", None)
+            command = commands.choices.get(args.command, self) if commands else self
+            flags = [token for token in extras if token.startswith("-")] or extras
+            command.error(f"unrecognized argument{'s' if len(extras) > 1 else ''}: {' '.join(extras)}"
+                          f"{did_you_mean(closest_flags(flags[0], known_flags(command)))}")
+        return args
+
+
+def known_flags(parser: argparse.ArgumentParser) -> list[str]:
+    """The flags `parser` lists in its help (not those it accepts only to refuse them)."""
+    return [flag for action in parser._actions if action.help != argparse.SUPPRESS for flag in action.option_strings]
+
+
+def closest_flags(token: str, flags: list[str]) -> list[str]:
+    """The flags a mistyped `token` most likely meant: its dashed spelling alone when that is a flag
+    (`--learning_rate`), else the flags of the config fields it is close to or an alias of (`--lr`) and
+    the nearest flags; at most three."""
+    dashed = "--" + token.partition("=")[0].lstrip("-").replace("_", "-")
+    if dashed in flags:
+        return [dashed]
+    near = ["--" + field.replace("_", "-") for field in closest_fields(dashed)]
+    return list(dict.fromkeys([flag for flag in near if flag in flags]
+                              + difflib.get_close_matches(dashed, flags, n=3, cutoff=0.75)))[:3]
 
 
 class ShowVersion(argparse.Action):
@@ -40,14 +94,15 @@ class ShowVersion(argparse.Action):
         parser.exit()
 
 
-def build_parser() -> Parser:
+def build_parser(argv: list[str] | None = None) -> Parser:
     """The `gorila` parser: `--version`, and one subparser per module of `COMMANDS`, each added by its
-    `add_parser`."""
+    `add_parser`, which sees ARGV (default: sys.argv[1:]) so that its help can show the defaults of the
+    preset named there."""
     parser = Parser(prog="gorila", description="Gorila: massively parallel DQN (Nair et al., 2015).")
     parser.add_argument("--version", action=ShowVersion)
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    parser.commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     for command in COMMANDS.values():
-        command.add_parser(commands)
+        command.add_parser(parser.commands, sys.argv[1:] if argv is None else list(argv))
     return parser
 
 
@@ -81,7 +136,7 @@ def parse_and_run(argv: list[str] | None) -> int:
 
     The user-error types are imported after parsing, because some of their modules import torch."""
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(argv).parse_args(argv)
     except UserError as error:
         return usage_error(error)
     user_errors = user_error_types()

@@ -2,10 +2,19 @@
 from __future__ import annotations
 
 
-def add_parser(commands) -> None:
+EXAMPLES = """examples:
+  gorila record-starts --env Pong --out starts/Pong.json         # random play
+  gorila record-starts --env Pong --out starts/Pong.json --checkpoint runs/Pong
+  gorila record-starts --env Pong --out starts/Pong.json --trajectory game.json"""
+
+
+def add_parser(commands, argv: list[str]) -> None:
     """`gorila record-starts --env GAME --out FILE`: the count, the source of play (a trajectory file,
     the keyboard or a checkpoint; else random play), the games played and the seed."""
-    record = commands.add_parser("record-starts", help="record start points for --protocol human-starts")
+    record = commands.add_parser("record-starts", help="record start points for --protocol human-starts",
+                                 description="Record start points (states reached by play, saved as a seed and "
+                                             "actions) for `gorila evaluate --protocol human-starts`.",
+                                 epilog=EXAMPLES)
     record.add_argument("--env", required=True, help="Atari game (Pong, ALE/Pong-v5, ...)")
     record.add_argument("--out", required=True, metavar="FILE", help="start-point file to write (JSON)")
     record.add_argument("--count", type=int, default=100, help="start points (default 100, as in the paper)")
@@ -13,7 +22,7 @@ def add_parser(commands) -> None:
     source.add_argument("--trajectory", metavar="FILE", action="append",
                         help="JSON/NPZ of ALE actions from reset (repeatable; README: Start points)")
     source.add_argument("--human", action="store_true", help="play with the keyboard (needs a display)")
-    source.add_argument("--checkpoint", metavar="RUN_OR_CKPT", help="a trained agent plays (epsilon 0.05)")
+    source.add_argument("--checkpoint", metavar="RUN", help="a trained agent plays (epsilon 0.05): a run directory or a checkpoint file")
     record.add_argument("--games", type=int, default=1, help="games the agent or random play plays (default 1)")
     record.add_argument("--seed", type=int, default=0, help="seed of play and of the choice of start points")
 

@@ -6,9 +6,15 @@ from pathlib import Path
 from gorila.cli.errors import UserError
 
 
-def add_parser(commands) -> None:
+EXAMPLES = """examples:
+  gorila report runs/Pong-20261129-120000      # plots, index.html in RUN/report
+  gorila report runs/suite --video             # per-game bars, a video per game
+  gorila report runs/a runs/b --out reports/ab     # two runs' curves overlaid"""
+
+
+def add_parser(commands, argv: list[str]) -> None:
     """`gorila report RUN...`: the report directory, videos and final-evaluation episodes."""
-    report = commands.add_parser("report", help="plots and an HTML page of runs and suites",
+    report = commands.add_parser("report", help="plots and an HTML page of runs and suites", epilog=EXAMPLES,
                                  description="Plots (return vs frames and wall time; per-game bars of a suite), "
                                              "index.html and a summary of runs and suite directories.")
     report.add_argument("runs", nargs="+", metavar="RUN", help="run or suite directories")

@@ -9,23 +9,37 @@ from gorila.cli.flags import add_config_flags, cli_overrides
 from gorila.config import PRESETS, build_config
 
 
-def add_parser(commands) -> None:
-    """`gorila suite`: the games, frames per game, suite directory, parallelism, evaluation and config."""
+EXAMPLES = """examples:
+  gorila suite --games Pong,Breakout --frames-per-game 10_000_000 --out runs/s
+  gorila suite --frames-per-game 10_000_000 --parallel 4   # 49 games, 4 at once
+  gorila suite --starts starts/ --address HEAD_IP:6379 --parallel 16"""
+
+# Config fields a suite sets per game itself, and the suite's flag that gives each instead.
+REFUSED = {"env": "--games", "run_dir": "--out", "total_frames": "--frames-per-game"}
+
+
+def add_parser(commands, argv: list[str]) -> None:
+    """`gorila suite`: the games, frames per game, suite directory, parallelism, evaluation and config
+    (every field but those of `REFUSED`, whose flags are accepted only to be refused by name)."""
     suite = commands.add_parser("suite", help="train and evaluate a list of Atari games (the paper's table)",
+                                epilog=EXAMPLES, usage="gorila suite [--games LIST] [--frames-per-game N] [--out DIR]\n"
+                                                       "                    [options] [--FIELD VALUE ...]",
                                 description="Train one run per game, evaluate each run's final parameters, and "
                                             "write a results table beside the published DQN and Gorila scores.")
-    suite.add_argument("--games", help="comma-separated games (default: the paper's 49)")
-    suite.add_argument("--frames-per-game", type=int, help="training frames per game (default: the config's total_frames)")
+    suite.add_argument("--games", metavar="LIST", help="comma-separated games (default: the paper's 49)")
+    suite.add_argument("--frames-per-game", type=int, metavar="N", help="training frames per game (default: the config's total_frames)")
     suite.add_argument("--out", metavar="DIR", default="runs/suite", help="suite directory, one run per game (default runs/suite)")
-    suite.add_argument("--parallel", type=int, default=1, help="games at once, as Ray tasks (default 1: here, in turn)")
-    suite.add_argument("--cpus-per-game", type=float, default=1.0, help="Ray CPUs each game asks for (default 1)")
-    suite.add_argument("--episodes", type=int, help="final evaluation episodes (default: the config's eval_episodes)")
+    suite.add_argument("--parallel", type=int, default=1, metavar="K", help="games at once, as Ray tasks (default 1: here, in turn)")
+    suite.add_argument("--cpus-per-game", type=float, default=1.0, metavar="X", help="Ray CPUs each game asks for (default 1)")
+    suite.add_argument("--episodes", type=int, metavar="N", help="final evaluation episodes (default: the config's eval_episodes)")
     suite.add_argument("--starts", metavar="DIR", help="start points of each game, DIR/<game>.json (gorila record-starts; "
                                                       "a FILE for one game): also evaluate with human starts")
-    suite.add_argument("--preset", choices=sorted(PRESETS), default="atari", help="preset of every game (default atari)")
+    suite.add_argument("--preset", choices=sorted(PRESETS), default="atari", metavar="NAME",
+                       help=f"preset of every game ({', '.join(PRESETS)}; default atari)")
     suite.add_argument("--config", metavar="FILE", help="YAML file of config fields for every game")
-    suite.add_argument("--set", metavar="KEY=VALUE", action="append", default=[], help="override any config field")
-    add_config_flags(suite)
+    suite.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
+                       help=f"override a config field (any but {', '.join(REFUSED)})")
+    add_config_flags(suite, argv, preset="atari", hidden=REFUSED)
 
 
 def suite_plan(args):
@@ -33,7 +47,7 @@ def suite_plan(args):
     from gorila.evaluation.scores import ATARI_GAMES, PUBLISHED_PROTOCOLS
     from gorila.experiments.suite.plan import SuitePlan
     overrides = cli_overrides(args)
-    for field, flag in (("env", "--games"), ("run_dir", "--out"), ("total_frames", "--frames-per-game")):
+    for field, flag in REFUSED.items():
         if field in overrides:
             raise UserError(f"suite: give {flag} instead of {field}")
     address = overrides.pop("address", "")

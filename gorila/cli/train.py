@@ -12,10 +12,24 @@ from gorila.plugins import reference_of
 from gorila.records.run_dirs import RunLock, claim_run_dir
 
 
-def add_parser(commands) -> None:
-    """`gorila train`: the preset, config file, `--set`, `--scale`, `--resume` and one flag per field."""
-    train = commands.add_parser("train", help="train an agent", description="Train a Gorila DQN agent.")
-    train.add_argument("--preset", choices=sorted(PRESETS), help=f"start from a preset ({', '.join(PRESETS)})")
+EXAMPLES = """examples:
+  gorila train --preset cartpole --runtime local      # in one process
+  gorila train --preset atari --env Breakout --total-frames 10_000_000
+  gorila train --preset gorila-paper --scale 0.02 --env Breakout --address auto
+  gorila train --resume runs/CartPole-v1-20261129-120000 --total-frames 500_000"""
+
+USAGE = ("gorila train [--preset NAME [--scale F]] [--config FILE]\n"
+         "                    [--FIELD VALUE ...] [--set KEY=VALUE ...]\n"
+         "       gorila train --resume RUN_DIR [--FIELD VALUE ...] [--set KEY=VALUE ...]")
+
+
+def add_parser(commands, argv: list[str]) -> None:
+    """`gorila train`: the preset, config file, `--set`, `--scale`, `--resume` and one flag per field,
+    whose defaults shown are those of the preset `argv` names."""
+    train = commands.add_parser("train", help="train an agent", epilog=EXAMPLES, usage=USAGE,
+                                description="Train a Gorila DQN agent. Layers, last wins: --preset, then "
+                                            "--config FILE, then the field flags and --set KEY=VALUE.")
+    train.add_argument("--preset", choices=sorted(PRESETS), metavar="NAME", help=f"start from a preset ({', '.join(PRESETS)})")
     train.add_argument("--scale", type=float, metavar="F", default=None,
                        help="run the preset on a cluster F times its size: bundles and shards times F, theta-'s "
                             "period in server updates by the learners' ratio (e.g. --preset gorila-paper --scale "
@@ -26,7 +40,7 @@ def add_parser(commands) -> None:
     train.add_argument("--resume", metavar="RUN_DIR",
                        help="continue the run in RUN_DIR from its latest good checkpoint (its config, "
                             "with any fields given here changed, e.g. a larger --total-frames)")
-    add_config_flags(train)
+    add_config_flags(train, argv)
 
 
 def checked_train_config(args) -> tuple[Config, typing.Any]:

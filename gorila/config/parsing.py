@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import difflib
+import functools
 import inspect
+import re
 import typing
 from dataclasses import fields
 from pathlib import Path
@@ -19,16 +22,42 @@ from gorila.config.presets import preset_for_env, scaled_preset
 from gorila.config.schema import Config, ConfigError, validate
 
 
+@functools.cache
+def _config_source() -> tuple[list[str], list[ast.stmt]]:
+    """The source lines of `Config` and the statements of its body, parsed once."""
+    lines = inspect.getsource(Config).splitlines()
+    return lines, ast.parse("\n".join(lines)).body[0].body
+
+
 def field_docs() -> dict[str, str]:
     """The docstring written under each field of `Config` (used for the CLI help)."""
-    tree = ast.parse(inspect.getsource(Config))
-    body = tree.body[0].body
+    body = _config_source()[1]
     docs = {}
     for node, following in zip(body, body[1:]):
         if isinstance(node, ast.AnnAssign) and isinstance(following, ast.Expr) \
                 and isinstance(following.value, ast.Constant) and isinstance(following.value.value, str):
             docs[node.target.id] = following.value.value.strip()
     return docs
+
+
+SECTION_COMMENT = re.compile(r"^\s*# -{3}\s*(.*?)\s*-*\s*$")     # `# --- runtime and topology -----`
+
+
+def field_sections() -> dict[str | None, list[str]]:
+    """The fields of `Config` under each of its section comments (`# --- DQN ---`), in the schema's order
+    (the groups of the CLI help). Fields above the first comment are under None, which a test forbids."""
+    lines, body = _config_source()
+    titles = {number: match[1] for number, line in enumerate(lines, 1) if (match := SECTION_COMMENT.match(line))}
+    names = {node.lineno: node.target.id for node in body if isinstance(node, ast.AnnAssign)}
+    sections: dict[str | None, list[str]] = {}
+    title = None
+    for number in sorted({**titles, **names}):
+        if number in titles:
+            title = titles[number]
+            sections.setdefault(title, [])
+        else:
+            sections.setdefault(title, []).append(names[number])
+    return sections
 
 
 def field_types() -> dict[str, typing.Any]:
@@ -167,9 +196,33 @@ def apply_overrides(config: Config, overrides: dict, source: str = "") -> Config
             values[name] = coerce(name, value, int)
             continue
         if name not in types:
-            raise ConfigError(f"{key}: unknown config key{where}")
+            raise ConfigError(f"{key}: unknown config key{where}{did_you_mean(closest_fields(str(key)))}")
         values[name] = coerce(name, value, types[name])
     return dataclasses.replace(config, **in_agent_steps(values, values.get("env", config.env)))
+
+
+# Names other DQN code and papers give some fields, for "did you mean" (never accepted as keys).
+ALIASES = {"lr": "learning_rate", "discount": "gamma", "batch": "batch_size",
+           "buffer_size": "replay_capacity", "memory_size": "replay_capacity", "replay_size": "replay_capacity",
+           "frames": "total_frames", "steps": "total_frames", "game": "env", "env_id": "env",
+           "num_envs": "envs_per_actor", "gpus": "learner_gpus", "threads": "torch_threads"}
+
+
+def closest_fields(key: str) -> list[str]:
+    """The config fields a mistyped `key` most likely meant: its alias (`lr`), then the nearest spellings
+    (`learning-rate`, `learnig_rate`), at most three."""
+    name = key.strip().lstrip("-").replace("-", "_").lower()
+    near = [ALIASES[name]] if name in ALIASES else []
+    return (near + [match for match in difflib.get_close_matches(name, field_types(), n=3, cutoff=0.75)
+                    if match not in near])[:3]
+
+
+def did_you_mean(candidates: list[str]) -> str:
+    """`; did you mean a, b or c?` to end an error message, or nothing without candidates."""
+    if not candidates:
+        return ""
+    *others, last = candidates
+    return f"; did you mean {', '.join(others) + ' or ' if others else ''}{last}?"
 
 
 def load_yaml(path: str | Path) -> dict:

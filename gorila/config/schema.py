@@ -32,7 +32,7 @@ class Config:
     # --- experiment ---------------------------------------------------------------------------
     env: str | Callable = checked("CartPole-v1", lambda v: callable(v) or (isinstance(v, str) and v.strip() != ""),
                                   "be an environment name or a callable returning a Gymnasium env")
-    """Environment: an Atari game (Pong, ALE/Pong-v5), a MinAtar game (MinAtar/Breakout), a registered Gymnasium id with discrete actions (CartPole-v1), `package.module:Env-v0` (imports the module, which registers Env-v0) or `package.module:make_env` (a callable returning a Gymnasium env, wrappers included); from Python also the callable itself."""
+    """Environment: a game or Gymnasium id (Pong, MinAtar/Breakout, CartPole-v1) or your own (package.module:Env-v0). In full: an Atari game (Pong, ALE/Pong-v5), a MinAtar game (MinAtar/Breakout), a registered Gymnasium id with discrete actions (CartPole-v1), `package.module:Env-v0` (imports the module, which registers Env-v0) or `package.module:make_env` (a callable returning a Gymnasium env, wrappers included); from Python also the callable itself."""
     env_kwargs: dict = field(default_factory=dict)
     """Keyword arguments of the environment's constructor (`gymnasium.make(env, **env_kwargs)`, or the callable's); `--env-kwargs KEY=VALUE`, repeatable, values read as YAML. Not for Atari games, whose settings are gorila's own fields."""
     seed: int = checked(0, lambda v: 0 <= v <= MAX_SEED,
@@ -80,7 +80,7 @@ class Config:
     # --- network --------------------------------------------------------------------------------
     network: str | Callable = checked("auto", lambda v: callable(v) or v in NETWORKS or is_reference(v),
                                       f"be one of {', '.join(NETWORKS)}, a package.module:factory or a callable")
-    """Q-network: `auto` picks the Nature CNN for Atari, MinAtar's one-convolution CNN for MinAtar's 10x10 frames and an MLP otherwise; `mlp`, `nature_cnn`, `minatar_cnn` name one; `package.module:factory` (or, from Python, the callable) is your own: `factory(obs_shape, num_actions)` returns a torch.nn.Module mapping a batch of observations, in their stored dtype (float32; uint8 Atari frames; bool MinAtar frames), to one Q-value per action (hidden_sizes and dueling are then not used)."""
+    """Q-network: auto, mlp, nature_cnn, minatar_cnn or your own (package.module:factory). `auto` picks the Nature CNN for Atari, MinAtar's one-convolution CNN for MinAtar's 10x10 frames and an MLP otherwise; `package.module:factory` (or, from Python, the callable) is your own: `factory(obs_shape, num_actions)` returns a torch.nn.Module mapping a batch of observations, in their stored dtype (float32; uint8 Atari frames; bool MinAtar frames), to one Q-value per action (hidden_sizes and dueling are then not used)."""
     hidden_sizes: tuple[int, ...] = checked((128, 128), lambda v: len(v) >= 1 and all(h > 0 for h in v),
                                             "be positive widths")
     """Hidden layer widths of the MLP."""
