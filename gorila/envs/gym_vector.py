@@ -12,11 +12,11 @@ implementation is seeded as a whole (`NativeGymVector`).
 
 from __future__ import annotations
 
-import warnings
+from pathlib import Path
 
 import numpy as np
 
-from gorila.envs.registry import EnvSpec
+from gorila.envs.registry import EnvError, EnvSpec
 from gorila.envs.vector import Step, VectorEnv
 
 
@@ -72,24 +72,102 @@ class GymVector(VectorEnv):
             env.close()
 
 
-class MinAtarVector(GymVector):
-    """MinAtar's games (Young & Tian 2019) as Gymnasium registers them: each 10x10xC boolean frame
+class MinAtarVector(VectorEnv):
+    """MinAtar's games (Young & Tian 2019), K game objects stepped in a loop: each 10x10xC boolean frame
     becomes channels-first C x 10 x 10 and stays boolean (one byte a cell in replay) until the
     network's first layer. Sticky actions (0.1) and difficulty ramping are MinAtar's defaults, as in
-    its paper; one agent step is one frame, and an episode runs until the game ends."""
+    its paper; one agent step is one frame, and an episode runs until the game ends (or `max_frames`).
 
-    OBS_DTYPE = np.bool_
+    The games are MinAtar's own (`minatar.environments.<game>.Env`), driven as its `Environment` and
+    Gymnasium wrapper drive them, frame for frame: one RandomState per copy, seeded at its first
+    reset with seed + i, draws the sticky actions and the game's own randomness. Going around those
+    wrappers spares every process their import of seaborn, pandas and scipy (seconds each) and
+    each step three Python layers."""
+
+    STICKY = 0.1                   # MinAtar's sticky-action probability
 
     def __init__(self, spec: EnvSpec, num_envs: int, max_frames: int | None):
-        from gorila.envs.registry import register_minatar
+        options = dict(spec.kwargs)
+        self.sticky = float(options.pop("sticky_action_prob", self.STICKY))
+        ramping = bool(options.pop("difficulty_ramping", True))
+        if options:
+            raise EnvError(f"env_kwargs: MinAtar's games take sticky_action_prob and difficulty_ramping, "
+                           f"not {', '.join(sorted(options))}")
+        game = minatar_game(spec.game)
+        self.spec, self.num_envs, self._max_frames = spec, num_envs, max_frames
+        self._games = [game.Env(ramping=ramping) for _ in range(num_envs)]
+        self._actions_of = (list(range(MINATAR_ACTIONS)) if spec.id.endswith("-v0")
+                            else list(self._games[0].minimal_action_set()))
+        self.num_actions, self.frames_per_step = len(self._actions_of), 1
+        self._set_shapes(self._observe(self._games[0]).shape, np.bool_, 1)
+        self._last = [0] * num_envs          # the previous action, as MinAtar keeps it across episodes
+        self._random, self._ended, self._frames = None, None, None
 
-        register_minatar()              # a fresh process (a Ray worker) has not registered them yet
-        with warnings.catch_warnings():  # v0, the full action set of MinAtar's paper, is "out of date"
-            warnings.filterwarnings("ignore", message=".*is out of date", category=DeprecationWarning)
-            super().__init__(spec, num_envs, max_frames)
+    @staticmethod
+    def _observe(game) -> np.ndarray:
+        return np.moveaxis(game.state(), -1, 0)
 
-    def _observe(self, obs: np.ndarray) -> np.ndarray:
-        return np.moveaxis(obs, -1, 0)
+    def reset(self, seed: int | None = None) -> np.ndarray:
+        seed = int(self.seed if seed is None else seed)
+        self._random = [np.random.RandomState(seed + i) for i in range(self.num_envs)]
+        for game, random in zip(self._games, self._random):
+            game.random = random
+        self._ended = np.zeros(self.num_envs, bool)
+        self._frames = np.zeros(self.num_envs, np.int64)
+        return self._start_all()
+
+    def _start_all(self) -> np.ndarray:
+        for game in self._games:
+            game.reset()
+        return np.stack([self._observe(game) for game in self._games])
+
+    def step(self, actions: np.ndarray) -> Step:
+        if self._ended is None:
+            raise RuntimeError("call reset() before step()")
+        actions = self._actions(actions)
+        obs = np.empty((self.num_envs,) + self.obs_shape, np.bool_)
+        reward = np.zeros(self.num_envs, np.float32)
+        terminal = np.zeros(self.num_envs, bool)
+        for i, game in enumerate(self._games):
+            if self._ended[i]:                  # the autoreset step: a new episode, no transition
+                game.reset()
+                self._frames[i] = 0
+            else:
+                action = self._actions_of[actions[i]]
+                if self._random[i].rand() < self.sticky:
+                    action = self._last[i]
+                self._last[i] = action
+                reward[i], terminal[i] = game.act(action)
+                self._frames[i] += 1
+            obs[i] = self._observe(game)
+        truncated = ~terminal & (self._frames >= self._max_frames) if self._max_frames else np.zeros_like(terminal)
+        truncated &= ~self._ended
+        self._ended = terminal | truncated
+        return Step(obs, reward, terminal, self._ended.copy())
+
+    def close(self) -> None:
+        self._games = []
+
+
+MINATAR_ACTIONS = 6                # every MinAtar game's full action set (v0)
+
+
+def minatar_game(game: str):
+    """The module of one of MinAtar's games (`minatar/environments/breakout.py`), loaded from its file:
+    importing it as `minatar.environments.breakout` would first run the package's `__init__`, which
+    imports its display code and with it seaborn, pandas and scipy. The game modules need only numpy."""
+    import importlib.util
+    import sys
+
+    name = f"gorila_minatar_{game}"
+    if name not in sys.modules:
+        package = importlib.util.find_spec("minatar")
+        source = Path(package.submodule_search_locations[0]) / "environments" / f"{game}.py"
+        loader = importlib.util.spec_from_file_location(name, source)
+        module = importlib.util.module_from_spec(loader)
+        loader.loader.exec_module(module)
+        sys.modules[name] = module
+    return sys.modules[name]
 
 
 class NativeGymVector(VectorEnv):

@@ -53,6 +53,8 @@ class EnvSpec:
         go to `gymnasium.make` (a user's factory takes only its env_kwargs)."""
         import gymnasium
 
+        if self.kind == "minatar":
+            register_minatar()
         if self.factory is None:
             limits = {} if max_episode_steps is None else {"max_episode_steps": max_episode_steps}
             return gymnasium.make(self.registered_id(), disable_env_checker=True, **limits, **options, **self.kwargs)
@@ -165,7 +167,7 @@ def resolve_env(name, kwargs: dict | None = None) -> EnvSpec:
         raise EnvError(f"env_kwargs: {spec.id} is played by gorila's own Atari environment, which takes its "
                        "settings as config fields (sticky_actions, full_action_set, ...), not env_kwargs")
     spec = EnvSpec(spec.kind, spec.id, spec.game, spec.factory, kwargs)
-    return _gym_spec(spec) if spec.kind == "gym" or spec.kwargs else spec     # MinAtar's kwargs are tried too
+    return _gym_spec(spec) if spec.kind == "gym" else spec     # MinAtar's kwargs are checked by its vector env
 
 
 def _resolve_name(name: str) -> EnvSpec:
@@ -211,26 +213,33 @@ def _gym_spec(spec: EnvSpec) -> EnvSpec:
 
 
 MINATAR_PREFIX = "MinAtar/"
+MINATAR_GAMES = ("asterix", "breakout", "freeway", "seaquest", "space_invaders")
+MINATAR_VERSIONS = {"0": "MinAtar's 6 actions, as in its paper", "1": "the game's minimal action set"}
 
 
 def register_minatar() -> None:
-    """Register MinAtar's Gymnasium ids once per process; the package does not do it on import
-    (Gymnasium 1.x no longer loads its entry-point plugins), so each process that makes one calls this."""
+    """Register MinAtar's Gymnasium ids in this process (the package does not on import, and Gymnasium
+    1.x no longer loads entry-point plugins). Only a plain Gymnasium env needs them: gorila plays the
+    games without MinAtar's wrappers, whose import loads seaborn, pandas and scipy."""
     import gymnasium
 
-    try:
-        from minatar.gym import register_envs
-    except ImportError:
-        raise EnvError("MinAtar environments need the minatar package: pip install 'gorila[minatar]'") from None
+    require_minatar()
     if f"{MINATAR_PREFIX}Breakout-v1" not in gymnasium.registry:
+        from minatar.gym import register_envs
         register_envs()
+
+
+def require_minatar() -> None:
+    """EnvError with the install line when the minatar package is missing (checked without importing it)."""
+    import importlib.util
+
+    if importlib.util.find_spec("minatar") is None:
+        raise EnvError("MinAtar environments need the minatar package: pip install 'gorila[minatar]'")
 
 
 def _resolve_minatar(name: str) -> EnvSpec:
     """Spec of 'MinAtar/Breakout-v1' (any case; the newest version when none is given)."""
-    import gymnasium
-
-    register_minatar()
+    require_minatar()
     game, _, version = name[len(MINATAR_PREFIX):].partition("-v")
     candidates = [key for key in _minatar_ids()
                   if _squash(key[len(MINATAR_PREFIX):].rsplit("-v", 1)[0]) == _squash(game)
@@ -238,11 +247,11 @@ def _resolve_minatar(name: str) -> EnvSpec:
     if not candidates:
         raise EnvError(f"unknown environment '{name}': MinAtar has {', '.join(_minatar_ids())}")
     env_id = max(candidates, key=lambda key: int(key.rsplit("-v", 1)[1]))
-    return EnvSpec(kind="minatar", id=env_id, game=gymnasium.spec(env_id).kwargs["game"])
+    game = next(game for game in MINATAR_GAMES if _squash(game) == _squash(env_id[len(MINATAR_PREFIX):-3]))
+    return EnvSpec(kind="minatar", id=env_id, game=game)
 
 
 def _minatar_ids() -> list[str]:
-    """MinAtar's registered Gymnasium ids, in registry order."""
-    import gymnasium
-
-    return [key for key in gymnasium.registry if key.startswith(MINATAR_PREFIX)]
+    """MinAtar's Gymnasium ids, as `minatar.gym.register_envs` names them: v0 and v1 of each game."""
+    return [f"{MINATAR_PREFIX}{game.title().replace('_', '')}-v{version}"
+            for game in MINATAR_GAMES for version in MINATAR_VERSIONS]

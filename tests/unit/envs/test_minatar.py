@@ -6,6 +6,7 @@ import torch
 
 from gorila.config import build_config
 from gorila.envs import EnvError, EnvSpec, make_vector_env, resolve_env
+from gorila.envs.registry import register_minatar
 from gorila.agent.networks import MinAtarCNN, NatureCNN, build_q_network, num_parameters
 from gorila.components.replay import ReplayMemory
 from gorila.components.replay.storage import StreamStorage
@@ -39,17 +40,26 @@ def test_frames_are_channels_first_booleans(env_id, channels, actions):
         assert step.obs.dtype == np.bool_ and step.obs.shape == (3, channels, 10, 10)
 
 
-def test_steps_match_minatar_own_gymnasium_env_frame_for_frame():
+STEPS_TO_SEE_AN_END = {"Breakout": 300, "Freeway": 2600}      # a Freeway episode lasts 2,500 frames
+
+
+@pytest.mark.filterwarnings("ignore:.*is out of date:DeprecationWarning")
+@pytest.mark.parametrize("env_id", [f"MinAtar/{game}-v{version}" for version in "01"
+                                    for game in ("Asterix", "Breakout", "Freeway", "Seaquest", "SpaceInvaders")])
+def test_steps_match_minatar_own_gymnasium_env_frame_for_frame(env_id):
     """Same seed, same actions: each frame is MinAtar's frame with the channel axis moved first,
-    and episode ends fall where MinAtar's terminations do (sticky actions included)."""
+    and episode ends fall where MinAtar's terminations do (sticky actions included), in every game
+    and both action sets."""
     rng = np.random.default_rng(0)
-    with make_vector_env("MinAtar/Breakout-v1", 1, seed=7) as env:
-        reference = gymnasium.make("MinAtar/Breakout-v1")
+    register_minatar()
+    with make_vector_env(env_id, 1, seed=7) as env:
+        reference = gymnasium.make(env_id)
+        assert env.num_actions == reference.action_space.n
         ours, theirs = env.reset(), reference.reset(seed=7)[0]
         ends = 0
-        for _ in range(300):
+        for _ in range(STEPS_TO_SEE_AN_END.get(env_id[8:-3], 1000)):
             assert np.array_equal(ours[0], np.moveaxis(theirs, -1, 0))
-            action = int(rng.integers(3))
+            action = int(rng.integers(env.num_actions))
             step = env.step(np.array([action]))
             theirs, reward, terminated, _, _ = reference.step(action)
             assert step.reward[0] == reward and step.terminal[0] == terminated == step.episode_end[0]
@@ -59,7 +69,7 @@ def test_steps_match_minatar_own_gymnasium_env_frame_for_frame():
                 assert step.reward[0] == 0 and not step.episode_end[0]
                 theirs = reference.reset()[0]
             ours = step.obs
-        assert ends >= 3
+        assert ends >= 1
 
 
 def test_episode_cap_truncates_without_terminal():
