@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up, trains Gorila on CartPole-v1 with 2 bundles on an embedded Ray, then evaluates the saved
-# best parameters on 100 fresh episodes and writes a report (plots, index.html) in RUN/report.
+# best parameters on 100 fresh episodes (kept in RUN/evaluations) and writes a report (plots, index.html)
+# in RUN/report that shows that evaluation.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh

@@ -32,12 +32,14 @@ def add_parser(commands, argv: list[str]) -> None:
                           help="episodes (default: one per start point, else the run's eval_episodes)")
     evaluate.add_argument("--epsilon", type=float, default=None, help="exploration rate (default: the run's eval_epsilon)")
     evaluate.add_argument("--seed", type=int, default=None, help="evaluation seed")
-    evaluate.add_argument("--json", metavar="FILE", help="also write the result as JSON")
+    evaluate.add_argument("--json", metavar="FILE", help="also write the result as JSON (the evaluation of a run's "
+                                                           "checkpoint is kept in RUN/evaluations in any case)")
 
 
 def run(args) -> int:
-    """Evaluate, print the mean score (and the normalised scores of an Atari game), write `--json`; 0."""
-    from gorila.evaluation.checkpoint_evaluation import evaluate_checkpoint
+    """Evaluate, print the mean score (and the normalised scores of an Atari game), keep the result in the
+    checkpoint's run (what `gorila report RUN` shows), write `--json`; 0."""
+    from gorila.evaluation.checkpoint_evaluation import evaluate_checkpoint, run_of
     result = evaluate_checkpoint(args.path, episodes=args.episodes, epsilon=args.epsilon, seed=args.seed,
                                  protocol=args.protocol, starts=args.starts, max_frames=args.max_frames,
                                  say=lambda line: print(line, flush=True))
@@ -53,9 +55,20 @@ def run(args) -> int:
               f"(published {result['normalised']['reference_protocol']} scores){_inverted(result['normalised'])}")
     if result.get("normalised") and result["normalised"]["warning"]:
         print(f"gorila: warning: {result['normalised']['warning']}", file=sys.stderr, flush=True)
+    if (run_dir := run_of(args.path)) is not None:
+        _keep(result, run_dir)
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
     return 0
+
+
+def _keep(result: dict, run_dir) -> None:
+    """Save the result in the run; a run that cannot be written to (read-only, a full disk) only loses it."""
+    from gorila.evaluation.checkpoint_evaluation import save_evaluation
+    try:
+        print(f"saved: {save_evaluation(result, run_dir)} (what `gorila report {run_dir}` shows)")
+    except OSError as error:
+        print(f"gorila: warning: the evaluation is not kept in {run_dir}: {error}", file=sys.stderr, flush=True)
 
 
 SOURCE_NAMES = {"human": "human", "dqn": "DQN", "gorila": "Gorila"}

@@ -21,7 +21,9 @@ def add_parser(commands, argv: list[str]) -> None:
     report.add_argument("--out", metavar="DIR", help="report directory (default: RUN/report for one RUN)")
     report.add_argument("--video", action="store_true", help="record an evaluation episode of each run (MP4 or GIF)")
     report.add_argument("--episodes", type=int, default=None,
-                        help="episodes of the final evaluation when no suite stored one (default: the run's eval_episodes)")
+                        help="episodes of a run's final evaluation when no suite stored one: the newest kept by "
+                             "gorila evaluate of that many, else a new one (default: the newest kept, else a new one "
+                             "of the run's eval_episodes)")
 
 
 def run(args) -> int:

@@ -1,10 +1,18 @@
 """`gorila evaluate`: a saved checkpoint evaluated under one of the protocols of `gorila.evaluation.protocols`,
-with the paper's human- and DQN-normalised scores for its 49 games."""
+with the paper's human- and DQN-normalised scores for its 49 games.
+
+An evaluation of a run's checkpoint is kept in the run, RUN/evaluations/<checkpoint>-<protocol>-<N>ep.json,
+with the checksum of the checkpoint it played: `gorila report RUN` shows the newest one of the
+parameters it would evaluate instead of evaluating them again (`saved_evaluation`).
+"""
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from gorila.config import Config, ConfigError
 from gorila.envs import EnvError, resolve_env
@@ -15,6 +23,9 @@ from gorila.evaluation.protocols import get_protocol, trained_protocol
 from gorila.evaluation.saved_agent import load_saved_agent
 from gorila.plugins import reference_of
 from gorila.records.checkpoints import version_note
+from gorila.records.durable import write_text_atomically
+
+EVALUATIONS = "evaluations"       # the folder of a run directory that keeps its evaluations
 
 
 def evaluate_checkpoint(path, episodes: int | None = None, epsilon: float | None = None,
@@ -51,12 +62,52 @@ def evaluate_checkpoint(path, episodes: int | None = None, epsilon: float | None
     finally:
         evaluator.close()
     source = _source(rules, header)
-    return {"checkpoint": str(file), "env": reference_of(config.env), "atari": info.is_atari, "env_frames": payload["env_frames"],
+    return {"checkpoint": str(file), "checkpoint_sha256": checkpoint_digest(file), "env": reference_of(config.env),
+            "atari": info.is_atari, "env_frames": payload["env_frames"],
             "epsilon": config.eval_epsilon, "protocol": protocol,
             "settings": _settings(rules, config, info, evaluator, header), "seeds": played,
             "wall_seconds": round(time.time() - started, 2), "versions": payload.get("versions"),
             "version_note": version_note(payload, file), **result, **source,
             **_normalised(spec, result["eval_return_mean"], protocol, source.get("start_points_source"))}
+
+
+def checkpoint_digest(path) -> str:
+    """The SHA-256 of a checkpoint file's bytes: which parameters an evaluation played."""
+    with open(path, "rb") as file:
+        return hashlib.file_digest(file, "sha256").hexdigest()
+
+
+def run_of(path) -> Path | None:
+    """The run directory of a checkpoint: the path itself, or RUN of RUN/checkpoints/FILE; None for a
+    checkpoint file kept anywhere else."""
+    path = Path(path)
+    if path.is_dir():
+        return path
+    return path.parent.parent if path.parent.name == "checkpoints" else None
+
+
+def save_evaluation(result: dict, run_dir) -> Path:
+    """Keep `result` in RUN/evaluations, named by the checkpoint file it played, its protocol and episodes
+    (a later evaluation of the same name replaces it); the file written."""
+    name = f"{Path(result['checkpoint']).resolve().stem}-{result['protocol']}-{result['eval_episodes']}ep.json"
+    folder = Path(run_dir) / EVALUATIONS
+    folder.mkdir(exist_ok=True)
+    return write_text_atomically(folder / name, json.dumps(result, indent=2) + "\n")
+
+
+def saved_evaluation(run_dir, checkpoint, episodes: int | None = None) -> tuple[Path, dict] | None:
+    """The newest evaluation kept in the run of exactly the parameters in `checkpoint` (by checksum),
+    of `episodes` episodes where given; its file and result, or None. An unreadable file is passed over."""
+    digest, found = checkpoint_digest(checkpoint), []
+    for path in Path(run_dir, EVALUATIONS).glob("*.json"):
+        try:
+            result = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        if (isinstance(result, dict) and result.get("checkpoint_sha256") == digest
+                and episodes in (None, result.get("eval_episodes"))):
+            found.append((path.stat().st_mtime, path, result))
+    return max(found, key=lambda entry: entry[0])[1:] if found else None
 
 
 def _check_protocol(spec, rules, starts) -> None:

@@ -1,9 +1,11 @@
 """Real `gorila record-starts` and `gorila evaluate --protocol ...` processes: a human-starts evaluation
-written as JSON, and bad input (unknown game, start points of another game or damaged, a checkpoint
-whose network does not fit its game, a protocol a non-Atari env cannot have) ending with one line and
-exit code 2."""
+written as JSON, an evaluation kept in its run, and bad input (unknown game, start points of another
+game or damaged, a checkpoint whose network does not fit its game, a protocol a non-Atari env cannot
+have) ending with one line and exit code 2."""
+import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -83,3 +85,20 @@ def test_bad_input_exits_2_with_one_line(case, workspace):
     assert done.returncode == 2, done.stderr
     assert len(lines) == 1 and lines[0].startswith("gorila: error: ") and words in lines[0], lines
 
+
+
+def test_an_evaluation_of_a_run_is_kept_in_the_run_with_the_checksum_of_its_checkpoint(workspace):
+    run = fresh_checkpoint(workspace / "kept", "CartPole-v1", "cartpole")
+    done = gorila("evaluate", run, "--episodes", 2, cwd=workspace)
+    assert done.returncode == 0, done.stderr
+    kept = run / "evaluations" / "ckpt-000000000000-noop-2ep.json"
+    assert f"saved: {kept}" in done.stdout
+    result = json.loads(kept.read_text())
+    played = (run / "checkpoints" / "latest.pt").resolve()
+    assert result["eval_episodes"] == 2 and result["checkpoint_sha256"] == hashlib.sha256(played.read_bytes()).hexdigest()
+
+    lone = workspace / "lone.pt"                     # a checkpoint outside any run: only --json keeps it
+    shutil.copy(played, lone)
+    done = gorila("evaluate", lone, "--episodes", 2, cwd=workspace)
+    assert done.returncode == 0 and "saved:" not in done.stdout, done.stdout
+    assert not (workspace / "evaluations").exists()

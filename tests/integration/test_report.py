@@ -2,7 +2,7 @@
 the final evaluation of the saved parameters, and an evaluation episode as an animation."""
 import re
 
-from gorila.records.checkpoints import find_checkpoint
+from gorila.records.checkpoints import BEST, find_checkpoint, load_checkpoint, save_best
 from gorila.cli import main
 from gorila.experiments.suite.plan import SuitePlan
 from gorila.experiments.suite.driver import run_suite
@@ -64,3 +64,29 @@ def test_report_of_a_solved_run_evaluates_the_model_gorila_evaluate_loads(tmp_pa
     assert main(["report", str(run), "--episodes", "2"]) == 0
     out = capsys.readouterr().out
     assert "checkpoints/best.pt evaluated by this report" in out, out
+
+
+def test_report_shows_the_evaluation_gorila_evaluate_kept_until_the_parameters_change(tmp_path, capsys):
+    """`gorila evaluate RUN` keeps its result in RUN/evaluations; the report shows it, naming its episodes,
+    protocol and file, instead of evaluating again; asked for other episodes, or once best.pt holds other
+    parameters, the report evaluates anew."""
+    run = tmp_path / "run"
+    assert main(["train", "--preset", "cartpole", "--runtime", "local", "--run-dir", str(run), "--total-frames", "2000",
+                 "--eval-every-frames", "1024", "--eval-episodes", "2", "--learning-starts", "256"]) == 0
+    loaded = find_checkpoint(run)
+    assert main(["evaluate", str(run), "--episodes", "3"]) == 0
+    kept = run / "evaluations" / f"{loaded.resolve().stem}-noop-3ep.json"
+    assert f"saved: {kept}" in capsys.readouterr().out
+    assert main(["report", str(run)]) == 0
+    out = capsys.readouterr().out
+    assert (f"over 3 episodes; checkpoints/{loaded.name} evaluated by gorila evaluate, protocol noop "
+            f"(evaluations/{kept.name})") in out, out
+    assert not (run / "report" / "run-final_eval.json").exists()           # nothing was evaluated again
+
+    assert main(["report", str(run), "--episodes", "2"]) == 0
+    assert f"over 2 episodes; checkpoints/{loaded.name} evaluated by this report" in capsys.readouterr().out
+
+    payload = load_checkpoint(loaded)
+    save_best(run, {**payload, "theta": payload["theta"] + 0.01}, payload["env_frames"])
+    assert main(["report", str(run)]) == 0
+    assert f"checkpoints/{BEST} evaluated by this report" in capsys.readouterr().out

@@ -1,9 +1,11 @@
 """`gorila report RUN... --out DIR`: plots, a page and a text summary of runs and suites.
 
 Each run's score is an evaluation of its saved parameters on episodes no training evaluation
-played: the one `gorila suite` stored beside the run (the last training checkpoint), else one made here
-of the checkpoint `gorila evaluate RUN` loads (`best.pt` whenever the run has one, which training
-rewrites at every evaluation that beats the best so far; else `latest.pt`), named beside the score.
+played: the one `gorila suite` stored beside the run (the last training checkpoint), else one of the
+checkpoint `gorila evaluate RUN` loads (`best.pt` whenever the run has one, which training
+rewrites at every evaluation that beats the best so far; else `latest.pt`): the newest that `gorila
+evaluate` kept in RUN/evaluations of exactly those parameters, else one made here. Its source, its
+protocol and its file are named beside the score.
 The best evaluation seen during training is shown too, labelled as biased upwards: it is the maximum
 over many noisy evaluations of changing parameters.
 """
@@ -67,7 +69,8 @@ def load_run(path: Path, label: str | None = None) -> RunSummary:
 
 
 def attach_final_evaluation(run: RunSummary, out: Path, episodes: int | None) -> None:
-    """The suite's stored final evaluation, or a new one of the run's model (kept in `out`)."""
+    """The suite's stored final evaluation, or the newest saved by `gorila evaluate` of the run's model (of
+    `episodes` episodes where given), or a new one of it (kept in `out`)."""
     stored = result_file(run.path, "noop")
     if stored.is_file():
         run.final, run.final_source = json.loads(stored.read_text()), f"stored by gorila suite ({stored.name})"
@@ -76,7 +79,12 @@ def attach_final_evaluation(run: RunSummary, out: Path, episodes: int | None) ->
     if checkpoint is None:
         run.final_source = "no saved parameters (no checkpoint): no final evaluation"
         return
-    from gorila.evaluation.checkpoint_evaluation import evaluate_checkpoint
+    from gorila.evaluation.checkpoint_evaluation import evaluate_checkpoint, saved_evaluation
+    if saved := saved_evaluation(run.path, checkpoint, episodes):
+        path, run.final = saved
+        run.final_source = (f"checkpoints/{checkpoint.name} evaluated by gorila evaluate, protocol "
+                            f"{run.final['protocol']} ({path.relative_to(run.path)})")
+        return
     result = evaluate_checkpoint(checkpoint, episodes=episodes)
     result.update(protocol="noop", parameters=f"checkpoints/{checkpoint.name}")
     (out / f"{run.label}-final_eval.json").write_text(json.dumps(result, indent=2) + "\n")
