@@ -14,9 +14,9 @@ from gorila.records.run_dirs import RunLock, claim_run_dir
 
 EXAMPLES = """examples:
   gorila train --preset cartpole --runtime local      # in one process
-  gorila train --preset atari --env Breakout --total-frames 10_000_000
   gorila train --preset gorila-paper --scale 0.02 --env Breakout --address auto
-  gorila train --resume runs/CartPole-v1-20261129-120000 --total-frames 500_000"""
+  gorila train --resume runs/CartPole-v1-20261129-120000 --total-frames 500_000
+  gorila train --env mypkg.envs:Corridor-v0 --network mypkg.nets:make_q  # yours"""
 
 USAGE = ("gorila train [--preset NAME [--scale F]] [--config FILE]\n"
          "                    [--FIELD VALUE ...] [--set KEY=VALUE ...]\n"
