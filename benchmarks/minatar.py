@@ -4,7 +4,7 @@ Trains `gorila train --preset minatar` (MinAtar's DQN settings and network, Youn
 fixed frame budget, one run at a time with one torch thread per component, and measures what MinAtar's
 paper plots: the moving average of training returns over the last 100 episodes, against frames. Writes
 results/minatar-<game>-<setup>-seed<S>.json and a PNG of that curve with the published DQN curve
-(benchmarks/reference/minatar_dqn_<game>.tsv, read off the paper's figure) at the same frames, and the
+(gorila/evaluation/minatar/dqn_<game>.tsv, read off the paper's figure) at the same frames, and the
 published curve over its whole 5M frames beside it.
 Usage: python benchmarks/minatar.py [--frames 100000] [--setup local|ray-1|ray-2] [--seed 0] [--set KEY=VALUE]
 """
@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gorila.evaluation.minatar_reference import published_dqn_curve, published_dqn_return
 from gorila.records.metrics import read_metrics
 
 HERE = Path(__file__).resolve().parent
@@ -30,12 +31,6 @@ SETUPS = {
     "ray-2": ["--runtime", "ray", "--actors", "2", "--learners", "2"],
 }
 WINDOW = 100        # MinAtar's moving average: returns of the last 100 training episodes
-
-
-def published_curve(game: str) -> np.ndarray:
-    """[frames, return] rows of MinAtar's published DQN curve (see the file's header for its source)."""
-    path = HERE / "reference" / f"minatar_dqn_{game}.tsv"
-    return np.loadtxt(path, comments="#", delimiter="\t", ndmin=2)
 
 
 def train(args, run_dir: Path) -> float:
@@ -57,15 +52,14 @@ def measured_curve(records: list[dict]) -> list[tuple[int, float]]:
             if r["kind"] == "train" and r.get("episodes_recent", 0) >= WINDOW]
 
 
-def compare(curve: list[tuple[int, float]], published: np.ndarray) -> list[dict]:
+def compare(curve: list[tuple[int, float]], game: str) -> list[dict]:
     """Our return beside the published one at the frames where both exist (every 10,000 frames)."""
     frames = np.array([f for f, _ in curve])
     returns = np.array([r for _, r in curve])
     rows = []
     for at in range(10_000, int(frames.max()) + 1, 10_000) if len(frames) else []:
         ours = float(np.interp(at, frames, returns))
-        inside = published[0, 0] <= at <= published[-1, 0]
-        theirs = float(np.interp(at, published[:, 0], published[:, 1])) if inside else None
+        theirs = published_dqn_return(game, at)
         rows.append({"frames": at, "gorila": round(ours, 2), "published_dqn": theirs and round(theirs, 2)})
     return rows
 
@@ -107,7 +101,7 @@ def main() -> None:
                         help="override a preset field (repeatable)")
     parser.add_argument("--out", default=str(HERE / "results"), help="folder of the JSON and PNG")
     args = parser.parse_args()
-    published = published_curve(args.game)
+    published = published_dqn_curve(args.game)
     with tempfile.TemporaryDirectory() as folder:
         wall = train(args, Path(folder) / "run")
         records = read_metrics(Path(folder) / "run")
@@ -117,7 +111,7 @@ def main() -> None:
     result = {"game": args.game, "env": GAMES[args.game], "setup": args.setup, "seed": args.seed,
               "frames": args.frames, "wall_s": round(wall, 1), "minutes": round(wall / 60, 2),
               "overrides": args.set, "curve": curve, "final_return_100": curve[-1][1] if curve else None,
-              "greedy_evaluations": evals, "vs_published": compare(curve, published),
+              "greedy_evaluations": evals, "vs_published": compare(curve, args.game),
               "published_final": {"frames": int(published[-1, 0]), "return": float(published[-1, 1])}}
     stem = Path(args.out) / f"minatar-{args.game}-{args.setup}-seed{args.seed}"
     stem.parent.mkdir(parents=True, exist_ok=True)
