@@ -35,7 +35,7 @@ PRESETS: dict[str, dict] = {
     # 100k, gamma 0.99, epsilon down to 0.1, RMSProp 2.5e-4 with squared-gradient momentum 0.95, the full
     # action set (v0) of the paper's curves. Its floor on the RMSProp denominator is 0.01 outside the
     # square root (torch's centred RMSprop); gorila's RMSProp adds optimizer_eps inside the root, so 1e-4
-    # is the same floor. Scaled for minutes on 2 CPU cores (benchmarks/minatar.py): four copies per actor
+    # is the same floor. Scaled for minutes on 2 CPU cores (benchmarks/minatar_dqn.py): four copies per actor
     # share each forward pass, one update of 64 per 2 frames instead of one of 32 per frame (the same 32
     # sampled transitions a frame, at half the updates), epsilon annealed over 25k frames instead of
     # 100k, learning after 2,000 frames instead of 5,000, theta- refreshed every 250 updates.

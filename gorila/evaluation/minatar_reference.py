@@ -18,17 +18,15 @@ from importlib import resources
 
 import numpy as np
 
-from gorila.envs.registry import MINATAR_PREFIX, resolve_env
-
-MINATAR_GAMES = ("asterix", "breakout", "freeway", "seaquest", "space_invaders")
+from gorila.envs.registry import MINATAR_GAMES, MINATAR_PREFIX, resolve_env
 
 
 def minatar_game(name: str) -> str:
     """MinAtar's name of a game ('space_invaders') from any spelling of it, with or without the
     'MinAtar/' prefix and a version; an unknown one raises EnvError naming the real ones.
 
-    Another spelling than MinAtar's own name is resolved by `resolve_env`, which needs the minatar
-    package; MinAtar's own name is taken as it is, so that reading a published curve does not."""
+    Another spelling than MinAtar's own name is resolved by `resolve_env`, which wants the minatar
+    package installed; MinAtar's own name is taken as it is, so that reading a published curve does not."""
     name = name.strip()
     if name in MINATAR_GAMES:
         return name

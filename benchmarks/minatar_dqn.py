@@ -6,7 +6,7 @@ paper plots: the moving average of training returns over the last 100 episodes, 
 results/minatar-<game>-<setup>-seed<S>.json and a PNG of that curve with the published DQN curve
 (gorila/evaluation/minatar/dqn_<game>.tsv, read off the paper's figure) at the same frames, and the
 published curve over its whole 5M frames beside it.
-Usage: python benchmarks/minatar.py [--frames 100000] [--setup local|ray-1|ray-2] [--seed 0] [--set KEY=VALUE]
+Usage: python benchmarks/minatar_dqn.py [--frames 100000] [--setup local|ray-1|ray-2] [--seed 0] [--set KEY=VALUE]
 """
 from __future__ import annotations
 
