@@ -11,6 +11,7 @@ from gorila.experiments.report import plots
 from gorila.experiments.report.summary import (BEST_SEEN_NOTE, RunSummary, SuiteSummary, attach_final_evaluation, attach_video,
                            classify, load_run, load_suite, suite_text, summary_lines_of)
 from gorila.evaluation.scores import PUBLISHED_PROTOCOLS
+from gorila.experiments.suite import minatar_table
 from gorila.experiments.suite.table import COUNTS_NOTE, column_key, footnotes, marks, summary_lines
 
 CONFIG_KEYS = ("env", "runtime", "actors", "learners", "param_shards", "bundled", "replay", "total_frames",
@@ -49,8 +50,9 @@ def _runs_section(runs: list[RunSummary], out: Path) -> str:
     pairs = [(run.label, run.records) for run in runs]
     finals = {run.label: run.final for run in runs if run.final}
     figures = [plots.plot_returns(pairs, "env_frames", out / "return_vs_frames.png", finals=finals),
-               plots.plot_returns(pairs, "wall_time", out / "return_vs_wall_time.png", finals=finals)]
-    parts = ["<h2>Runs</h2>", *(_img(f) for f in figures)]
+               plots.plot_returns(pairs, "wall_time", out / "return_vs_wall_time.png", finals=finals),
+               plots.plot_minatar_curves(_minatar_panels(runs), out / "minatar_curves.png")]
+    parts = ["<h2>Runs</h2>", *(_img(f) for f in figures if f)]
     for run in runs:
         parts.append(_run_html(run))
     return "\n".join(parts)
@@ -70,27 +72,60 @@ def _run_html(run: RunSummary) -> str:
             f"{video}<details><summary>full config</summary><pre>{full}</pre></details>")
 
 
+def _minatar_panels(runs: list[RunSummary]) -> list:
+    """A panel per MinAtar run, titled by its label and the env id it ran (a suite's game: the id alone)."""
+    titled = []
+    for run in runs:
+        env = str(run.config.get("env", ""))
+        titled.append((env if run.label in (env, env.replace("/", "_")) else f"{run.label} ({env})", env, run.records))
+    return plots.minatar_panels(titled)
+
+
 def _suite_section(suite: SuiteSummary, out: Path, index: int, video: bool) -> str:
     stem = f"suite{index + 1}" if index else "suite"
-    figures = [plots.plot_normalised_bars(suite.rows, out / f"{stem}_human_normalised_{column_key(p)}.png", p)
-               for p in PUBLISHED_PROTOCOLS]
-    if suite.games:
-        figures.append(plots.plot_game_grid([(g.label, g.records) for g in suite.games], out / f"{stem}_curves.png"))
     if video:
         for game in suite.games:
             attach_video(game, out)
-    table = (suite.path / "results.md")
+    if suite.minatar:
+        return _minatar_suite_section(suite, out, stem)
+    figures = [plots.plot_normalised_bars(suite.rows, out / f"{stem}_human_normalised_{column_key(p)}.png", p)
+               for p in PUBLISHED_PROTOCOLS] + [_game_grid(suite, out, stem)]
     parts = [f"<h2>Suite {_e(suite.path)}</h2>",
              f"<p>{_e(suite_text(suite)[0])}; the published DQN (Mnih et al., 2015) and Gorila (Nair et al., 2015) "
              f"scores beside them. {_e(COUNTS_NOTE)}</p>",
              _rows_html(suite.rows), *(f"<p>{_e(line)}</p>" for line in footnotes(suite.rows)),
              _markdown_table(summary_lines(suite.summary)),
-             *(_img(f) for f in figures if f)]
+             *(_img(f) for f in figures if f), *_files_and_videos(suite)]
+    return "\n".join(parts)
+
+
+def _game_grid(suite: SuiteSummary, out: Path, stem: str) -> Path | None:
+    """The small return-vs-frames panel of each game (training and evaluations)."""
+    if not suite.games:
+        return None
+    return plots.plot_game_grid([(g.label, g.records) for g in suite.games], out / f"{stem}_curves.png")
+
+
+def _minatar_suite_section(suite: SuiteSummary, out: Path, stem: str) -> str:
+    """A MinAtar suite: its table beside MinAtar's published DQN, and a panel per game of our training
+    return over the published curve."""
+    figures = [plots.plot_minatar_curves(_minatar_panels(suite.games), out / f"{stem}_minatar_curves.png"),
+               _game_grid(suite, out, stem)]
+    parts = [f"<h2>MinAtar suite {_e(suite.path)}</h2>", f"<p>{_e(suite_text(suite)[0])}.</p>",
+             _markdown_table(minatar_table.markdown_rows(suite.rows)),
+             *(f"<p>{_e(line)}</p>" for line in minatar_table.notes(suite.rows)),
+             f"<p>{_e(minatar_table.summary_line(suite.summary))}</p>", *(_img(f) for f in figures if f),
+             *_files_and_videos(suite)]
+    return "\n".join(parts)
+
+
+def _files_and_videos(suite: SuiteSummary) -> list[str]:
+    """Where the suite's table files are, and each game's episode."""
+    table, parts = suite.path / "results.md", []
     if table.is_file():
         parts.append(f"<p>Table as Markdown and CSV: <code>{_e(table)}</code>, <code>{_e(table.with_suffix('.csv'))}</code></p>")
-    parts += [f'<p>{_e(g.label)}: <img src="{_e(g.video[0])}" alt="episode"></p>' for g in suite.games
-              if g.video and g.video[0]]
-    return "\n".join(parts)
+    return parts + [f'<p>{_e(g.label)}: <img src="{_e(g.video[0])}" alt="episode"></p>' for g in suite.games
+                    if g.video and g.video[0]]
 
 
 def _rows_html(rows: list[dict]) -> str:

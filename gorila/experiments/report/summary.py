@@ -8,6 +8,9 @@ evaluate` kept in RUN/evaluations of exactly those parameters, else one made her
 protocol and its file are named beside the score.
 The best evaluation seen during training is shown too, labelled as biased upwards: it is the maximum
 over many noisy evaluations of changing parameters.
+A MinAtar run is also set beside MinAtar's published DQN by the measure it was published in, the mean
+return of the last 100 training episodes at the same frames; a MinAtar suite by its own table
+(`gorila.experiments.suite.minatar_table`).
 """
 from __future__ import annotations
 
@@ -19,7 +22,8 @@ import yaml
 
 from gorila.records.checkpoints import CheckpointError, find_checkpoint
 from gorila.records.metrics import read_metrics
-from gorila.experiments.suite.plan import SUITE_FILE, SuitePlan, result_file
+from gorila.experiments.suite.minatar_table import against_published, minatar_rows, minatar_summary, summary_line
+from gorila.experiments.suite.plan import SUITE_FILE, SuitePlan, is_minatar, result_file
 from gorila.experiments.suite.table import collect, footnotes, summaries, summary_lines, table_row
 
 BEST_SEEN_NOTE = "best evaluation seen during training: biased upwards (the maximum of many noisy evaluations)"
@@ -132,6 +136,8 @@ def summary_lines_of(run: RunSummary) -> list[str]:
                      f"episodes{human}; {run.final_source}")
     else:
         lines.append(run.final_source or "no final evaluation")
+    if is_minatar(str(c.get("env", ""))):
+        lines.append(against_published(c["env"], run.records))
     if run.best_seen:
         b = run.best_seen
         lines.append(f"{BEST_SEEN_NOTE}: {b['eval_return_mean']:.1f} at {b['env_frames']:,} frames")
@@ -149,21 +155,36 @@ class SuiteSummary:
     summary: dict
     games: list[RunSummary]
 
+    @property
+    def minatar(self) -> bool:
+        """A MinAtar suite: rows and summary are `minatar_table`'s, beside MinAtar's published DQN."""
+        return self.plan.minatar
+
 
 def load_suite(path: Path) -> SuiteSummary:
     plan = SuitePlan.load(path)
+    if plan.minatar:
+        rows = minatar_rows(plan)
+        return SuiteSummary(path, plan, rows, minatar_summary(rows), suite_runs(plan))
     results = collect(plan)
     rows = [table_row(game, r) for game, r in results.items()]
     scores = {g: {p: r["eval_return_mean"] for p, r in res.items()} for g, res in results.items()}
+    return SuiteSummary(path, plan, rows, summaries(scores), suite_runs(plan))
+
+
+def suite_runs(plan: SuitePlan) -> list[RunSummary]:
+    """The runs of a suite's games that have metrics, with the final evaluation the suite stored."""
     games = [load_run(plan.game_dir(g), g) for g in plan.games if (plan.game_dir(g) / "metrics.jsonl").is_file()]
     for game in games:
         stored = result_file(game.path, "noop")
         if stored.is_file():
             game.final, game.final_source = json.loads(stored.read_text()), "stored by gorila suite"
-    return SuiteSummary(path, plan, rows, summaries(scores), games)
+    return games
 
 
 def suite_text(suite: SuiteSummary) -> list[str]:
+    if suite.minatar:
+        return minatar_suite_text(suite)
     lines = [f"suite {suite.path}: {len(suite.rows)} of {len(suite.plan.games)} games finished, "
              f"{suite.plan.frames_per_game:,} frames each; scores are final evaluations of the saved parameters"]
     for row in suite.rows:
@@ -173,3 +194,18 @@ def suite_text(suite: SuiteSummary) -> list[str]:
             line += f" ({norm:.1f}% of human; DQN {row['dqn_noop']:g}, Gorila {row['gorila_noop']:g})"
         lines.append(line)
     return lines + footnotes(suite.rows) + summary_lines(suite.summary)
+
+
+def minatar_suite_text(suite: SuiteSummary) -> list[str]:
+    """A MinAtar suite's games: training return at the end of each run beside MinAtar's published DQN."""
+    lines = [f"suite {suite.path}: {len(suite.rows)} of {len(suite.plan.games)} MinAtar games finished, "
+             f"{suite.plan.frames_per_game:,} frames each; training returns (mean of the last 100 training "
+             "episodes) beside MinAtar's published DQN at the same frames"]
+    for row in suite.rows:
+        ours = "-" if row["ours_training_return"] is None else f"{row['ours_training_return']:.2f}"
+        published = (f"published DQN {row['published_dqn']:.2f}" if row["published_dqn"] is not None
+                     else f"no published value ({row['published_note'] or 'no train record'})")
+        ratio = "" if row["ratio"] is None else f", ratio {row['ratio']:.2f}"
+        frames = "" if row["frames"] is None else f" at {row['frames']:,} frames"
+        lines.append(f"  {row['env']}: {ours}{frames} over {row['episodes']} episodes; {published}{ratio}")
+    return lines + [summary_line(suite.summary)]

@@ -11,7 +11,8 @@ from typing import Callable
 from gorila.records.metrics import read_metrics
 from gorila.runtime.calls import failure_reason
 from gorila.experiments.suite.plan import SUITE_FILE, SuitePlan, play_game
-from gorila.experiments.suite.table import write_tables
+from gorila.experiments.suite.minatar_table import against_published, ran_env, write_minatar_tables
+from gorila.experiments.suite.table import write_tables as write_atari_tables
 from gorila.system.signals import restore_signals, stop_on_signals
 
 PROGRESS_EVERY_S = 30.0
@@ -40,6 +41,12 @@ def run_suite(plan: SuitePlan, parallel: int = 1, address: str = "", cpus_per_ga
     return {"finished": finished, "failed": failed, "tables": [str(p) for p in tables]}
 
 
+def write_tables(plan: SuitePlan) -> list:
+    """The suite's table: MinAtar games beside MinAtar's published DQN curves, others beside the paper's
+    published Atari scores."""
+    return (write_minatar_tables if plan.minatar else write_atari_tables)(plan)
+
+
 def _run_here(plan: SuitePlan, todo: list[str], failed: dict, say) -> None:
     for index, game in enumerate(todo, 1):
         prefix = f"suite [{index}/{len(todo)}]"
@@ -63,7 +70,10 @@ def _settle(plan: SuitePlan, game: str, outcome, failed: dict, say) -> None:
         failed[game] = failure_reason(error)
         say(f"{game}: failed: {failed[game]}")
         return
-    say(f"{game}: {describe_results(results)}")
+    line = describe_results(results)
+    if plan.minatar:            # and what MinAtar's paper measures, beside its published DQN
+        line += "; " + against_published(ran_env(plan.game_dir(game), game), read_metrics(plan.game_dir(game)))
+    say(f"{game}: {line}")
     write_tables(plan)
 
 

@@ -10,11 +10,16 @@ ones from their latest checkpoint and restarts games that left nothing to resume
 
 Games run one after another in this process, or `parallel` at a time as Ray tasks (on an embedded
 Ray or an existing cluster), each training on the local runtime inside its task.
+
+A suite of MinAtar games (Young & Tian 2019) is run the same way and compared with MinAtar's published
+DQN curves instead of the paper's Atari scores; each game runs as its `-v0` id, the full action set
+those curves were made with. The two kinds do not share a suite: each has its own table.
 """
 from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -23,6 +28,7 @@ from gorila.config import Config, ConfigError, build_config
 from gorila.records.metrics import read_metrics
 from gorila.evaluation.protocols import get_protocol
 from gorila.evaluation.scores import paper_game
+from gorila.envs.registry import MINATAR_PREFIX, resolve_env
 
 SUITE_FILE = "suite.json"
 FINAL_PARAMETERS = "parameters saved at the end of training (checkpoints/latest.pt)"
@@ -60,6 +66,11 @@ class SuitePlan:
     def game_config(self, game: str) -> Config:
         return build_config(self.preset, self.config_file, self.game_fields(game))
 
+    @property
+    def minatar(self) -> bool:
+        """A suite of MinAtar games, whose table sets them beside MinAtar's published DQN curves."""
+        return bool(self.games) and all(map(is_minatar, self.games))
+
     def finished(self, game: str) -> bool:
         """A game is finished once every final evaluation it needs has its result file."""
         return all(self.result_file(game, p).is_file() for p in self.protocols)
@@ -75,9 +86,27 @@ class SuitePlan:
         return cls(**data)
 
 
+def is_minatar(game: str) -> bool:
+    """Whether a game's name is a MinAtar one ('MinAtar/Breakout-v0')."""
+    return game.strip().lower().startswith(MINATAR_PREFIX.lower())
+
+
+def suite_game(name: str) -> str:
+    """The id a suite runs a game by: a MinAtar game as MinAtar's own id, its `-v0` (the full action
+    set of the published curves) unless a version is given; any other name as it is given."""
+    name = name.strip()
+    if not is_minatar(name):
+        return name
+    spec = resolve_env(name if re.search(r"-v\d+$", name) else name + "-v0")
+    return spec.id
+
+
 def check_plan(plan: SuitePlan) -> None:
     """Every check that can be made before anything trains: each game's config and environment."""
     from gorila.system.preflight import preflight
+    if len({is_minatar(game) for game in plan.games}) > 1:
+        raise ConfigError("--games: MinAtar and other games cannot share a suite (each kind has its own published "
+                          "results to compare with); run them as two suites")
     if plan.frames_per_game < 1:
         raise ConfigError("--frames-per-game must be >= 1")
     if plan.episodes is not None and plan.episodes < 1:

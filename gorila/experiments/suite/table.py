@@ -140,7 +140,8 @@ def write_csv(path: Path, rows: list[dict]) -> None:
         writer.writerows(rows)
 
 
-def _num(value, digits: int = 1) -> str:
+def cell_number(value, digits: int = 1) -> str:
+    """A number as a table cell: thousands separated, `digits` decimals, a dash for none."""
     return "—" if value is None else f"{value:,.{digits}f}"
 
 
@@ -157,8 +158,9 @@ def markdown(plan: SuitePlan, rows: list[dict], summary: dict) -> str:
         cells = [r["game"], f"{r['frames']:,}"]
         for key in map(column_key, PUBLISHED_PROTOCOLS):
             mark = marks(r, key)
-            cells += [_num(r[f"ours_{key}"]) + mark["ours"], _num(r[f"human_normalised_{key}"]) + mark["human_normalised"],
-                      _num(r[f"dqn_{key}"]), _num(r[f"gorila_{key}"])]
+            cells += [cell_number(r[f"ours_{key}"]) + mark["ours"],
+                      cell_number(r[f"human_normalised_{key}"]) + mark["human_normalised"],
+                      cell_number(r[f"dqn_{key}"]), cell_number(r[f"gorila_{key}"])]
         lines.append("| " + " | ".join(cells) + " |")
     notes = footnotes(rows)
     lines += ["", *notes, *([""] if notes else []), *summary_lines(summary)]
@@ -178,5 +180,5 @@ def summary_lines(summary: dict) -> list[str]:
             against_dqn = [s["games_above_dqn"], *(s[f"games_at_{x}x_dqn"] for x in DQN_MULTIPLES)]
             against_dqn = " | ".join("—" if agent == "dqn" else str(n) for n in against_dqn)
             lines.append(f"| {LABELS[protocol]} | {name} | {s['games']} | {against_dqn} | {s['games_at_human_level']} "
-                         f"| {_num(s['median_human_normalised'])} | {_num(s['mean_human_normalised'])} |")
+                         f"| {cell_number(s['median_human_normalised'])} | {cell_number(s['mean_human_normalised'])} |")
     return lines

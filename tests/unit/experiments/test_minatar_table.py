@@ -1,0 +1,72 @@
+"""The MinAtar suite's table from hand-made runs, against numbers read off the published curves' files.
+
+gorila/evaluation/minatar/dqn_breakout.tsv has 4.10 at 88,000 frames and 4.05 at 95,100: 4.0875 at
+89,775, a quarter of the way. dqn_freeway.tsv: 5.56 at 21,500 and at 28,700, so 5.56 at 25,000.
+dqn_seaquest.tsv begins at 68,100 frames: no published value at 50,000.
+"""
+import csv
+import json
+
+import pytest
+import yaml
+
+from gorila.experiments.suite.minatar_table import write_minatar_tables
+from gorila.experiments.suite.plan import SuitePlan
+
+GAMES = ("MinAtar/Breakout-v0", "MinAtar/Freeway-v1", "MinAtar/Seaquest-v0", "MinAtar/Asterix-v0")
+
+
+def hand_made_run(plan, game, train, final=0.5):
+    """A finished suite game: config.yaml, train records [(frames, return_mean, episodes)], an eval and
+    a summary record after them, and the final evaluation the suite stores."""
+    run = plan.game_dir(game)
+    run.mkdir(parents=True)
+    (run / "config.yaml").write_text(yaml.safe_dump({"env": game}))
+    records = [{"kind": "train", "env_frames": f, "wall_time": 1.0, "return_mean": r, "episodes_recent": n}
+               for f, r, n in train]
+    last = train[-1][0]
+    records += [{"kind": "eval", "env_frames": last, "wall_time": 2.0, "eval_return_mean": 99.0},
+                {"kind": "summary", "env_frames": last, "wall_time": 2.0, "stop_reason": "budget"}]
+    (run / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    plan.result_file(game, "noop").write_text(json.dumps({"eval_return_mean": final, "eval_episodes": 3,
+                                                          "env_frames": last}))
+
+
+@pytest.fixture
+def tables(tmp_path):
+    plan = SuitePlan(tmp_path, GAMES, 90_000)
+    hand_made_run(plan, "MinAtar/Breakout-v0", [(40_000, 1.0, 100), (89_775, 6.13, 100)], final=7.0)
+    hand_made_run(plan, "MinAtar/Freeway-v1", [(10_000, None, 0), (25_000, 2.78, 40)])
+    hand_made_run(plan, "MinAtar/Seaquest-v0", [(50_000, 0.3, 100)])
+    # Asterix: not finished (no run at all), so no row
+    write_minatar_tables(plan)
+    return tmp_path
+
+
+def test_rows_set_our_training_return_beside_the_published_dqn_at_the_same_frames(tables):
+    rows = {r["game"]: r for r in json.loads((tables / "results.json").read_text())["rows"]}
+    assert list(rows) == ["MinAtar/Breakout-v0", "MinAtar/Freeway-v1", "MinAtar/Seaquest-v0"]
+    breakout, freeway, seaquest = rows.values()
+    assert (breakout["frames"], breakout["ours_training_return"], breakout["episodes"]) == (89_775, 6.13, 100)
+    assert breakout["published_dqn"] == pytest.approx(4.0875)
+    assert breakout["ratio"] == pytest.approx(6.13 / 4.0875)               # 1.4997
+    assert breakout["ours_final_eval"] == 7.0 and breakout["env"] == "MinAtar/Breakout-v0"
+    assert freeway["published_dqn"] == pytest.approx(5.56) and freeway["ratio"] == pytest.approx(0.5)
+    assert freeway["episodes"] == 40
+    assert seaquest["published_dqn"] is None and seaquest["ratio"] is None
+    assert seaquest["published_note"] == "the published curve begins at 68,100 frames"
+    with open(tables / "results.csv") as file:
+        assert float(next(csv.DictReader(file))["published_dqn"]) == pytest.approx(4.0875)
+
+
+def test_the_summary_counts_games_at_the_published_return_and_names_the_lowest_ratio(tables):
+    summary = json.loads((tables / "results.json").read_text())["summary"]
+    assert summary == {"games": 2, "at_or_above_published": 1, "lowest_ratio": pytest.approx(0.5),
+                       "lowest_game": "MinAtar/Freeway-v1"}
+    markdown = (tables / "results.md").read_text()
+    assert "3 of 4 games finished" in markdown
+    assert "| MinAtar/Breakout-v0 | MinAtar/Breakout-v0 | 89,775 | 100 | 6.13 | 4.09 | 1.50 | 7.00 (3 episodes) |" in markdown
+    assert "| MinAtar/Freeway-v1 | MinAtar/Freeway-v1* | 25,000 | 40 | 2.78 | 5.56 | 0.50 |" in markdown
+    assert "| — (the published curve begins at 68,100 frames) | — |" in markdown
+    assert "* Played with the game's minimal action set (-v1), not the full set of the published curves: MinAtar/Freeway-v1." in markdown
+    assert "Games at >= 1.0 of the published DQN: 1 of 2; lowest ratio 0.50 (MinAtar/Freeway-v1)." in markdown
