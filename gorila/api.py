@@ -68,15 +68,24 @@ def train(config: Config, run_dir: str | Path | None = None, *, live_progress: b
 def resume(run_dir: str | Path, *, live_progress: bool | None = None, **changes) -> TrainResult:
     """Continue the run in `run_dir` from its latest good checkpoint, with `changes` to its config
     (e.g. a larger total_frames), as `gorila train --resume RUN_DIR` does."""
-    from gorila.records.checkpoints import load_latest_good
-    from gorila.records.run_dirs import RunLock
     from gorila.system.preflight import preflight
     run_dir = Path(run_dir)
-    RunLock.refuse_if_held(run_dir)
-    payload = load_latest_good(run_dir)
+    payload = latest_payload(run_dir, "resume")
     config = build_config(None, None, {**payload["config"], **changes, "run_dir": str(run_dir)})
     preflight(config)
     return run_in(config, run_dir, payload=payload, live_progress=live_progress)
+
+
+def latest_payload(run_dir: Path, what: str, warn=print) -> dict:
+    """The latest good checkpoint of a run to resume, once `run_dir` is known to be a run directory
+    that no live run holds; `what` names the caller in the error (`--resume`), `warn` hears of each
+    checkpoint skipped."""
+    from gorila.records.checkpoints import CheckpointError, load_latest_good
+    from gorila.records.run_dirs import RunLock
+    if not (run_dir / "checkpoints").is_dir():
+        raise CheckpointError(f"{what}: {run_dir} is not a run directory (no checkpoints/ in it)")
+    RunLock.refuse_if_held(run_dir)                 # before reading checkpoints a live run is writing
+    return load_latest_good(run_dir, warn=warn)
 
 
 def run_in(config: Config, run_dir: Path, *, created: bool = False, payload: dict | None = None,

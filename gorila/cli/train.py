@@ -9,7 +9,7 @@ from gorila.cli.errors import UserError
 from gorila.cli.flags import add_config_flags, cli_overrides, config_from_args
 from gorila.config import PRESETS, Config, build_config, preset_for_env, scaled_preset
 from gorila.plugins import reference_of
-from gorila.records.run_dirs import RunLock, claim_run_dir
+from gorila.records.run_dirs import claim_run_dir
 
 
 EXAMPLES = """examples:
@@ -54,15 +54,13 @@ def checked_train_config(args) -> tuple[Config, typing.Any]:
 
 def resumed_run(args) -> tuple[Config, Path, dict]:
     """The config, run dir and checkpoint payload of `--resume RUN_DIR`."""
-    from gorila.records.checkpoints import load_latest_good, version_note
+    from gorila.api import latest_payload
+    from gorila.records.checkpoints import version_note
     from gorila.system.preflight import preflight
     if args.preset or args.config or args.scale is not None:
         raise UserError("--resume takes the run's own config; --preset, --config and --scale cannot be combined with it")
     run_dir = Path(args.resume)
-    if not (run_dir / "checkpoints").is_dir():
-        raise UserError(f"--resume: {run_dir} is not a run directory (no checkpoints/ in it)")
-    RunLock.refuse_if_held(run_dir)                 # before reading checkpoints a live run is writing
-    payload = load_latest_good(run_dir, warn=lambda line: print(f"gorila: {line}", file=sys.stderr))
+    payload = latest_payload(run_dir, "--resume", warn=lambda line: print(f"gorila: {line}", file=sys.stderr))
     note = version_note(payload, payload["path"])
     if note:
         print(f"gorila: note: {note}", file=sys.stderr)
