@@ -104,7 +104,7 @@ def build_q_network(network, obs_shape: tuple, num_actions: int, hidden_sizes=(1
     """The Q-network a config asks for; `auto` means the Nature CNN for Atari's image stacks, MinAtar's
     CNN for small images (MinAtar's 10x10 frames), else an MLP. A user's factory (a callable, or its
     `module:name`) is called as `factory(obs_shape, num_actions)`."""
-    if callable(network) or is_reference(network):
+    if is_users_network(network):
         return _users_network(network, tuple(obs_shape), num_actions)
     if network == "auto":
         network = _auto_network(obs_shape)
@@ -117,6 +117,11 @@ def build_q_network(network, obs_shape: tuple, num_actions: int, hidden_sizes=(1
             raise ValueError(f"the minatar_cnn network's 3x3 convolution needs frames of at least 3x3, got {obs_shape}")
         return MinAtarCNN(tuple(obs_shape), num_actions, dueling)
     return MLPQNetwork(int(np.prod(obs_shape)), num_actions, tuple(hidden_sizes), dueling)
+
+
+def is_users_network(network) -> bool:
+    """Whether a config's `network` is the user's own factory (a callable or its `module:name`)."""
+    return callable(network) or is_reference(network)
 
 
 def _users_network(factory, obs_shape: tuple, num_actions: int) -> nn.Module:
