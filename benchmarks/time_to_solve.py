@@ -26,11 +26,14 @@ SETUPS = {
     "ray-2": ["--runtime", "ray", "--actors", "2", "--learners", "2", "--param-shards", "1"],
     "ray-4": ["--runtime", "ray", "--actors", "4", "--learners", "4", "--param-shards", "1"],
 }
-# Each setup again with the learner waiting for the theta+ that includes its own last gradient, and
+# The Ray setups with each shard in a process of its own instead of beside a learner (the default);
+# each setup again with the learner waiting for the theta+ that includes its own last gradient, and
 # with proportional prioritised replay instead of uniform.
+SETUPS.update({f"{name}-apart": [*flags, "--shard-placement", "apart"] for name, flags in list(SETUPS.items())
+               if name.startswith("ray")})
 SETUPS.update({f"{name}-sync": [*flags, "--learner-refresh", "synchronous"] for name, flags in list(SETUPS.items())})
 SETUPS.update({f"{name}-prioritised": [*flags, "--prioritised"] for name, flags in list(SETUPS.items())
-               if not name.endswith("-sync")})
+               if not name.endswith(("-sync", "-apart"))})
 
 
 def gorila_command() -> list[str]:

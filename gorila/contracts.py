@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, fields, replace
-from typing import Callable, Protocol
+from typing import TYPE_CHECKING, Callable, Protocol
 
 import numpy as np
+
+if TYPE_CHECKING:        # contracts stay importable without torch (the Ray hosts import them)
+    import torch
 
 
 @dataclass(frozen=True)
@@ -110,12 +113,14 @@ class Report:
 
 
 class ParameterSource(Protocol):
-    """theta+ as seen by actors and learners (a `ParameterClient` over the shards)."""
+    """theta+ as seen by actors and learners (a `ParameterClient` over the shards): vectors are tensors
+    on the caller's device; gradients go in as tensors there."""
     versions: np.ndarray
-    def pull(self, prefetch: bool = False) -> tuple[np.ndarray, bool]: ...
-    def pull_target(self) -> np.ndarray: ...
-    def push(self, gradients: np.ndarray, base_versions: np.ndarray) -> None: ...
-    def push_and_pull(self, gradients: np.ndarray, base_versions: np.ndarray) -> tuple[np.ndarray, bool]: ...
+    def pull(self, prefetch: bool = False) -> tuple[torch.Tensor, bool]: ...
+    def pull_target(self) -> torch.Tensor: ...
+    def push(self, gradients: torch.Tensor, base_versions: np.ndarray) -> None: ...
+    def push_and_pull(self, gradients: torch.Tensor, base_versions: np.ndarray) -> tuple[torch.Tensor, bool]: ...
+    def forget(self) -> None: ...
     def drain(self) -> None: ...
 
 
@@ -221,12 +226,19 @@ class Role:
     driver hands out again when its process is lost. A role that `learns` runs a learner (alone or in
     a bundle) and gets the learner's device. A restarted process of a role that `waits_for_state`
     answers no call of its contract before the driver has given it its last state (the contract's
-    `restore`): no node needs the driver's disk for it, and no caller sees it start again from scratch."""
+    `restore`): no node needs the driver's disk for it, and no caller sees it start again from scratch.
+    A worker that `hosts_shards` holds parameter shards in its process beside its own work (shard
+    placement `learners`); it waits for its shards' states after a restart."""
     name: str
     contract: type
     server: bool = False
     learns: bool = False
     waits_for_state: bool = False
+    hosts_shards: bool = False
+
+    def hosting_shards(self) -> Role:
+        """This worker role, holding parameter shards beside its own work."""
+        return replace(self, waits_for_state=True, hosts_shards=True)
 
 
 PARAMETER_SHARD = Role("parameter_shard", ShardServer, server=True, waits_for_state=True)

@@ -97,11 +97,11 @@ def td_errors(q_online: torch.Tensor, actions: torch.Tensor, targets: torch.Tens
     return (targets - taken_q(q_online, actions)).detach().abs().cpu().numpy().astype(np.float32)
 
 
-def clip_norm(gradient: np.ndarray, max_norm: float) -> np.ndarray:
-    """Scale a flat gradient in place so its L2 norm is at most `max_norm` (0 = no clipping), as
-    torch.nn.utils.clip_grad_norm_ does, on the one vector the learner sends anyway."""
+def clip_norm(gradient, max_norm: float):
+    """Scale a flat gradient (a tensor or an array) in place so its L2 norm is at most `max_norm`
+    (0 = no clipping), as torch.nn.utils.clip_grad_norm_ does, on the one vector the learner sends anyway."""
     if max_norm:
-        norm = float(np.linalg.norm(gradient))
+        norm = float(torch.linalg.vector_norm(torch.as_tensor(gradient)))
         if norm > max_norm:
             gradient *= max_norm / (norm + 1e-6)
     return gradient

@@ -158,20 +158,20 @@ def _parameters(model) -> list:
     return list(model.parameters()) if isinstance(model, nn.Module) else model
 
 
-def load_flat_parameters(model, flat: np.ndarray) -> None:
+def load_flat_parameters(model, flat) -> None:
     """Overwrite the parameters of a model (or of its parameter list) from a vector made by
-    `flat_parameters`."""
+    `flat_parameters` (an array, or a tensor on any device)."""
     parameters = _parameters(model)
-    vector = torch.as_tensor(np.asarray(flat, dtype=np.float32))
-    torch.nn.utils.vector_to_parameters(vector.to(parameters[0].device), parameters)
+    vector = flat if torch.is_tensor(flat) else torch.as_tensor(np.asarray(flat, dtype=np.float32))
+    torch.nn.utils.vector_to_parameters(vector.to(parameters[0].device, torch.float32), parameters)
 
 
-def flat_gradients(model) -> np.ndarray:
+def flat_gradients(model) -> torch.Tensor:
     """The gradient of every parameter of a model (or of its parameter list), concatenated in
-    parameter order (zeros where none)."""
+    parameter order (zeros where none): a fresh tensor on the parameters' device."""
     parts = [p.grad.reshape(-1) if p.grad is not None else torch.zeros(p.numel(), device=p.device)
              for p in _parameters(model)]
-    return torch.cat(parts).detach().cpu().numpy()      # cat made a fresh float32 buffer: no second copy
+    return torch.cat(parts).detach()
 
 
 def num_parameters(model: nn.Module) -> int:

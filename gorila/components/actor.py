@@ -43,16 +43,22 @@ class Actor:
         self.episode_return = np.zeros(num_envs, np.float64)
         self.episode_length = np.zeros(num_envs, np.int64)
         self.steps = 0
-        self.steps_since_sync = 0
+        # theta+ is first read at the first step, not here: no actor waits for a learner's constructor
+        # (shards may live in learners' processes).
+        self.steps_since_sync = config.actor_sync_every
         self.completed: list[float] = []
         self.completed_lengths: list[int] = []
         self.epsilon_sum = 0.0           # epsilon summed over the agent steps taken since the last report
-        self.sync()
 
     def sync(self) -> None:
         flat, _ = self.params.pull(prefetch=True)     # never waits: takes the previous request's answer
         load_flat_parameters(self.network, flat)
         self.steps_since_sync = 0
+
+    def refresh(self) -> None:
+        """Read theta+ afresh, forgetting any refresh asked for earlier."""
+        self.params.forget()
+        self.sync()
 
     @property
     def epsilon(self) -> float:

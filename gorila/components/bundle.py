@@ -17,8 +17,10 @@ from gorila.components.replay import ReplayMemory
 class Bundle:
     """An `Actor`, its own `ReplayMemory` and a `Learner`, stepped in lockstep in one process."""
 
-    def __init__(self, actor: Actor, replay: ReplayMemory, learner: Learner, update_every: int):
+    def __init__(self, actor: Actor, replay: ReplayMemory, learner: Learner, update_every: int,
+                 hosted_shards: dict | None = None):
         self.actor, self.replay, self.learner = actor, replay, learner
+        self.hosted_shards = hosted_shards or {}     # index -> ParameterShard held in this process
         self.update_every = update_every
         self.update_credit = 0     # agent steps not yet matched by an update
 
@@ -36,6 +38,11 @@ class Bundle:
         self.learner.params.drain()
         report = self.actor.report(steps).merge(self.learner.report(updates))
         return replace(report, replay_size=len(self.replay))
+
+    def refresh(self) -> None:
+        """Actor and learner read theta+ afresh (the shards in this process were just restored)."""
+        self.actor.refresh()
+        self.learner.refresh()
 
     def continue_from(self, steps: int) -> None:
         self.actor.continue_from(steps)

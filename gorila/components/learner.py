@@ -66,8 +66,9 @@ class Learner:
     """Computes DQN gradients from minibatches of a replay and pushes them to the parameter server."""
 
     def __init__(self, config: Config, info: EnvInfo, index: int, params: ParameterSource,
-                 replay: MinibatchSource):
+                 replay: MinibatchSource, hosted_shards: dict | None = None):
         torch.set_num_threads(config.torch_threads)
+        self.hosted_shards = hosted_shards or {}     # index -> ParameterShard held in this process
         torch.manual_seed(config.seed + 7919 * index)
         self.config, self.index, self.params, self.replay = config, index, params, replay
         self.device = torch.device(learner_device(config))
@@ -80,14 +81,16 @@ class Learner:
         self.outliers = LossOutlierFilter(config.outlier_k, config.outlier_warmup)
         self.updates = 0
         self.dropped = 0
-        self.outbox: list[np.ndarray] = []        # gradients waiting to travel together (push_every)
+        self.outbox: list[torch.Tensor] = []      # gradients waiting to travel together (push_every)
         self.outbox_versions = None
         self.losses: list[float] = []
         # Q(s, a) summed on the learner's device: adding to it makes the GPU wait for nothing; the
         # report reads it once per budget, not once per update.
         self.q_sum = torch.zeros((), device=self.device)
         self.q_count = 0
-        self.sync()
+        # theta+ is first read at the first update, not here: a learner that holds shards is built while
+        # the others are, and none may wait for another's constructor.
+        self.synced = False
 
     def sync(self, pulled: tuple | None = None) -> None:
         """Copy theta+ from the server, and theta- when the server has refreshed it.
@@ -100,10 +103,18 @@ class Learner:
         load_flat_parameters(self.online_parameters, flat)
         if target_changed:
             load_flat_parameters(self.target_parameters, self.params.pull_target())
+        self.synced = True
 
-    def gradient(self, batch: Minibatch) -> tuple[float, np.ndarray]:
+    def refresh(self) -> None:
+        """Read theta+ and theta- afresh, forgetting any refresh asked for earlier (the shards in this
+        process were just given their states after a restart)."""
+        self.params.forget()
+        self.sync()
+        load_flat_parameters(self.target_parameters, self.params.pull_target())
+
+    def gradient(self, batch: Minibatch) -> tuple[float, torch.Tensor]:
         """Mean loss per transition and flat gradient of the DQN loss (`loss_reduction`) on one
-        minibatch, theta- fixed; a prioritised minibatch's loss is weighted by its importance-sampling
+        minibatch, theta- fixed (a tensor on the learner's device); a prioritised minibatch's loss is weighted by its importance-sampling
         weights, and its entries' new |delta| go back to the replay as soon as they are known. The
         minibatch's Q(s, a) are added up for the report."""
         as_tensor = lambda array: torch.as_tensor(array, device=self.device)
@@ -132,6 +143,8 @@ class Learner:
         batch = self.replay.sample(self.config.batch_size)
         if batch is None:
             return False
+        if not self.synced:
+            self.sync()
         loss, grad = self.gradient(batch)
         self.updates += 1
         if self.outliers.is_outlier(loss):
@@ -152,7 +165,7 @@ class Learner:
             if refresh:
                 self.sync()
             return
-        gradients, self.outbox = np.stack(self.outbox), []
+        gradients, self.outbox = torch.stack(self.outbox), []
         if refresh:
             self.sync(self.params.push_and_pull(gradients, self.outbox_versions))
         else:

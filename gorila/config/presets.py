@@ -56,7 +56,8 @@ PRESETS: dict[str, dict] = {
     ),
 }
 # Gorila as Nair et al. (2015) ran it: 100 bundles, each DQN's actor, 1M-transition replay and learner;
-# 31 parameter shards applying AdaGrad; theta- every 60,000 parameter-server updates.
+# 31 parameter shards applying AdaGrad, each on a machine of its own; theta- every 60,000
+# parameter-server updates.
 # Schedules: each bundle is one DQN agent, so it counts as DQN's code does, per agent: its actor anneals
 # epsilon over its own first 1M agent steps and its learner starts once its own replay holds 50,000
 # transitions. The budget is therefore per bundle too: each gets DQN's whole 50M frames (the paper
@@ -72,8 +73,8 @@ PRESETS: dict[str, dict] = {
 # 0.004 for DQN's RMSProp); 1e-3 and 1e-4 stayed calm (loss 0.003 and 0.002, |Q| < 0.15), 1e-3 moving the
 # parameters ten times as far: the largest calm rate, which AdaGrad's decay needs over millions of updates.
 PRESETS["gorila-paper"] = dict(
-    PRESETS["atari"], actors=100, learners=100, param_shards=31, optimizer="adagrad", learning_rate=1e-3,
-    optimizer_eps=1e-8, target_update_every=60_000, total_frames=100 * 50_000_000,
+    PRESETS["atari"], actors=100, learners=100, param_shards=31, shard_placement="apart", optimizer="adagrad",
+    learning_rate=1e-3, optimizer_eps=1e-8, target_update_every=60_000, total_frames=100 * 50_000_000,
 )
 # Ape-X (Horgan et al. 2018, "Distributed Prioritized Experience Replay"): many actors, each on its own
 # rung of the epsilon ladder eps_i = 0.4 ** (1 + 7 i / (N - 1)), feed one central prioritised replay

@@ -133,13 +133,15 @@ class TrainWindow:
 
         `epsilon` is the mean exploration rate of the window's agent steps (over all actors), `q_mean`
         the mean Q(s, a) of the actions taken in the window's sampled minibatches (what the loss fits
-        to the targets), `episode_length` the mean agent steps of the episodes `return_mean` averages.
+        to the targets), `episode_length` the mean agent steps of the episodes `return_mean` averages,
+        `return_mean_10` the mean of the last 10 of them (a quick read of where training is now).
         """
         elapsed = max(now - self.since, 1e-6)
         mean = lambda total, count: total / count if count else None
         stats = {"fps": self.steps * frames_per_step / elapsed, "ups": self.updates / elapsed,
                  "episodes_recent": len(self.returns),
                  "return_mean": float(np.mean(self.returns)) if self.returns else None,
+                 "return_mean_10": float(np.mean(list(self.returns)[-10:])) if self.returns else None,
                  "episode_length": float(np.mean(self.lengths)) if self.lengths else None,
                  "epsilon": mean(self.epsilon_sum, self.steps), "q_mean": mean(self.q_sum, self.q_count),
                  "loss": mean(self.loss_sum, self.loss_count),

@@ -10,6 +10,7 @@ from gorila.runtime.calls import DirectCalls
 class LocalRuntime:
     name = "local"
     restarts_components = False
+    hosts_shards = False      # every shard is in the one process already
 
     def __init__(self, config):
         self.calls = DirectCalls()
@@ -17,7 +18,7 @@ class LocalRuntime:
 
     def place(self, role, make, *args):
         """`make(*args)`, here and now (`make` is a class or a `make_*` function); in one process
-        there is no boundary, so `role` changes nothing."""
+        there is no boundary, so `role` changes nothing, and shards are beside every learner already."""
         self.objects.append(make(*args))
         return self.objects[-1]
 

@@ -18,7 +18,7 @@ from gorila.records.checkpoints import load_shard_backup
 from gorila.components.parameter_server.staleness import staleness_limit
 from gorila.config import Config, ConfigError
 from gorila.contracts import EnvInfo, MinibatchSource, TransitionSink
-from gorila.components.learner import Learner
+from gorila.components.learner import Learner, learner_device
 from gorila.agent.networks import flat_parameters, q_network_for
 from gorila.components.parameter_server import ParameterClient, ParameterShard, slice_bounds, synchronous_refresh
 from gorila.components.replay import ReplayMemory
@@ -41,12 +41,19 @@ def parameter_bounds(config: Config, size: int) -> list[tuple[int, int]]:
         raise ConfigError(f"param_shards: {error}") from None
 
 
+def shard_device(config: Config) -> str:
+    """Where a shard keeps its slice and its optimizer's moments: beside the learners (`shard_placement:
+    learners`), on their device; apart, on the CPU of its own process."""
+    return learner_device(config) if config.shard_placement == "learners" else "cpu"
+
+
 def make_shard(config: Config, index: int, initial: np.ndarray, backup: str | None = None) -> ParameterShard:
     """Parameter shard `index`, owning the slice `initial` of theta+; where `backup` holds a saved
     state (a restarted shard, a resumed run) it continues from that state instead."""
     shard = ParameterShard(index, initial, optimizer=config.optimizer, learning_rate=config.learning_rate,
                            optimizer_eps=config.optimizer_eps, rmsprop_alpha=config.rmsprop_alpha,
-                           max_staleness=staleness_limit(config), target_update_every=config.target_update_every)
+                           max_staleness=staleness_limit(config), target_update_every=config.target_update_every,
+                           device=shard_device(config))
     state = load_shard_backup(backup) if backup else None
     if state is not None:
         shard.restore(state)
@@ -70,10 +77,20 @@ def first_shard_states(config: Config, info: EnvInfo, bounds, resume: dict | Non
     return [make_shard(config, index, theta[start:stop]).state() for index, (start, stop) in enumerate(bounds)], 0
 
 
-def parameter_client(config: Config, shards: list, bounds, calls) -> ParameterClient:
-    """One component's view of the sharded theta+."""
+def parameter_client(config: Config, shards: list, bounds, calls, device: str = "cpu") -> ParameterClient:
+    """One component's view of the sharded theta+, which it reads as a tensor on `device`."""
     return ParameterClient(shards, bounds, calls, config.max_inflight_pushes,
-                           synchronous=synchronous_refresh(config))
+                           synchronous=synchronous_refresh(config), device=device)
+
+
+HostedSlice = tuple[int, int, int, "str | None"]      # (shard index, start, stop, backup) a worker holds
+
+
+def with_hosted_shards(config: Config, info: EnvInfo, shards: list, hosted) -> tuple[list, dict]:
+    """A worker's view of the shards when it holds some of them (`hosted`, as `HostedSlice`s): those
+    built here, in its process, take the place of their handles. (shards, {index: ParameterShard})."""
+    own = {index: make_shard_of(config, info, index, start, stop, backup) for index, start, stop, backup in hosted}
+    return [own.get(index, shard) for index, shard in enumerate(shards)], own
 
 
 def replay_warmup(config: Config) -> int:
@@ -122,21 +139,27 @@ def make_actor(config: Config, info: EnvInfo, index: int, shards: list, bounds, 
 
 
 def make_learner(config: Config, info: EnvInfo, index: int, shards: list, bounds, calls,
-                 replay: MinibatchSource) -> Learner:
-    """Learner `index`, sampling from `replay` and pushing gradients to the shards."""
-    return Learner(config, info, index, parameter_client(config, shards, bounds, calls), replay)
+                 replay: MinibatchSource, hosted: tuple[HostedSlice, ...] = ()) -> Learner:
+    """Learner `index`, sampling from `replay` and pushing gradients to the shards; it holds the
+    `hosted` shards in its process (shard placement `learners` on Ray)."""
+    shards, own = with_hosted_shards(config, info, shards, hosted)
+    return Learner(config, info, index, parameter_client(config, shards, bounds, calls, learner_device(config)),
+                   replay, own)
 
 
 def make_bundle(config: Config, info: EnvInfo, index: int, shards: list, bounds, calls,
-                saved_replay: str | None = None) -> Bundle:
-    """Bundle `index`: actor_i --writes--> local replay_i --minibatches--> learner_i, in one process.
+                saved_replay: str | None = None, hosted: tuple[HostedSlice, ...] = ()) -> Bundle:
+    """Bundle `index`: actor_i --writes--> local replay_i --minibatches--> learner_i, in one process,
+    with the `hosted` shards (shard placement `learners` on Ray).
 
-    Inside the bundle calls are direct; `calls` is how its actor and learner reach the shards.
+    Inside the bundle calls are direct; `calls` is how its actor and learner reach the shards of
+    other processes.
     """
+    shards, own = with_hosted_shards(config, info, shards, hosted)
     replay = make_replay(config, info, config.replay_capacity, config.envs_per_actor,
                          config.seed + index, replay_warmup(config), saved_replay)
     streams = tuple(range(config.envs_per_actor))
     writer = ReplayWriter([replay], [Route(0, streams, streams)], DirectCalls())
     actor = make_actor(config, info, index, shards, bounds, calls, writer)
     learner = make_learner(config, info, index, shards, bounds, calls, replay)
-    return Bundle(actor, replay, learner, config.update_every)
+    return Bundle(actor, replay, learner, config.update_every, own)

@@ -1,6 +1,6 @@
 """The one wiring function: which Gorila component talks to which, for any topology.
 
-`build_system` is the whole architecture in one page. A runtime passes its `place` (build this object
+`build_system` is the whole architecture in one page. A runtime brings its `place` (build this object
 for a component of this role, here or in a Ray actor) and its `calls` (how components call each
 other through their contracts); the wiring is the same.
 
@@ -8,6 +8,12 @@ other through their contracts); the wiring is the same.
     non-bundled:  actor_i --> replay (local: one per actor; global: N_replay shards) --> learner_j
     always:       learners --gradient slices--> N_param ParameterShards --theta+, theta---> actors, learners
                   driver --theta+--> evaluator
+
+Where the shards run is `shard_placement`: `apart`, each in a process of its own, as the paper's 31
+shard machines; `learners`, shard i inside the process of learner (or bundle) i mod N_learn, so that
+the slice of theta+ it owns never leaves that learner's device and its part of that learner's
+gradient is applied without a message. It is still a shard: the learner sends it gradients and the
+shard applies them, checks their staleness and keeps its own version and theta-.
 """
 from __future__ import annotations
 
@@ -17,7 +23,7 @@ from gorila.components.parameter_server.client import synchronous_refresh
 from gorila.components.parameter_server.staleness import staleness_limit
 from gorila.config import Config
 from gorila.contracts import (ACTOR, BUNDLE, EVALUATOR, LEARNER, PARAMETER_SHARD, REPLAY, EnvInfo, Worker,
-                              WorkerId)
+                              WorkerId, learner_processes)
 from gorila.components.evaluator import Evaluator
 from gorila.system.builders import (initial_parameters, make_actor, make_bundle, make_learner, make_replay, make_shard_of,
                             parameter_bounds, replay_warmup)
@@ -45,23 +51,33 @@ class System:
         return [*self.shards, *self.replays, self.evaluator]
 
 
-def build_system(config: Config, info: EnvInfo, place, calls, shard_backups: list[str] | None = None,
+def build_system(config: Config, info: EnvInfo, runtime, shard_backups: list[str] | None = None,
                  saved_replays: list[str] | None = None) -> System:
-    """Create and connect every component of the configured topology. A shard whose file in
-    `shard_backups` holds a state starts from it (restarted, it waits for the driver's state instead:
-    `gorila.system.shard_states`); a replay memory (a bundle's or a stand-alone one, in
+    """Create and connect every component of the configured topology on `runtime`. A shard whose file
+    in `shard_backups` holds a state starts from it (restarted, it waits for the driver's state
+    instead: `gorila.system.shard_states`); a replay memory (a bundle's or a stand-alone one, in
     `System.replay_holders()` order) likewise from `saved_replays`."""
+    place, calls = runtime.place, runtime.calls
     theta = initial_parameters(config, info)
     bounds = parameter_bounds(config, theta.size)
     backups = shard_backups or [None] * len(bounds)
     saved = saved_replays or [None] * replay_count(config)
-    shards = [place(PARAMETER_SHARD, make_shard_of, config, info, i, start, stop, backups[i])
-              for i, (start, stop) in enumerate(bounds)]
+    hosts = shard_hosts(config, runtime)
+    if hosts:
+        shards = [runtime.hosted_shard(hosts[i % len(hosts)], i) for i in range(len(bounds))]
+        hosted = [tuple((i, *bounds[i], backups[i]) for i in range(j, len(bounds), len(hosts)))
+                  for j in range(len(hosts))]
+        hosting = lambda role, j, make, *args: (place(role.hosting_shards(), make, *args, hosted[j], as_handle=hosts[j])
+                                                if j < len(hosts) else place(role, make, *args))
+    else:
+        shards = [place(PARAMETER_SHARD, make_shard_of, config, info, i, start, stop, backups[i])
+                  for i, (start, stop) in enumerate(bounds)]
+        hosting = lambda role, j, make, *args: place(role, make, *args)
     system = System(shards, bounds)
     if config.bundled:
         for i in range(config.actors):
-            system.workers[WorkerId(BUNDLE.name, i)] = place(BUNDLE, make_bundle, config, info, i, shards, bounds,
-                                                             calls, saved[i])
+            system.workers[WorkerId(BUNDLE.name, i)] = hosting(BUNDLE, i, make_bundle, config, info, i, shards,
+                                                               bounds, calls, saved[i])
     else:
         layout = replay_layout(config)
         warmup = replay_warmup(config)
@@ -75,10 +91,19 @@ def build_system(config: Config, info: EnvInfo, place, calls, shard_backups: lis
         for j in range(config.learners):
             sampler = ReplaySampler([system.replays[r] for r in learner_replays(config, j)], calls,
                                     seed=config.seed + j)
-            system.workers[WorkerId(LEARNER.name, j)] = place(LEARNER, make_learner, config, info, j, shards,
-                                                              bounds, calls, sampler)
+            system.workers[WorkerId(LEARNER.name, j)] = hosting(LEARNER, j, make_learner, config, info, j, shards,
+                                                                bounds, calls, sampler)
     system.evaluator = place(EVALUATOR, Evaluator, config, info)
     return system
+
+
+def shard_hosts(config: Config, runtime) -> list:
+    """The handles, reserved before anything is placed, of the learners or bundles that will hold the
+    shards (the first min(N_learn, N_param) learner processes); none where shards run apart, or where
+    every component shares one process anyway (the local runtime)."""
+    if config.shard_placement != "learners" or not runtime.hosts_shards:
+        return []
+    return [runtime.reserve() for _ in range(min(learner_processes(config), config.param_shards))]
 
 
 def actor_routes(config: Config, index: int) -> list[Route]:
@@ -127,4 +152,5 @@ def describe_topology(config: Config) -> str:
     limit = staleness_limit(config)
     stale = f"gradients over {limit:,} versions stale dropped" if limit else "no gradient dropped as stale"
     refresh = "synchronous" if synchronous_refresh(config) else "pipelined"
-    return f"{shape}, {plural(config.param_shards, 'parameter shard')} ({stale}; {refresh} theta+ refresh)"
+    where = "beside the learners" if config.shard_placement == "learners" else "apart"
+    return f"{shape}, {plural(config.param_shards, 'parameter shard')} {where} ({stale}; {refresh} theta+ refresh)"

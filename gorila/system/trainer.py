@@ -84,7 +84,7 @@ class Trainer:
         """Place every component; only then does the run leave anything on disk."""
         config, info = self.config, self.info
         self.calls = self.runtime.calls
-        self.system = build_system(config, info, self.runtime.place, self.calls, backups, replays)
+        self.system = build_system(config, info, self.runtime, backups, replays)
         self.params = parameter_client(config, self.system.shards, self.system.bounds, self.calls)
         self._wait_ready()
         self.scheduler = Scheduler(info.steps(config.total_frames), config.update_every, config.actors,
@@ -183,7 +183,7 @@ class Trainer:
 
     def periodic(self) -> None:
         if self.stop_rule.due(self.steps) and self.scheduler.stop_reason is None:
-            self.start_evaluation(Candidate(self.params.pull()[0], self.steps))
+            self.start_evaluation(Candidate(self.params.pull()[0].numpy(), self.steps))
         if time.time() >= self.next_log:
             self.recovery.check(self.pending, evaluating=any(job.worker == EVALUATOR for job in self.pending.values()))
             self.recovery.watch((self.steps, self.scheduler.counters.updates), self.pending,
@@ -234,7 +234,7 @@ class Trainer:
 
     def evaluate_now(self) -> None:
         """Evaluate the current theta+ (and confirm it if it passes), waiting for the results."""
-        self.start_evaluation(Candidate(self.params.pull()[0], self.steps))
+        self.start_evaluation(Candidate(self.params.pull()[0].numpy(), self.steps))
         while self.pending:
             self.absorb(next(iter(self.pending)))
 

@@ -1,5 +1,7 @@
 """Runs on a two-node Ray cluster (two raylets on this machine): bundles land on different nodes, and
-a parameter shard killed with kill -9 comes back with its state from the driver, not from a disk.
+a parameter shard killed with kill -9 comes back with its state from the driver, not from a disk,
+whether it runs apart or inside a bundle's process (shard placement `learners`), where the bundle
+and its shard come back together.
 
 Each node offers one CPU and each bundle asks for one (worker_cpus=1), so two bundles can only run
 if Ray places one on each node; the shards and the evaluator ask for none (server_cpus=0).
@@ -87,7 +89,7 @@ def restorations(states: ShardStates, timeout: float = 10.0) -> list:
 
 def test_a_restarted_shard_serves_nothing_before_the_driver_gives_it_its_last_state(cluster):
     config = build_config(overrides=dict(env="CartPole-v1", runtime="ray", address=cluster.address,
-                                         hidden_sizes="16", server_cpus=0))
+                                         hidden_sizes="16", server_cpus=0, shard_placement="apart"))
     with make_vector_env(config.env, 1) as probe:
         info = env_info(probe)
     runtime = RayRuntime(config)
@@ -127,7 +129,7 @@ def test_a_killed_shard_comes_back_with_the_drivers_state_and_the_run_carries_on
     monkeypatch.setattr(topology, "make_shard_of", shard_without_disk)
     config = build_config(overrides=dict(
         env="CartPole-v1", runtime="ray", address=cluster.address, actors=1, learners=1, param_shards=2,
-        worker_cpus=1, server_cpus=0, total_frames=8000, learning_starts=200, batch_size=16,
+        shard_placement="apart", worker_cpus=1, server_cpus=0, total_frames=8000, learning_starts=200, batch_size=16,
         eval_every_frames=0, eval_episodes=2, hidden_sizes="16", checkpoint_every_frames=0,
         replay_capacity=5000, seed=5, shard_backup_every_seconds=0.5, log_every_seconds=0.5))
     trainer = Trainer(config, tmp_path / "run", live_progress=False)
@@ -170,7 +172,7 @@ def test_a_resumed_run_gives_its_shards_the_checkpoints_state_without_the_disk(c
     """--resume on a cluster: the shards' first starts cannot read checkpoints/shards/ on their nodes;
     the driver gives them the checkpoint's states before any work is handed out."""
     settings = dict(env="CartPole-v1", runtime="ray", address=cluster.address, actors=1, learners=1, param_shards=2,
-                    worker_cpus=1, server_cpus=0, total_frames=3000, learning_starts=200, batch_size=16,
+                    shard_placement="apart", worker_cpus=1, server_cpus=0, total_frames=3000, learning_starts=200, batch_size=16,
                     eval_every_frames=0, eval_episodes=2, hidden_sizes="16", checkpoint_every_frames=0,
                     replay_capacity=5000, seed=5)
     Trainer(build_config(overrides=settings), tmp_path / "run", live_progress=False).run()
@@ -181,3 +183,36 @@ def test_a_resumed_run_gives_its_shards_the_checkpoints_state_without_the_disk(c
     versions = [state["version"] for state in resumed.params.states()]
     assert versions == [state["version"] for state in payload["shards"]] and versions[0] > 0   # not theta_0's
     assert resumed.run()["env_frames"] >= 4000
+
+
+def test_shards_inside_bundles_need_no_process_and_a_killed_bundle_brings_its_shard_back_with_the_drivers_state(
+        cluster, tmp_path):
+    """Two bundles on two nodes, each holding one of the two shards in its own process: three processes in
+    all (no shard process). kill -9 of bundle 0 after its shard's backup files are gone: the restarted
+    bundle's shard serves again only with the driver's state (its version not back to 0), both faults
+    are recorded, and the run reaches its budget."""
+    config = build_config(overrides=dict(
+        env="CartPole-v1", runtime="ray", address=cluster.address, actors=2, learners=2, param_shards=2,
+        shard_placement="learners", worker_cpus=1, server_cpus=0, total_frames=12000, learning_starts=200,
+        batch_size=16, eval_every_frames=0, eval_episodes=2, hidden_sizes="16", checkpoint_every_frames=0,
+        replay_capacity=5000, seed=5, shard_backup_every_seconds=0.5, log_every_seconds=0.5))
+    trainer = Trainer(config, tmp_path / "run", live_progress=False)
+    assert len(trainer.runtime.handles) == 3                  # two bundles and the evaluator
+    bundle_0, bundle_1 = trainer.system.workers.values()
+    processes = trainer.runtime.processes([*trainer.system.shards, bundle_0, bundle_1])
+    assert processes[0] == processes[2] and processes[1] == processes[3] and processes[2] != processes[3]
+    seen: dict = {}
+    killer = threading.Thread(target=kill_shard_0_once_kept, args=(trainer, tmp_path / "run", seen), daemon=True)
+    killer.start()
+    result = trainer.run()
+    killer.join(timeout=30)
+
+    assert seen.get("served_version") is not None, f"shard 0 was never killed: {seen}"
+    assert seen["served_version"] >= seen["kept_version"] >= 20          # the driver's state, not theta_0's
+    faults = [r for r in read_metrics(tmp_path / "run") if r["kind"] == "fault"]
+    assert sorted(r["component"] for r in faults) == ["bundle 0", "parameter shard 0"], faults
+    restored = next(r for r in faults if r["component"] == "parameter shard 0")
+    assert "restored from the driver's state" in restored["reason"]
+    assert result["env_frames"] >= 12000 and result["ps_applied"] > seen["kept_version"]
+    print(f"kill -9 of bundle 0 to its shard serving again: {seen['served_after']:.2f} s; restored to version "
+          f"{seen['kept_version']}")

@@ -22,6 +22,7 @@ from gorila.experiments.bench.common import Timed
 from gorila.experiments.bench.stages import MeasuredLearner
 from gorila.experiments.bench.system import MeasuredActor
 from gorila.runtime.calls import DirectCalls
+from gorila.runtime.local import LocalRuntime
 from gorila.system.topology import build_system
 
 IMPLEMENTATIONS = [(ParameterShard, ShardServer), (ReplayMemory, ReplayServer), (Evaluator, EvaluatorServer),
@@ -61,10 +62,11 @@ def test_every_component_the_topology_places_is_one_of_its_role(topology, tmp_pa
         info = env_info(probe)
     placed = []
 
-    def place(role, make, *args):
-        placed.append((role, make(*args)))
-        return placed[-1][1]
-    build_system(config, info, place, DirectCalls())
+    class Recording(LocalRuntime):
+        def place(self, role, make, *args):
+            placed.append((role, make(*args)))
+            return placed[-1][1]
+    build_system(config, info, Recording(config))
     classes = dict((contract, component) for component, contract in IMPLEMENTATIONS)
     for role, component in placed:
         assert role in ROLES and isinstance(component, classes[role.contract]), (role.name, type(component))

@@ -20,17 +20,27 @@ import torch
 
 
 class UpdateRule:
-    """What every rule shares: its state (moments, step count) as tensors and numbers, for checkpoints."""
+    """What every rule shares: its state (moments, step count) as tensors on the shard's device and
+    numbers; for checkpoints, as CPU tensors."""
+    device = torch.device("cpu")
 
     def state(self) -> dict:
-        """Everything but scratch space (names starting with an underscore)."""
-        return {key: value.clone() if torch.is_tensor(value) else value for key, value in vars(self).items()
-                if not key.startswith("_")}
+        """Everything but scratch space (names starting with an underscore) and the device."""
+        return {key: value.cpu().clone() if torch.is_tensor(value) else value for key, value in vars(self).items()
+                if not key.startswith("_") and key != "device"}
 
     def load(self, state: dict) -> None:
         """Continue from `state()` of a rule of the same kind and size (a resumed or restarted shard)."""
         for key, value in state.items():
-            setattr(self, key, value.clone() if torch.is_tensor(value) else value)
+            setattr(self, key, value.to(self.device).clone() if torch.is_tensor(value) else value)
+
+    def on(self, device: torch.device) -> UpdateRule:
+        """This rule with its moments on `device` (made on the CPU, as every rule's constructor makes them)."""
+        self.device = torch.device(device)
+        for key, value in vars(self).items():
+            if torch.is_tensor(value):
+                setattr(self, key, value.to(self.device))
+        return self
 
 
 class SGD(UpdateRule):
@@ -84,8 +94,9 @@ class Adam(UpdateRule):
 OPTIMIZERS = {"sgd": SGD, "adagrad": AdaGrad, "rmsprop": DQNRMSProp, "adam": Adam}
 
 
-def make_optimizer(name: str, size: int, learning_rate: float, eps: float, rmsprop_alpha: float):
-    """The update rule a shard applies to a slice of `size` parameters."""
+def make_optimizer(name: str, size: int, learning_rate: float, eps: float, rmsprop_alpha: float,
+                   device: torch.device | str = "cpu"):
+    """The update rule a shard applies to a slice of `size` parameters kept on `device`."""
     if name not in OPTIMIZERS:
         raise ValueError(f"unknown optimizer {name!r}")
-    return OPTIMIZERS[name](size, learning_rate=learning_rate, eps=eps, alpha=rmsprop_alpha)
+    return OPTIMIZERS[name](size, learning_rate=learning_rate, eps=eps, alpha=rmsprop_alpha).on(device)

@@ -3,9 +3,16 @@
 Each shard applies asynchronous SGD to its own slice only (Nair et al. 2015, section 4): it never
 sees the other slices. It also keeps its slice of theta-, refreshed every `target_update_every` of its
 own updates, and discards gradients computed on parameters too many of its versions old.
+
+A shard keeps its slice and its optimizer's moments on a `device`: a shard beside a learner keeps them
+where that learner computes (its GPU), so that the learner's gradient and theta+ never leave it. The
+contract's methods take and give numpy arrays (what travels between processes); a caller in the same
+process uses `snapshot` and `target_snapshot` and passes tensors. One lock makes every method safe to
+call from two threads (a host that serves other processes' calls beside its own work).
 """
 from __future__ import annotations
 
+import threading
 import warnings
 
 import numpy as np
@@ -23,11 +30,13 @@ class ParameterShard:
 
     def __init__(self, index: int, initial: np.ndarray, *, optimizer: str = "adam", learning_rate: float = 1e-3,
                  optimizer_eps: float = 1e-8, rmsprop_alpha: float = 0.95, max_staleness: int = 0,
-                 target_update_every: int = 1000):
-        self.index = index
-        self.theta = torch.tensor(np.asarray(initial, dtype=np.float32))     # our own copy
+                 target_update_every: int = 1000, device: str = "cpu"):
+        self.index, self.device = index, torch.device(device)
+        self.theta = torch.tensor(np.asarray(initial, dtype=np.float32), device=self.device)   # our own copy
         self.target = self.theta.clone()
-        self.optimizer = make_optimizer(optimizer, self.theta.numel(), learning_rate, optimizer_eps, rmsprop_alpha)
+        self.optimizer = make_optimizer(optimizer, self.theta.numel(), learning_rate, optimizer_eps, rmsprop_alpha,
+                                        self.device)
+        self._lock = threading.RLock()
         self.max_staleness = max_staleness
         self.target_update_every = target_update_every
         self.version = 0           # updates applied so far
@@ -40,13 +49,23 @@ class ParameterShard:
 
         Returns False (and counts it) when the gradient is older than `max_staleness` versions.
         """
+        with self._lock:
+            return self._apply(self._on_device(gradient), base_version)
+
+    def _on_device(self, gradient) -> torch.Tensor:
+        """The gradient as a float32 tensor on this shard's device: a tensor already there as it is, an
+        array as a view where the device is the CPU (on Ray it is read-only: the message's own buffer;
+        the update rules never write their gradient)."""
+        if not torch.is_tensor(gradient):
+            gradient = torch.from_numpy(np.asarray(gradient, dtype=np.float32))
+        return gradient.to(self.device, torch.float32)
+
+    def _apply(self, gradient: torch.Tensor, base_version: int) -> bool:
         staleness = self.version - base_version
         if self.max_staleness and staleness > self.max_staleness:
             self.discarded += 1
             return False
-        # A view of the caller's array, not a copy (on Ray it is read-only: the message's own buffer);
-        # the update rules never write their gradient.
-        self.optimizer.step(self.theta, torch.from_numpy(np.asarray(gradient, dtype=np.float32)))
+        self.optimizer.step(self.theta, gradient)
         self.version += 1
         self.staleness_sum += staleness
         if self.version % self.target_update_every == 0:
@@ -60,20 +79,35 @@ class ParameterShard:
         A learner sends several gradients in one message to cut per-message cost; each one is still
         checked for staleness and applied as a separate asynchronous SGD step.
         """
-        return sum(self.apply(row, base_version) for row in gradients)
+        with self._lock:
+            rows = self._on_device(gradients)
+            return sum(self._apply(row, base_version) for row in rows)
 
     def apply_and_pull(self, gradients: np.ndarray, base_version: int) -> tuple[np.ndarray, int, int]:
         """`apply_batch`, then `pull` in the same call: one round trip instead of two."""
-        self.apply_batch(gradients, base_version)
-        return self.pull()
+        with self._lock:
+            self.apply_batch(gradients, base_version)
+            return self.pull()
 
     def pull(self) -> tuple[np.ndarray, int, int]:
         """(theta+ slice, version, target_version)."""
-        return self.theta.numpy().copy(), self.version, self.target_version
+        theta, version, target_version = self.snapshot()
+        return theta.cpu().numpy(), version, target_version
 
     def pull_target(self) -> np.ndarray:
         """The theta- slice."""
-        return self.target.numpy().copy()
+        return self.target_snapshot().cpu().numpy()
+
+    def snapshot(self) -> tuple[torch.Tensor, int, int]:
+        """`pull` for a caller in this process: (a copy of the theta+ slice on this shard's device,
+        version, target_version)."""
+        with self._lock:
+            return self.theta.clone(), self.version, self.target_version
+
+    def target_snapshot(self) -> torch.Tensor:
+        """`pull_target` for a caller in this process: a copy of the theta- slice on this shard's device."""
+        with self._lock:
+            return self.target.clone()
 
     def stats(self) -> dict:
         applied = self.version
@@ -83,18 +117,21 @@ class ParameterShard:
 
     def state(self) -> dict:
         """Everything this shard knows (theta+, theta-, optimizer moments, versions, counts), for
-        checkpoints and for restoring a restarted shard: tensors and plain data only."""
-        return {"theta": self.theta.clone(), "target": self.target.clone(), "version": self.version,
-                "target_version": self.target_version, "discarded": self.discarded,
-                "staleness_sum": self.staleness_sum, "optimizer": self.optimizer.state()}
+        checkpoints and for restoring a restarted shard: CPU tensors and plain data only, wherever the
+        shard keeps them."""
+        with self._lock:
+            return {"theta": self.theta.cpu().clone(), "target": self.target.cpu().clone(), "version": self.version,
+                    "target_version": self.target_version, "discarded": self.discarded,
+                    "staleness_sum": self.staleness_sum, "optimizer": self.optimizer.state()}
 
     def restore(self, state: dict) -> None:
         """Continue exactly where `state()` left off."""
         if state["theta"].numel() != self.theta.numel():
             raise ValueError(f"shard {self.index}: saved slice has {state['theta'].numel()} parameters, "
                              f"this one {self.theta.numel()}")
-        self.theta, self.target = state["theta"].clone(), state["target"].clone()
-        self.version, self.target_version = state["version"], state["target_version"]
-        self.discarded, self.staleness_sum = state["discarded"], state["staleness_sum"]
-        self.optimizer.load(state["optimizer"])
+        with self._lock:
+            self.theta, self.target = state["theta"].to(self.device).clone(), state["target"].to(self.device).clone()
+            self.version, self.target_version = state["version"], state["target_version"]
+            self.discarded, self.staleness_sum = state["discarded"], state["staleness_sum"]
+            self.optimizer.load(state["optimizer"])
 

@@ -17,7 +17,9 @@ too, but only the ratios compare across machines.
               thread each), and 1 bundle with as many torch threads as the plain single-process DQN
               (all cores) / that DQN at the same ratio, batch and network;
 - memory:     resident memory of a bundle once its replay is full, at the start and end of a window;
-- scaling:    (not by default) aggregate Atari frames/s of 1, 2, 4, 8, 16 actors on an embedded Ray.
+- scaling:    (not by default) aggregate Atari frames/s of 1, 2, 4, 8, 16 actors on an embedded Ray;
+- shared_device: (not by default) aggregate updates/s of 1 and 4 learners on Ray sharing the device,
+              each beside its parameter shard / one bare PyTorch step there (benchmarks/device.sh).
 
 The stage sections are in `stages`, the whole-system ones in `system`, what they share in `common`.
 """
@@ -27,11 +29,11 @@ import json
 import time
 from pathlib import Path
 
-from gorila.experiments.bench.stages import bench_actor, bench_learner, bench_replay, bench_server
+from gorila.experiments.bench.stages import bench_actor, bench_learner, bench_replay, bench_server, bench_shared_device
 from gorila.experiments.bench.system import bench_end_to_end, bench_memory, bench_scaling
 
 SECTIONS = ("actor", "learner", "server", "replay", "end_to_end", "memory")
-EXTRA_SECTIONS = ("scaling",)      # for machines with many cores (benchmarks/gpu.sh)
+EXTRA_SECTIONS = ("scaling", "shared_device")      # for machines with a GPU and many cores (benchmarks/device.sh)
 
 
 def run_bench(sections=SECTIONS, seconds: float = 10.0, device: str = "cpu", report=print) -> dict:
@@ -40,7 +42,7 @@ def run_bench(sections=SECTIONS, seconds: float = 10.0, device: str = "cpu", rep
     jobs = {"actor": lambda: bench_actor(seconds), "learner": lambda: bench_learner(seconds, device),
             "server": lambda: bench_server(seconds), "replay": lambda: bench_replay(seconds),
             "end_to_end": lambda: bench_end_to_end(2 * seconds), "memory": lambda: bench_memory(2 * seconds),
-            "scaling": lambda: bench_scaling(seconds)}
+            "scaling": lambda: bench_scaling(seconds), "shared_device": lambda: bench_shared_device(seconds, device)}
     for name in sections:
         began = time.perf_counter()
         results[name] = jobs[name]()

@@ -2,6 +2,7 @@
 and one replay memory, each against the bare operation it is built on (see `gorila.experiments.bench`)."""
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import numpy as np
@@ -12,6 +13,7 @@ from gorila.contracts import EnvInfo
 from gorila.envs import make_vector_env_for
 from gorila.experiments.bench.common import (GAME, LEARNER_RATE, Timed, atari, bare_train_step, filled_replay,
                                              local_actor, rate, ray_shards, single_shard)
+from gorila.components.parameter_server import slice_bounds
 from gorila.system.builders import initial_parameters, make_learner, make_replay
 from gorila.runtime.calls import DirectCalls
 
@@ -37,13 +39,15 @@ def bench_actor(seconds: float) -> dict:
 
 # ---- learner -------------------------------------------------------------------------------------
 def bench_learner(seconds: float, device: str = "cpu", with_ray: bool = True) -> dict:
+    """The full learner step against a bare PyTorch step: its shard beside it (on its device, the
+    default placement) and apart (on the CPU), in one process; and on Ray."""
     torch.set_num_threads(1)
     config, info = atari(device=device)
     bare = rate(bare_train_step(config, info, device), seconds)
-    shards, bounds = single_shard(config, info)
-    learner = make_learner(config, info, 0, shards, bounds, DirectCalls(), filled_replay(config, info))
-    local = rate(lambda: learner.run(4).updates, seconds)
-    result = {"bare_updates_per_s": bare, "local_updates_per_s": local, "ratio": local / bare}
+    local = local_learner_rate(config, info, seconds)
+    apart = local_learner_rate(atari(device=device, shard_placement="apart")[0], info, seconds)
+    result = {"bare_updates_per_s": bare, "local_updates_per_s": local, "ratio": local / bare,
+              "local_shard_apart_updates_per_s": apart, "shard_apart_ratio": apart / bare}
     if with_ray:
         ray_rate = ray_learner_rate(config, info, seconds)
         result.update(ray_updates_per_s=ray_rate, ray_ratio=ray_rate / bare)
@@ -54,21 +58,61 @@ def bench_learner(seconds: float, device: str = "cpu", with_ray: bool = True) ->
     return result
 
 
-class MeasuredLearner:
-    """A learner with a filled replay, built inside a Ray actor (`LEARNER_RATE`); `rate` measures it there."""
+def local_learner_rate(config: Config, info: EnvInfo, seconds: float) -> float:
+    """Updates/s of one learner and its one shard in this process."""
+    shards, bounds = single_shard(config, info)
+    learner = make_learner(config, info, 0, shards, bounds, DirectCalls(), filled_replay(config, info))
+    return rate(lambda: learner.run(4).updates, seconds)
 
-    def __init__(self, config: Config, info: EnvInfo, shards: list, bounds, calls):
+
+class MeasuredLearner:
+    """A learner with a filled replay, built inside a Ray actor (`LEARNER_RATE`, or the same holding
+    its `hosted` shards); `rate` measures it there."""
+
+    def __init__(self, config: Config, info: EnvInfo, shards: list, bounds, calls, index: int = 0, hosted=()):
         torch.set_num_threads(1)
-        self.learner = make_learner(config, info, 0, shards, bounds, calls, filled_replay(config, info))
+        self.learner = make_learner(config, info, index, shards, bounds, calls, filled_replay(config, info), hosted)
+        self.hosted_shards = self.learner.hosted_shards
 
     def rate(self, seconds: float) -> float:
         return rate(lambda: self.learner.run(4).updates, seconds)
 
 
+def shared_device_rate(config: Config, info: EnvInfo, learners: int, seconds: float) -> float:
+    """Aggregate updates/s of `learners` learners on Ray at once, sharing the device (each 1/N of its
+    GPU), with N shards, shard i beside learner i (its slice on that learner's device)."""
+    from gorila.runtime.ray import RayRuntime
+    config = dataclasses.replace(config, learners=learners, actors=learners, param_shards=learners)
+    runtime = RayRuntime(config)
+    try:
+        bounds = slice_bounds(initial_parameters(config, info).size, learners)
+        hosts = [runtime.reserve() for _ in range(learners)]
+        shards = [runtime.hosted_shard(host, i) for i, host in enumerate(hosts)]
+        placed = [runtime.place(LEARNER_RATE.hosting_shards(), MeasuredLearner, config, info, shards, bounds,
+                                runtime.calls, i, ((i, *bounds[i], None),), as_handle=host)
+                  for i, host in enumerate(hosts)]
+        return float(sum(runtime.calls.get([runtime.calls.call(host, Timed.rate, seconds) for host in placed])))
+    finally:
+        runtime.shutdown()
+
+
+def bench_shared_device(seconds: float, device: str = "cpu", counts=(1, 4)) -> dict:
+    """Learners sharing one device, each beside its shard: aggregate updates/s of 1 and 4 on Ray /
+    one bare PyTorch step's on that device."""
+    torch.set_num_threads(1)
+    config, info = atari(device=device)
+    bare = rate(bare_train_step(config, info, device), seconds)
+    result = {"bare_updates_per_s": bare}
+    for count in counts:
+        aggregate = shared_device_rate(config, info, count, seconds)
+        result[f"learners_{count}"] = {"updates_per_s": aggregate, "ratio": aggregate / bare}
+    return result
+
+
 def ray_learner_rate(config: Config, info: EnvInfo, seconds: float) -> float:
     """Updates/s of one learner on Ray, its shards (`config.param_shards`) each in its own process."""
-    from gorila.components.parameter_server import slice_bounds
     from gorila.runtime.ray import RayRuntime
+    config = dataclasses.replace(config, shard_placement="apart")
     runtime = RayRuntime(config)
     try:
         bounds = slice_bounds(initial_parameters(config, info).size, config.param_shards)

@@ -92,7 +92,7 @@ def bundles_rate(bundles: int, seconds: float, threads: int = 1, **fields) -> di
                          replay_capacity=10_000, torch_threads=threads, **fields)
     runtime = RayRuntime(config)
     try:
-        system = build_system(config, info, runtime.place, runtime.calls)
+        system = build_system(config, info, runtime)
         handles, calls = list(system.workers.values()), runtime.calls
         # At the final epsilon, as the plain DQN acts: a bundle acting at random would skip the network.
         calls.get([calls.call(h, ActorWorker.continue_from, config.epsilon_decay_steps) for h in handles])

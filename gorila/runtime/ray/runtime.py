@@ -9,11 +9,13 @@ import ray
 from gorila.contracts import Role, learner_processes
 from gorila.runtime.calls import ClusterError
 from gorila.runtime.ray.cluster import connect
-from gorila.runtime.ray.hosts import CONTROL, CONTROL_THREADS, NamedActor, RayCalls, RestartWatch, host_class
+from gorila.runtime.ray.hosts import (CONTROL, CONTROL_THREADS, SHARDS, HostedShard, NamedActor, RayCalls, RestartWatch,
+                                      host_class)
 
 class RayRuntime:
     name = "ray"
     restarts_components = True
+    hosts_shards = True       # a worker can hold parameter shards in its process (`reserve`, `hosted_shard`)
 
     def __init__(self, config):
         self.config = config
@@ -22,6 +24,7 @@ class RayRuntime:
         self._classes: dict = {}
         self._watches: list[RestartWatch] = []
         self.run_id = uuid.uuid4().hex[:8]          # names this run's components apart on a shared cluster
+        self._reserved = 0
         self.owns_ray = not ray.is_initialized()    # never shut down a Ray session someone else started
         if not self.owns_ray:
             return
@@ -58,18 +61,35 @@ class RayRuntime:
             return 1.0 / learner_processes(config)
         return 0.0
 
-    def place(self, role: Role, make, *args):
+    def reserve(self) -> NamedActor:
+        """The handle of a component not placed yet (`place(..., as_handle=it)` places it): others
+        can be built with it first, as a bundle is with the handles of shards another bundle hosts."""
+        self._reserved += 1
+        return NamedActor(f"gorila-{self.run_id}-r{self._reserved}")
+
+    def place(self, role: Role, make, *args, as_handle: NamedActor | None = None):
         """A Ray actor holding `make(*args)` (a class or a `make_*` function), built in its own
-        process and called through `role`'s contract."""
+        process and called through `role`'s contract; named as the `reserve`d `as_handle`, if given."""
         if role not in self._classes:
-            groups = {CONTROL: CONTROL_THREADS} if role.waits_for_state else None
-            self._classes[role] = ray.remote(concurrency_groups=groups)(host_class(role))
-        name = f"gorila-{self.run_id}-{len(self.handles)}"
+            self._classes[role] = ray.remote(concurrency_groups=self._groups(role))(host_class(role))
+        name = as_handle.name if as_handle is not None else f"gorila-{self.run_id}-{len(self.handles)}"
         # No task events: the GCS would keep a record of every call (thousands a second), growing.
         handle = self._classes[role].options(name=name, enable_task_events=False,
                                              **self._options(role)).remote(make, *args)
         self.handles.append(handle)
         return NamedActor(name, handle)
+
+    def _groups(self, role: Role) -> dict | None:
+        """Ray's concurrency groups of a host of `role`: the control calls of a host that waits for its
+        state (one standing `awaiting_state` per shard it holds among them), and a shard host's calls."""
+        if role.hosts_shards:
+            per_host = -(-self.config.param_shards // min(learner_processes(self.config), self.config.param_shards))
+            return {CONTROL: CONTROL_THREADS + per_host, SHARDS: 1}
+        return {CONTROL: CONTROL_THREADS} if role.waits_for_state else None
+
+    def hosted_shard(self, host: NamedActor, index: int) -> HostedShard:
+        """The handle of parameter shard `index`, held by the worker placed as `host`."""
+        return HostedShard(host, index)
 
     def wait_ready(self, handles, timeout: float) -> int:
         """How many components are still not running after `timeout` seconds (0 when all are).

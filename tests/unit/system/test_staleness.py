@@ -23,7 +23,7 @@ def test_the_auto_threshold_grows_with_the_learners():
 
 def test_the_launch_line_states_the_threshold():
     assert describe_topology(build_config(overrides={"actors": 100, "learners": 100})).endswith(
-        "1 parameter shard (gradients over 1,200 versions stale dropped; pipelined theta+ refresh)")
+        "1 parameter shard beside the learners (gradients over 1,200 versions stale dropped; pipelined theta+ refresh)")
     assert describe_topology(build_config(overrides={"max_staleness": -1, "runtime": "local"})).endswith(
         "(no gradient dropped as stale; synchronous theta+ refresh)")
 
@@ -37,7 +37,7 @@ def many_learners(**overrides):
         batch_size=8, learning_starts=100, replay_capacity=2_000, learner_sync_every=1, push_every=1,
         outlier_k=0, learner_refresh="pipelined", **overrides))
     runtime = LocalRuntime(config)
-    system = build_system(config, probe_env(config), runtime.place, runtime.calls)
+    system = build_system(config, probe_env(config), runtime)
     system.workers[WorkerId("actor", 0)].run(400)
     learners = [system.workers[WorkerId("learner", j)] for j in range(LEARNERS)]
     try:

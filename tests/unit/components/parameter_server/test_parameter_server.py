@@ -1,4 +1,8 @@
-"""The sharded parameter server: slicing, fan-out/fan-in, SGD per slice, staleness, theta-, state."""
+"""The sharded parameter server: slicing, fan-out/fan-in, SGD per slice, staleness, theta-, state; each
+client test both with shards in the client's process (called directly, with tensors) and with shards
+reached as across a process boundary (arrays pickled both ways, as a message carries them)."""
+
+import pickle
 
 import numpy as np
 import pytest
@@ -18,10 +22,27 @@ def g() -> np.ndarray:
     return GRAD.copy()
 
 
-def make_server(theta=THETA0, shards=3, **kwargs):
+class InAnotherProcess:
+    """A shard as a client in another process reaches it: every argument and answer pickled."""
+
+    def __init__(self, shard: ParameterShard):
+        self.shard = shard
+
+    def __getattr__(self, name):
+        method = getattr(self.shard, name)
+        return lambda *args: pickle.loads(pickle.dumps(method(*pickle.loads(pickle.dumps(args)))))
+
+
+@pytest.fixture(params=["same process", "another process"])
+def where(request):
+    return request.param
+
+
+def make_server(where, theta=THETA0, shards=3, **kwargs):
     bounds = slice_bounds(theta.size, shards)
     servers = [ParameterShard(i, theta[a:b], **kwargs) for i, (a, b) in enumerate(bounds)]
-    return servers, ParameterClient(servers, bounds, DirectCalls())
+    handles = servers if where == "same process" else [InAnotherProcess(server) for server in servers]
+    return servers, ParameterClient(handles, bounds, DirectCalls())
 
 
 @pytest.mark.parametrize("size, shards", [(10, 3), (10, 1), (10, 10), (7, 4), (1_000_003, 31)])
@@ -44,10 +65,10 @@ def test_slice_bounds_rejects_impossible_splits(shards):
         slice_bounds(10, shards)
 
 
-def test_client_round_trips_the_initial_vector():
-    servers, client = make_server()
+def test_client_round_trips_the_initial_vector(where):
+    servers, client = make_server(where)
     flat, target_changed = client.pull()
-    assert flat.dtype == np.float32
+    assert flat.dtype == torch.float32 and flat.device.type == "cpu"
     np.testing.assert_array_equal(flat, THETA0)
     np.testing.assert_array_equal(client.pull_target(), THETA0)
     assert client.versions.tolist() == [0, 0, 0]
@@ -55,8 +76,8 @@ def test_client_round_trips_the_initial_vector():
     assert client.pull()[1] is False
 
 
-def test_sgd_through_the_client_updates_every_slice():
-    servers, client = make_server(optimizer="sgd", learning_rate=0.5)
+def test_sgd_through_the_client_updates_every_slice(where):
+    servers, client = make_server(where, optimizer="sgd", learning_rate=0.5)
     client.push(g(), np.zeros(3, np.int64))
     client.drain()
     flat, _ = client.pull()
@@ -66,8 +87,8 @@ def test_sgd_through_the_client_updates_every_slice():
     assert client.versions.tolist() == [1, 1, 1]
 
 
-def test_stale_gradients_are_discarded_and_counted():
-    servers, client = make_server(optimizer="sgd", learning_rate=0.5, max_staleness=2)
+def test_stale_gradients_are_discarded_and_counted(where):
+    servers, client = make_server(where, optimizer="sgd", learning_rate=0.5, max_staleness=2)
     for _ in range(3):
         client.push(np.zeros(10, np.float32), client.versions)
         client.pull()
@@ -93,8 +114,8 @@ def test_zero_max_staleness_keeps_every_gradient():
     assert server.stats()["discarded"] == 0
 
 
-def test_target_network_refreshes_every_target_update_every_updates():
-    servers, client = make_server(optimizer="sgd", learning_rate=0.5, target_update_every=2)
+def test_target_network_refreshes_every_target_update_every_updates(where):
+    servers, client = make_server(where, optimizer="sgd", learning_rate=0.5, target_update_every=2)
     client.pull()
     client.push(g(), client.versions)
     theta1, changed = client.pull()
@@ -116,8 +137,8 @@ def test_shard_state_theta_is_a_snapshot():
     np.testing.assert_array_equal(state["target"].numpy(), THETA0)
 
 
-def test_a_pushed_gradient_array_is_not_modified():
-    servers, client = make_server(optimizer="sgd", learning_rate=0.5)
+def test_a_pushed_gradient_array_is_not_modified(where):
+    servers, client = make_server(where, optimizer="sgd", learning_rate=0.5)
     gradient = g()
     client.push(gradient, client.versions)
     client.push(np.zeros(10, np.float32), client.versions)
