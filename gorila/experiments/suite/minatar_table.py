@@ -52,11 +52,15 @@ def compared(env: str, records: list[dict]) -> dict:
     DQN's at those frames, and their ratio; None where either is missing, and `published_note` saying
     why the published curve has no value there."""
     ours = training_return(records) or {"frames": None, "return": None, "episodes": 0}
-    published = published_dqn_return(env, ours["frames"]) if ours["frames"] is not None else None
     return {"frames": ours["frames"], "episodes": ours["episodes"], "ours_training_return": ours["return"],
-            "published_dqn": published,
-            "ratio": ours["return"] / published if ours["return"] is not None and published else None,
-            "published_note": published_gap(env, ours["frames"]) if published is None and ours["frames"] else ""}
+            **beside_published(env, ours["frames"], ours["return"])}
+
+
+def beside_published(env: str, frames: int | None, ours: float | None) -> dict:
+    """The published DQN's return at `frames`, `ours` as a ratio of it, and why there is none."""
+    published = published_dqn_return(env, frames) if frames is not None else None
+    return {"published_dqn": published, "ratio": ours / published if ours is not None and published else None,
+            "published_note": published_gap(env, frames) if published is None and frames else ""}
 
 
 def against_published(env: str, records: list[dict]) -> str:
@@ -92,11 +96,9 @@ def seeds_row(plan: SuitePlan, game: str) -> dict:
     returns = [r["ours_training_return"] for r in rows]
     mean = None if None in returns else sum(returns) / len(returns)
     frames = round(sum(r["frames"] for r in rows) / len(rows)) if all(r["frames"] for r in rows) else None
-    published = published_dqn_return(rows[0]["env"], frames) if frames else None
     return {"game": game, "env": rows[0]["env"], "seeds": list(plan.seeds), "frames": frames,
             "episodes": min(r["episodes"] for r in rows), "ours_training_return": mean, "seed_returns": returns,
-            "published_dqn": published, "ratio": mean / published if mean is not None and published else None,
-            "published_note": published_gap(rows[0]["env"], frames) if published is None and frames else "",
+            **beside_published(rows[0]["env"], frames, mean),
             "ours_final_eval": sum(r["ours_final_eval"] for r in rows) / len(rows),
             "eval_episodes": rows[0]["eval_episodes"]}
 
