@@ -49,7 +49,8 @@ class EpsilonGreedyPolicy:
         self.tie_rng = rng.spawn(1)[0]
 
     def q_values(self, obs: np.ndarray) -> np.ndarray:
-        with torch.no_grad(), at_most_threads(1 if len(obs) < ONE_THREAD_ROWS else torch.get_num_threads()):
+        few_rows = at_most_threads(1) if len(obs) < ONE_THREAD_ROWS else contextlib.nullcontext()
+        with torch.no_grad(), few_rows:
             return self.network(torch.as_tensor(obs)).numpy()
 
     def greedy(self, obs: np.ndarray) -> np.ndarray:
