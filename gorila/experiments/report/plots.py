@@ -190,8 +190,17 @@ class MinAtarPanel:
 
 def minatar_panel(title: str, env: str, records: list[dict]) -> MinAtarPanel:
     """The panel of one run of MinAtar `env`, from its metrics records."""
-    ours = [(r["env_frames"], r["return_mean"], r.get("episodes_recent", WINDOW)) for r in training(records)]
     end = max((r["env_frames"] for r in records if r.get("kind") == "train"), default=0)
+    return _panel(title, env, _our_points(records), end)
+
+
+def _our_points(records: list[dict]) -> list[tuple[int, float, int]]:
+    """(frames, return_mean, episodes it averages) of a run's train records."""
+    return [(r["env_frames"], r["return_mean"], r.get("episodes_recent", WINDOW)) for r in training(records)]
+
+
+def _panel(title: str, env: str, ours: list, end: int) -> MinAtarPanel:
+    """A panel of `ours` over the published curve of `env` up to `end` frames."""
     curve = published_dqn_curve(env)
     at_end = published_dqn_return(env, end)
     shown = curve[curve[:, 0] <= end]
@@ -245,8 +254,7 @@ def minatar_seeds_panel(title: str, env: str, seeds: list[list[dict]]) -> MinAta
     """The panel of one MinAtar game trained with several seeds (their runs' records): each seed's curve,
     and as `ours` their mean, taken where every seed has a point (each interpolated onto the first one's
     frames) and ending at the mean of their last points, as the suite's table takes it."""
-    curves = [np.array([(f, r, n) for f, r, n in minatar_panel(title, env, records).ours], float).reshape(-1, 3)
-              for records in seeds]
+    curves = [np.array(_our_points(records), float).reshape(-1, 3) for records in seeds]
     curves = [c for c in curves if len(c)]
     if not curves:
         return minatar_panel(title, env, [])
@@ -256,9 +264,8 @@ def minatar_seeds_panel(title: str, env: str, seeds: list[list[dict]]) -> MinAta
              int(min(np.interp(f, c[:, 0], c[:, 2]) for c in curves))) for f in grid[:, 0]]
     last = (round(np.mean([c[-1, 0] for c in curves])), float(np.mean([c[-1, 1] for c in curves])),
             int(min(c[-1, 2] for c in curves)))
-    panel = minatar_panel(title, env, [{"kind": "train", "env_frames": last[0], "return_mean": last[1],
-                                        "episodes_recent": last[2]}])
-    panel.ours, panel.seeds = mean + [last], [[(f, r) for f, r, _ in c] for c in curves]
+    panel = _panel(title, env, mean + [last], last[0])
+    panel.seeds = [[(f, r) for f, r, _ in c] for c in curves]
     return panel
 
 
