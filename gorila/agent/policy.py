@@ -2,10 +2,31 @@
 `gorila record-starts` act with, built on the pure functions of `gorila.agent.dqn`."""
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import torch
 
 from gorila.agent import dqn
+
+# Rows below which a forward pass runs on one thread whatever torch_threads says: an actor's few copies
+# (MinAtar's network, 4 rows: 0.35 ms on one thread, 1 ms on two) cost more in waking a second thread
+# than they save; a learner's minibatch still gets all of them.
+ONE_THREAD_ROWS = 32
+
+
+@contextlib.contextmanager
+def at_most_threads(count: int):
+    """torch's intra-op threads at most `count` inside the block (a process-wide setting, restored)."""
+    before = torch.get_num_threads()
+    if before <= count:
+        yield
+        return
+    torch.set_num_threads(count)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 class EpsilonGreedyPolicy:
@@ -28,7 +49,8 @@ class EpsilonGreedyPolicy:
         self.tie_rng = rng.spawn(1)[0]
 
     def q_values(self, obs: np.ndarray) -> np.ndarray:
-        with torch.no_grad():
+        few_rows = at_most_threads(1) if len(obs) < ONE_THREAD_ROWS else contextlib.nullcontext()
+        with torch.no_grad(), few_rows:
             return self.network(torch.as_tensor(obs)).numpy()
 
     def greedy(self, obs: np.ndarray) -> np.ndarray:

@@ -14,7 +14,7 @@ EXAMPLES = """examples:
   gorila suite --games Pong,Breakout --frames-per-game 10_000_000 --out runs/s
   gorila suite --frames-per-game 10_000_000 --parallel 4   # 49 games, 4 at once
   gorila suite --starts starts/ --address HEAD_IP:6379 --parallel 16
-  gorila suite --games MinAtar/Breakout,MinAtar/Freeway --frames-per-game 500000"""
+  gorila suite --games MinAtar/Breakout,MinAtar/Freeway --seeds 0,1"""
 
 # Config fields a suite sets per game itself, and the suite's flag that gives each instead.
 REFUSED = {"env": "--games", "run_dir": "--out", "total_frames": "--frames-per-game"}
@@ -34,6 +34,8 @@ def add_parser(commands, argv: list[str]) -> None:
                                                       "(default: the paper's 49)")
     suite.add_argument("--frames-per-game", type=int, metavar="N", help="training frames per game (default: the config's total_frames)")
     suite.add_argument("--out", metavar="DIR", default="runs/suite", help="suite directory, one run per game (default runs/suite)")
+    suite.add_argument("--seeds", metavar="LIST", help="comma-separated seeds: the suite once per seed, in "
+                                                      "DIR/seed-<k>, and a table over them (MinAtar games)")
     suite.add_argument("--parallel", type=int, default=1, metavar="K", help="games at once, as Ray tasks (default 1: here, in turn)")
     suite.add_argument("--cpus-per-game", type=float, default=1.0, metavar="X", help="Ray CPUs each game asks for (default 1)")
     suite.add_argument("--episodes", type=int, metavar="N", help="final evaluation episodes (default: the config's eval_episodes)")
@@ -72,7 +74,24 @@ def suite_plan(args):
     frames = args.frames_per_game if args.frames_per_game is not None else build_config(
         args.preset, args.config, {**overrides, "env": games[0]}).total_frames
     return SuitePlan(Path(args.out), games, frames, args.preset, args.config, overrides, args.episodes,
-                     PUBLISHED_PROTOCOLS if args.starts else ("noop",), args.starts), address
+                     PUBLISHED_PROTOCOLS if args.starts else ("noop",), args.starts,
+                     suite_seeds(args.seeds, overrides)), address
+
+
+def suite_seeds(text: str | None, overrides: dict) -> tuple[int, ...]:
+    """The seeds of --seeds (none: one suite, of the config's seed); a UserError for a bad list or
+    one given with --seed."""
+    if text is None:
+        return ()
+    if "seed" in overrides:
+        raise UserError("suite: give --seeds or --seed, not both")
+    try:
+        seeds = tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise UserError(f"--seeds: comma-separated whole numbers, got {text!r}") from None
+    if not seeds:
+        raise UserError("--seeds: no seed named")
+    return seeds
 
 
 def run(args) -> int:

@@ -43,3 +43,42 @@ def test_a_suite_mixing_minatar_and_atari_games_is_refused_in_one_line(tmp_path,
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("gorila: error: --games: MinAtar and other games cannot share"), err
     assert not (tmp_path / "s").exists()
+
+
+def test_a_suite_of_two_seeds_runs_each_in_its_own_directory_and_tables_and_draws_them_together(tmp_path, capsys):
+    suite = tmp_path / "suite"
+    argv = ["suite", "--games", "MinAtar/Freeway", "--frames-per-game", "22000", "--seeds", "0,1",
+            "--out", str(suite), *FAST]
+    assert main(argv) == 0
+    seeds = [yaml.safe_load((suite / f"seed-{k}" / "MinAtar_Freeway-v0" / "config.yaml").read_text())["seed"]
+             for k in (0, 1)]
+    assert seeds == [0, 1]
+    with open(suite / "results.csv") as file:
+        [row] = list(csv.DictReader(file))
+    per_seed = []
+    for k in (0, 1):
+        with open(suite / f"seed-{k}" / "results.csv") as file:
+            per_seed.append(float(next(csv.DictReader(file))["ours_training_return"]))
+    assert float(row["ours_training_return"]) == (per_seed[0] + per_seed[1]) / 2
+    assert float(row["published_dqn"]) == 5.56 and "with seeds 0, 1" in (suite / "results.md").read_text()
+
+    capsys.readouterr()
+    assert main(argv) == 0                                  # again: both seeds finished, nothing trains
+    assert "finished earlier" in capsys.readouterr().out
+    assert main(["report", str(suite), "--out", str(tmp_path / "report")]) == 0
+    text = capsys.readouterr().out
+    assert "1 of 1 MinAtar games finished with seeds 0, 1" in text
+    assert f"MinAtar/Freeway-v0: {float(row['ours_training_return']):.2f} (seeds: {per_seed[0]:.2f}, {per_seed[1]:.2f})" in text
+    assert (tmp_path / "report" / "suite_minatar_curves.png").stat().st_size > 10_000
+
+
+def test_bad_seeds_are_refused_in_one_line(tmp_path, capsys):
+    for argv, message in ((["--seeds", "0,x"], "--seeds: comma-separated whole numbers"),
+                          (["--seeds", "0,1", "--seed", "3"], "give --seeds or --seed, not both"),
+                          (["--seeds", "1,1"], "--seeds: each seed once"),
+                          (["--games", "Pong", "--seeds", "0,1"], "--seeds: a suite of several seeds is tabled for MinAtar")):
+        games = [] if "--games" in argv else ["--games", "MinAtar/Freeway"]
+        assert main(["suite", *games, *argv, "--out", str(tmp_path / "s")]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and message in err[0], err
+    assert not (tmp_path / "s").exists()

@@ -73,7 +73,13 @@ def _run_html(run: RunSummary) -> str:
 
 
 def _minatar_panels(runs: list[RunSummary]) -> list:
-    """A panel per MinAtar run, titled by its label and the env id it ran (a suite's game: the id alone)."""
+    """A panel per MinAtar run, titled by its label and the env id it ran (a suite's game: the id alone);
+    the runs of one game in a suite of several seeds share a panel."""
+    if runs and all("seed" in run.extra for run in runs):
+        by_env: dict[str, list] = {}
+        for run in runs:
+            by_env.setdefault(str(run.config.get("env", "")), []).append(run.records)
+        return [plots.minatar_seeds_panel(f"{env} ({len(seeds)} seeds)", env, seeds) for env, seeds in by_env.items()]
     titled = []
     for run in runs:
         env = str(run.config.get("env", ""))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -169,9 +169,10 @@ def _normalised(row: dict, source: str, key: str) -> float | None:
 # ---- MinAtar against its published DQN ------------------------------------------------------------
 OURS_LABEL = f"ours: mean return of the last {WINDOW} training episodes"
 PARTIAL_LABEL = f"ours, over fewer than {WINDOW} episodes"
+SEED_LABEL = "ours, each seed (the thick line: their mean)"
 PUBLISHED_LABEL = "MinAtar's DQN (Young & Tian 2019, 30 runs; read off its figure)"
 END_LABEL = "published DQN at our last frames"
-MINATAR_LEGEND = (OURS_LABEL, PUBLISHED_LABEL, PARTIAL_LABEL, END_LABEL)       # the legend's order, two columns
+MINATAR_LEGEND = (OURS_LABEL, PUBLISHED_LABEL, PARTIAL_LABEL, END_LABEL, SEED_LABEL)   # the legend's order, two columns
 
 
 @dataclass
@@ -184,12 +185,22 @@ class MinAtarPanel:
     end: int
     published_at_end: float | None
     gap: str = ""                               # why the published curve has no value at `end`
+    seeds: list = field(default_factory=list)   # each seed's (frames, return) points, where `ours` is their mean
 
 
 def minatar_panel(title: str, env: str, records: list[dict]) -> MinAtarPanel:
     """The panel of one run of MinAtar `env`, from its metrics records."""
-    ours = [(r["env_frames"], r["return_mean"], r.get("episodes_recent", WINDOW)) for r in training(records)]
     end = max((r["env_frames"] for r in records if r.get("kind") == "train"), default=0)
+    return _panel(title, env, _our_points(records), end)
+
+
+def _our_points(records: list[dict]) -> list[tuple[int, float, int]]:
+    """(frames, return_mean, episodes it averages) of a run's train records."""
+    return [(r["env_frames"], r["return_mean"], r.get("episodes_recent", WINDOW)) for r in training(records)]
+
+
+def _panel(title: str, env: str, ours: list, end: int) -> MinAtarPanel:
+    """A panel of `ours` over the published curve of `env` up to `end` frames."""
     curve = published_dqn_curve(env)
     at_end = published_dqn_return(env, end)
     shown = curve[curve[:, 0] <= end]
@@ -239,7 +250,28 @@ def _ratio_line(panel: MinAtarPanel) -> str:
             f"at {panel.end:,} frames")
 
 
+def minatar_seeds_panel(title: str, env: str, seeds: list[list[dict]]) -> MinAtarPanel:
+    """The panel of one MinAtar game trained with several seeds (their runs' records): each seed's curve,
+    and as `ours` their mean, taken where every seed has a point (each interpolated onto the first one's
+    frames) and ending at the mean of their last points, as the suite's table takes it."""
+    curves = [np.array(_our_points(records), float).reshape(-1, 3) for records in seeds]
+    curves = [c for c in curves if len(c)]
+    if not curves:
+        return minatar_panel(title, env, [])
+    end = min(c[-1, 0] for c in curves)
+    grid = curves[0][curves[0][:, 0] < end]
+    mean = [(int(f), float(np.mean([np.interp(f, c[:, 0], c[:, 1]) for c in curves])),
+             int(min(np.interp(f, c[:, 0], c[:, 2]) for c in curves))) for f in grid[:, 0]]
+    last = (round(np.mean([c[-1, 0] for c in curves])), float(np.mean([c[-1, 1] for c in curves])),
+            int(min(c[-1, 2] for c in curves)))
+    panel = _panel(title, env, mean + [last], last[0])
+    panel.seeds = [[(f, r) for f, r, _ in c] for c in curves]
+    return panel
+
+
 def _draw_minatar_panel(axis, panel: MinAtarPanel) -> None:
+    for index, seed in enumerate(panel.seeds):
+        axis.plot(*zip(*seed), color="C3", alpha=0.35, linewidth=0.8, label=SEED_LABEL if index == 0 else None)
     full = [(f, r) for f, r, n in panel.ours if n >= WINDOW]
     partial = [(f, r) for f, r, n in panel.ours if n < WINDOW]
     if partial:     # before 100 episodes ended: a mean over fewer, which MinAtar's curves do not show

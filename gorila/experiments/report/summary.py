@@ -173,7 +173,13 @@ def load_suite(path: Path) -> SuiteSummary:
 
 
 def suite_runs(plan: SuitePlan) -> list[RunSummary]:
-    """The runs of a suite's games that have metrics, with the final evaluation the suite stored."""
+    """The runs of a suite's games that have metrics (of every seed, labelled `<game> seed <k>`, for a
+    suite of several), with the final evaluation the suite stored."""
+    if plan.seeds:
+        runs = [(run, seed) for seed, seed_plan in zip(plan.seeds, plan.seed_plans()) for run in suite_runs(seed_plan)]
+        for run, seed in runs:
+            run.label, run.extra["seed"] = f"{run.label} seed {seed}", seed
+        return [run for run, _ in runs]
     games = [load_run(plan.game_dir(g), g) for g in plan.games if (plan.game_dir(g) / "metrics.jsonl").is_file()]
     for game in games:
         stored = result_file(game.path, "noop")
@@ -198,11 +204,14 @@ def suite_text(suite: SuiteSummary) -> list[str]:
 
 def minatar_suite_text(suite: SuiteSummary) -> list[str]:
     """A MinAtar suite's games: training return at the end of each run beside MinAtar's published DQN."""
-    lines = [f"suite {suite.path}: {len(suite.rows)} of {len(suite.plan.games)} MinAtar games finished, "
+    seeds = f" with seeds {', '.join(map(str, suite.plan.seeds))}" if suite.plan.seeds else ""
+    lines = [f"suite {suite.path}: {len(suite.rows)} of {len(suite.plan.games)} MinAtar games finished{seeds}, "
              f"{suite.plan.frames_per_game:,} frames each; training returns (mean of the last 100 training "
              "episodes) beside MinAtar's published DQN at the same frames"]
     for row in suite.rows:
         ours = "-" if row["ours_training_return"] is None else f"{row['ours_training_return']:.2f}"
+        if row.get("seed_returns"):
+            ours += " (seeds: " + ", ".join("-" if r is None else f"{r:.2f}" for r in row["seed_returns"]) + ")"
         published = (f"published DQN {row['published_dqn']:.2f}" if row["published_dqn"] is not None
                      else f"no published value ({row['published_note'] or 'no train record'})")
         ratio = "" if row["ratio"] is None else f", ratio {row['ratio']:.2f}"

@@ -21,9 +21,12 @@ CANCEL_WAIT_S = 120.0     # an interrupted game's final checkpoint
 
 def run_suite(plan: SuitePlan, parallel: int = 1, address: str = "", cpus_per_game: float = 1.0,
               say: Callable[[str], None] = print) -> dict:
-    """Train and evaluate every unfinished game; {'finished': [...], 'failed': {game: reason}}."""
+    """Train and evaluate every unfinished game (of every seed); {'finished': [...], 'failed': {game:
+    reason}, 'tables': [...]}."""
     plan.out.mkdir(parents=True, exist_ok=True)
     (plan.out / SUITE_FILE).write_text(json.dumps(plan.to_dict(), indent=2) + "\n")
+    if plan.seeds:
+        return _run_seeds(plan, parallel, address, cpus_per_game, say)
     todo = [g for g in plan.games if not plan.finished(g)]
     for game in plan.games:
         if game not in todo:
@@ -38,6 +41,23 @@ def run_suite(plan: SuitePlan, parallel: int = 1, address: str = "", cpus_per_ga
     tables = write_tables(plan)
     finished = [g for g in plan.games if plan.finished(g)]
     say(f"suite: {len(finished)} of {len(plan.games)} games finished; table {tables[0]} and {tables[1]}")
+    return {"finished": finished, "failed": failed, "tables": [str(p) for p in tables]}
+
+
+def _run_seeds(plan: SuitePlan, parallel: int, address: str, cpus_per_game: float, say) -> dict:
+    """Each seed's suite in turn, then the table over the seeds."""
+    failed: dict[str, str] = {}
+    for index, seed_plan in enumerate(plan.seed_plans(), 1):
+        say(f"suite: seed {seed_plan.overrides['seed']} ({index} of {len(plan.seeds)}), in {seed_plan.out}")
+        try:
+            outcome = run_suite(seed_plan, parallel, address, cpus_per_game, say)
+        finally:
+            write_tables(plan)
+        failed.update({f"{game} (seed {seed_plan.overrides['seed']})": why for game, why in outcome["failed"].items()})
+    tables = write_tables(plan)
+    finished = [g for g in plan.games if plan.finished(g)]
+    say(f"suite: {len(finished)} of {len(plan.games)} games finished with all {len(plan.seeds)} seeds; table "
+        f"over the seeds {tables[0]} and {tables[1]}")
     return {"finished": finished, "failed": failed, "tables": [str(p) for p in tables]}
 
 

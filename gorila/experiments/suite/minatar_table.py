@@ -6,7 +6,9 @@ that way at its end (the last train record's mean of the last 100 finished train
 frames it was taken at), the published DQN's return at those same frames
 (`gorila.evaluation.minatar_reference`) and our return as a ratio of it; beside them, for reference,
 the final evaluation of the saved parameters that every suite game gets. Below: how many games
-reached the published return, and the lowest ratio.
+reached the published return, and the lowest ratio. A suite of several seeds has a row per game over
+its seeds: the mean of their training returns (each seed's beside it) against the published DQN at
+their mean frames.
 """
 from __future__ import annotations
 
@@ -50,11 +52,15 @@ def compared(env: str, records: list[dict]) -> dict:
     DQN's at those frames, and their ratio; None where either is missing, and `published_note` saying
     why the published curve has no value there."""
     ours = training_return(records) or {"frames": None, "return": None, "episodes": 0}
-    published = published_dqn_return(env, ours["frames"]) if ours["frames"] is not None else None
     return {"frames": ours["frames"], "episodes": ours["episodes"], "ours_training_return": ours["return"],
-            "published_dqn": published,
-            "ratio": ours["return"] / published if ours["return"] is not None and published else None,
-            "published_note": published_gap(env, ours["frames"]) if published is None and ours["frames"] else ""}
+            **beside_published(env, ours["frames"], ours["return"])}
+
+
+def beside_published(env: str, frames: int | None, ours: float | None) -> dict:
+    """The published DQN's return at `frames`, `ours` as a ratio of it, and why there is none."""
+    published = published_dqn_return(env, frames) if frames is not None else None
+    return {"published_dqn": published, "ratio": ours / published if ours is not None and published else None,
+            "published_note": published_gap(env, frames) if published is None and frames else ""}
 
 
 def against_published(env: str, records: list[dict]) -> str:
@@ -83,9 +89,24 @@ def minatar_row(plan: SuitePlan, game: str) -> dict:
             "ours_final_eval": final["eval_return_mean"], "eval_episodes": final["eval_episodes"]}
 
 
+def seeds_row(plan: SuitePlan, game: str) -> dict:
+    """A game's row over the seeds of `plan`: the mean training return of its seeds' runs (and each
+    one's) against the published DQN at their mean frames; the mean of their final evaluations."""
+    rows = [minatar_row(seed_plan, game) for seed_plan in plan.seed_plans()]
+    returns = [r["ours_training_return"] for r in rows]
+    mean = None if None in returns else sum(returns) / len(returns)
+    frames = round(sum(r["frames"] for r in rows) / len(rows)) if all(r["frames"] for r in rows) else None
+    return {"game": game, "env": rows[0]["env"], "seeds": list(plan.seeds), "frames": frames,
+            "episodes": min(r["episodes"] for r in rows), "ours_training_return": mean, "seed_returns": returns,
+            **beside_published(rows[0]["env"], frames, mean),
+            "ours_final_eval": sum(r["ours_final_eval"] for r in rows) / len(rows),
+            "eval_episodes": rows[0]["eval_episodes"]}
+
+
 def minatar_rows(plan: SuitePlan) -> list[dict]:
-    """A row per finished game, in the suite's order."""
-    return [minatar_row(plan, game) for game in plan.games if plan.finished(game)]
+    """A row per finished game (over its seeds, for a suite of several), in the suite's order."""
+    row = seeds_row if plan.seeds else minatar_row
+    return [row(plan, game) for game in plan.games if plan.finished(game)]
 
 
 def minatar_summary(rows: list[dict]) -> dict:
@@ -105,17 +126,22 @@ def summary_line(summary: dict) -> str:
 
 HEAD = ("| game | env id that ran | frames | episodes | ours, training return | published DQN | ratio "
         "| ours, final evaluation |")
+SEEDS_HEAD = HEAD.replace("ours, training return", "ours, training return: mean (each seed)").replace(
+    "ours, final evaluation", "ours, final evaluation: mean")
 
 
 def markdown_rows(rows: list[dict]) -> list[str]:
     """The table's header, rule and rows, as Markdown."""
-    lines = [HEAD, "|" + "---|" * HEAD.count(" | ") + "---|"]
+    head = SEEDS_HEAD if rows and "seed_returns" in rows[0] else HEAD
+    lines = [head, "|" + "---|" * head.count(" | ") + "---|"]
     for r in rows:
         published = cell_number(r["published_dqn"], 2) + (f" ({r['published_note']})" if r["published_note"] else "")
         frames = "—" if r["frames"] is None else f"{r['frames']:,}"
         mark = MINIMAL_MARK if r["env"].endswith("-v1") else ""
-        cells = [r["game"], r["env"] + mark, frames, str(r["episodes"]), cell_number(r["ours_training_return"], 2),
-                 published, cell_number(r["ratio"], 2),
+        ours = cell_number(r["ours_training_return"], 2)
+        if "seed_returns" in r:
+            ours += " (" + ", ".join(cell_number(value, 2) for value in r["seed_returns"]) + ")"
+        cells = [r["game"], r["env"] + mark, frames, str(r["episodes"]), ours, published, cell_number(r["ratio"], 2),
                  f"{cell_number(r['ours_final_eval'], 2)} ({r['eval_episodes']} episodes)"]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
@@ -127,6 +153,10 @@ def notes(rows: list[dict]) -> list[str]:
              "the run finished fewer: see episodes) at the run's last train record, as MinAtar's paper plots it; "
              f"published DQN: {PUBLISHED}, at the same frames; ratio: ours / published. Final evaluation: the "
              f"{FINAL_PARAMETERS}, evaluated afresh (not MinAtar's measure)."]
+    if rows and "seed_returns" in rows[0]:
+        lines.append(f"Over the seeds {', '.join(map(str, rows[0]['seeds']))}: the mean of their training returns "
+                     "(each seed's in brackets) against the published DQN at their mean frames; the lowest of "
+                     "their episode counts; the mean of their final evaluations.")
     minimal = [r["game"] for r in rows if r["env"].endswith("-v1")]
     if minimal:
         lines.append(f"{MINIMAL_MARK} Played with the game's minimal action set (-v1), not the full set of the "
@@ -135,7 +165,8 @@ def notes(rows: list[dict]) -> list[str]:
 
 
 def markdown(plan: SuitePlan, rows: list[dict], summary: dict) -> str:
-    lines = [f"# MinAtar suite results: {len(rows)} of {len(plan.games)} games finished", "",
+    seeds = f" with seeds {', '.join(map(str, plan.seeds))}" if plan.seeds else ""
+    lines = [f"# MinAtar suite results: {len(rows)} of {len(plan.games)} games finished{seeds}", "",
              *markdown_rows(rows), "", *notes(rows), "", summary_line(summary)]
     return "\n".join(lines) + "\n"
 

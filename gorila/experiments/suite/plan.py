@@ -11,6 +11,9 @@ ones from their latest checkpoint and restarts games that left nothing to resume
 Games run one after another in this process, or `parallel` at a time as Ray tasks (on an embedded
 Ray or an existing cluster), each training on the local runtime inside its task.
 
+With several `seeds` a suite is one such suite per seed, each in `seed-<k>/` of the suite directory,
+and its own table beside them: each game's result over the seeds (MinAtar suites).
+
 A suite of MinAtar games (Young & Tian 2019) is run the same way and compared with MinAtar's published
 DQN curves instead of the paper's Atari scores; each game runs as its `-v0` id, the full action set
 those curves were made with. The two kinds do not share a suite: each has its own table.
@@ -51,9 +54,16 @@ class SuitePlan:
     episodes: int | None = None          # final evaluation episodes (default: the config's eval_episodes)
     protocols: tuple[str, ...] = ("noop",)
     starts: str | None = None            # recorded human start points, for the human-starts protocol
+    seeds: tuple[int, ...] = ()          # one suite per seed in seed-<k>/ (none: the config's seed, here)
 
     def game_dir(self, game: str) -> Path:
         return self.out / game.replace("/", "_")
+
+    def seed_plans(self) -> list[SuitePlan]:
+        """The suite of each seed, in `seed-<k>/`: the same games and config with `seed` k; none
+        for a suite of one seed."""
+        return [dataclasses.replace(self, out=self.out / f"seed-{seed}", overrides={**self.overrides, "seed": seed},
+                                    seeds=()) for seed in self.seeds]
 
     def result_file(self, game: str, protocol: str) -> Path:
         return result_file(self.game_dir(game), protocol)
@@ -72,17 +82,20 @@ class SuitePlan:
         return bool(self.games) and all(map(is_minatar, self.games))
 
     def finished(self, game: str) -> bool:
-        """A game is finished once every final evaluation it needs has its result file."""
+        """A game is finished once every final evaluation it needs has its result file (of every seed)."""
+        if self.seeds:
+            return all(plan.finished(game) for plan in self.seed_plans())
         return all(self.result_file(game, p).is_file() for p in self.protocols)
 
     def to_dict(self) -> dict:
         return {**dataclasses.asdict(self), "out": str(self.out), "games": list(self.games),
-                "protocols": list(self.protocols)}
+                "protocols": list(self.protocols), "seeds": list(self.seeds)}
 
     @classmethod
     def load(cls, out: str | Path) -> SuitePlan:
         data = json.loads((Path(out) / SUITE_FILE).read_text())
-        data.update(out=Path(out), games=tuple(data["games"]), protocols=tuple(data["protocols"]))
+        data.update(out=Path(out), games=tuple(data["games"]), protocols=tuple(data["protocols"]),
+                    seeds=tuple(data.get("seeds", ())))
         return cls(**data)
 
 
@@ -111,6 +124,15 @@ def check_plan(plan: SuitePlan) -> None:
         raise ConfigError("--frames-per-game must be >= 1")
     if plan.episodes is not None and plan.episodes < 1:
         raise ConfigError("--episodes must be >= 1")
+    if plan.seeds and not plan.minatar:
+        raise ConfigError("--seeds: a suite of several seeds is tabled for MinAtar games only; run an Atari "
+                          "suite once per --seed, each with its own --out")
+    if len(set(plan.seeds)) != len(plan.seeds):
+        raise ConfigError(f"--seeds: each seed once, got {', '.join(map(str, plan.seeds))}")
+    if plan.seeds:
+        for seed_plan in plan.seed_plans():
+            check_plan(seed_plan)
+        return
     if any(get_protocol(protocol).start_points for protocol in plan.protocols):
         check_human_starts(plan)
     for game in plan.games:

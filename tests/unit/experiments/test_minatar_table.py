@@ -70,3 +70,25 @@ def test_the_summary_counts_games_at_the_published_return_and_names_the_lowest_r
     assert "| — (the published curve begins at 68,100 frames) | — |" in markdown
     assert "* Played with the game's minimal action set (-v1), not the full set of the published curves: MinAtar/Freeway-v1." in markdown
     assert "Games at >= 1.0 of the published DQN: 1 of 2; lowest ratio 0.50 (MinAtar/Freeway-v1)." in markdown
+
+
+def test_a_suite_of_two_seeds_tables_each_game_over_its_seeds(tmp_path):
+    """Breakout's seeds end at 89,000 and 90,550 frames (mean 89,775: 4.0875 published) with 5.0 and
+    7.26 (mean 6.13, ratio 1.4997); Seaquest's seed 1 has not finished, so Seaquest has no row yet."""
+    plan = SuitePlan(tmp_path, ("MinAtar/Breakout-v0", "MinAtar/Seaquest-v0"), 90_000, seeds=(0, 1))
+    seed_0, seed_1 = plan.seed_plans()
+    assert (seed_0.out, seed_0.overrides, seed_1.overrides["seed"]) == (tmp_path / "seed-0", {"seed": 0}, 1)
+    hand_made_run(seed_0, "MinAtar/Breakout-v0", [(40_000, 1.0, 100), (89_000, 5.0, 100)], final=6.0)
+    hand_made_run(seed_1, "MinAtar/Breakout-v0", [(40_000, 2.0, 100), (90_550, 7.26, 120)], final=8.0)
+    hand_made_run(seed_0, "MinAtar/Seaquest-v0", [(90_000, 0.3, 100)])
+    assert plan.finished("MinAtar/Breakout-v0") and not plan.finished("MinAtar/Seaquest-v0")
+    write_minatar_tables(plan)
+    [breakout] = json.loads((tmp_path / "results.json").read_text())["rows"]
+    assert breakout["seed_returns"] == [5.0, 7.26] and breakout["ours_training_return"] == pytest.approx(6.13)
+    assert (breakout["frames"], breakout["episodes"], breakout["ours_final_eval"]) == (89_775, 100, 7.0)
+    assert breakout["published_dqn"] == pytest.approx(4.0875) and breakout["ratio"] == pytest.approx(6.13 / 4.0875)
+    markdown = (tmp_path / "results.md").read_text()
+    assert "1 of 2 games finished with seeds 0, 1" in markdown
+    assert "| ours, training return: mean (each seed) |" in markdown
+    assert "| MinAtar/Breakout-v0 | MinAtar/Breakout-v0 | 89,775 | 100 | 6.13 (5.00, 7.26) | 4.09 | 1.50 | 7.00 (3 episodes) |" in markdown
+    assert "Games at >= 1.0 of the published DQN: 1 of 1" in markdown
