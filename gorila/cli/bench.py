@@ -12,7 +12,7 @@ EXAMPLES = """examples:
 # The names of gorila.experiments.bench's SECTIONS and EXTRA_SECTIONS (a test keeps them equal), written
 # out because importing that package imports torch, which the help must not wait for.
 SECTIONS = ("actor", "learner", "server", "replay", "end_to_end", "memory")
-EXTRA_SECTIONS = ("scaling",)
+EXTRA_SECTIONS = ("scaling", "shared_device")
 
 
 def add_parser(commands, argv: list[str]) -> None:
@@ -23,7 +23,7 @@ def add_parser(commands, argv: list[str]) -> None:
     bench.add_argument("--json", metavar="FILE", help="also write every figure as JSON")
     bench.add_argument("--sections", nargs="+", metavar="NAME", default=None,
                        help=f"sections to measure, any of: {', '.join(SECTIONS + EXTRA_SECTIONS)} (default: all "
-                            f"but {', '.join(EXTRA_SECTIONS)}, which is for machines with many cores)")
+                            f"but {' and '.join(EXTRA_SECTIONS)}, which are for machines with a GPU or many cores)")
     bench.add_argument("--seconds", type=float, default=10.0, help="measuring window of each rate (default 10)")
     bench.add_argument("--device", choices=["cpu", "cuda"], default="cpu", help="where the learner benchmark runs")
 

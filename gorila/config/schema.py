@@ -69,7 +69,7 @@ class Config:
     param_shards: int = checked(1, lambda v: v >= 1, "be >= 1")
     """N_param: parameter-server shards, each owning one contiguous slice of theta+."""
     shard_placement: Literal["learners", "apart"] = "learners"
-    """Where the parameter shards run: `learners`, shard i in the process of learner (or bundle) i mod N_learn, its slice of theta+ and its optimizer's moments on that learner's device, so that its slice of every gradient and of theta+ never travels (other processes reach it by message); `apart`, each shard in a process of its own (the paper's layout). Shards apply the gradients either way."""
+    """Where the parameter shards run: `learners` (shard i beside learner i mod N_learn) or `apart` (each in a process of its own, the paper's layout). Beside a learner, a shard keeps its slice of theta+ and its optimizer's moments on that learner's device, so that its slice of every gradient and of theta+ never travels (other processes reach it by message). Shards apply the gradients either way."""
     replay: Literal["local", "global"] = "local"
     """Replay memory: `local` (one per actor) or `global` (N_replay shards shared by all actors)."""
     replay_shards: int = checked(1, lambda v: v >= 1, "be >= 1 (a global replay needs at least one shard)")

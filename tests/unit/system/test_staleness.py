@@ -58,9 +58,10 @@ def test_learners_taking_turns_lose_nothing_under_the_auto_threshold():
         take_turns(learners, 5)
         stats = shard.stats()
         assert (stats["applied"], stats["discarded"]) == (5 * LEARNERS, 0)
-        # each gradient lands about 2 * LEARNERS versions late (parameters are fetched one refresh
-        # ahead): beyond a threshold of 100, within the auto one of 1,200
-        assert stats["mean_staleness"] > 150
+        # after a learner's first (computed on the theta+ it read then), each gradient lands about
+        # 2 * LEARNERS versions late (parameters are fetched one refresh ahead): on average beyond a
+        # threshold of 100, within the auto one of 1,200
+        assert stats["mean_staleness"] > 100
 
 
 def test_a_constant_threshold_discards_on_schedule_gradients_of_many_learners():
