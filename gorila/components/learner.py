@@ -16,7 +16,6 @@ from gorila.agent import dqn
 from gorila.config import Config, ConfigError
 from gorila.contracts import EnvInfo, Minibatch, MinibatchSource, ParameterSource, Report
 from gorila.agent.networks import flat_gradients, load_flat_parameters, q_network_for
-from gorila.components.parameter_server.client import synchronous_refresh
 
 
 def learner_device(config: Config) -> str:
@@ -99,7 +98,7 @@ class Learner:
         for at its previous refresh and asks for the next ones, so the server is never on its critical
         path; synchronous, it waits for the newest.
         """
-        flat, target_changed = pulled or self.params.pull(prefetch=not synchronous_refresh(self.config))
+        flat, target_changed = pulled or self.params.pull(prefetch=not self.params.synchronous)
         load_flat_parameters(self.online_parameters, flat)
         if target_changed:
             load_flat_parameters(self.target_parameters, self.params.pull_target())

@@ -79,8 +79,9 @@ def first_shard_states(config: Config, info: EnvInfo, bounds, resume: dict | Non
 
 def parameter_client(config: Config, shards: list, bounds, calls, device: str = "cpu") -> ParameterClient:
     """One component's view of the sharded theta+, which it reads as a tensor on `device`."""
+    every_shard_here = all(isinstance(shard, ParameterShard) for shard in shards)
     return ParameterClient(shards, bounds, calls, config.max_inflight_pushes,
-                           synchronous=synchronous_refresh(config), device=device)
+                           synchronous=synchronous_refresh(config, every_shard_here), device=device)
 
 
 HostedSlice = tuple[int, int, int, "str | None"]      # (shard index, start, stop, backup) a worker holds

@@ -151,6 +151,19 @@ def describe_topology(config: Config) -> str:
         shape = f"{config.actors} actors -> {replay} -> {config.learners} learners"
     limit = staleness_limit(config)
     stale = f"gradients over {limit:,} versions stale dropped" if limit else "no gradient dropped as stale"
-    refresh = "synchronous" if synchronous_refresh(config) else "pipelined"
+    refresh = refresh_mode(config)
     where = "beside the learners" if config.shard_placement == "learners" else "apart"
-    return f"{shape}, {plural(config.param_shards, 'parameter shard')} {where} ({stale}; {refresh} theta+ refresh)"
+    return f"{shape}, {plural(config.param_shards, 'parameter shard')} {where} ({stale}; {refresh})"
+
+
+def refresh_mode(config: Config) -> str:
+    """How the learners refresh theta+ (`synchronous_refresh`), in the launch line's words. On Ray with
+    the shards beside the learners, learner 0 holds them all when there is one learner or one shard."""
+    if synchronous_refresh(config):
+        return "synchronous theta+ refresh"
+    one_holder = config.shard_placement == "learners" and min(learner_processes(config), config.param_shards) == 1
+    if not (one_holder and synchronous_refresh(config, holds_every_shard=True)):
+        return "pipelined theta+ refresh"
+    if learner_processes(config) == 1:
+        return "synchronous theta+ refresh"
+    return "theta+ refresh synchronous where a learner holds every shard, else pipelined"

@@ -23,11 +23,12 @@ from gorila.contracts import ShardServer
 from gorila.runtime.calls import DirectCalls
 
 
-def synchronous_refresh(config) -> bool:
+def synchronous_refresh(config, holds_every_shard: bool = False) -> bool:
     """Does a learner of this `Config` wait for the theta+ that includes its own last push
-    (`learner_refresh`; `auto` waits only where waiting costs nothing, on the local runtime)?"""
+    (`learner_refresh`)? `auto` waits only where waiting costs nothing: on the local runtime, and on
+    Ray for a learner that holds every shard in its own process (`holds_every_shard`)."""
     if config.learner_refresh == "auto":
-        return config.runtime == "local"
+        return config.runtime == "local" or holds_every_shard
     return config.learner_refresh == "synchronous"
 
 

@@ -23,9 +23,13 @@ def test_the_auto_threshold_grows_with_the_learners():
 
 def test_the_launch_line_states_the_threshold():
     assert describe_topology(build_config(overrides={"actors": 100, "learners": 100})).endswith(
-        "1 parameter shard beside the learners (gradients over 1,200 versions stale dropped; pipelined theta+ refresh)")
+        "1 parameter shard beside the learners (gradients over 1,200 versions stale dropped; "
+        "theta+ refresh synchronous where a learner holds every shard, else pipelined)")
     assert describe_topology(build_config(overrides={"max_staleness": -1, "runtime": "local"})).endswith(
         "(no gradient dropped as stale; synchronous theta+ refresh)")
+    assert describe_topology(build_config(overrides={"runtime": "ray"})).endswith("; synchronous theta+ refresh)")
+    assert describe_topology(build_config(overrides={"runtime": "ray", "shard_placement": "apart"})).endswith(
+        "; pipelined theta+ refresh)")
 
 
 @contextlib.contextmanager

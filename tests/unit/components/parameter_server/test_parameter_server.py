@@ -164,8 +164,10 @@ def test_a_restored_shard_continues_exactly_where_the_saved_one_was(optimizer):
     assert restored.stats() == original.stats()
 
 
-@pytest.mark.parametrize("refresh, runtime, waits", [("auto", "local", True), ("auto", "ray", False),
-                                                      ("pipelined", "local", False), ("synchronous", "ray", True)])
-def test_a_learner_waits_for_its_own_push_where_asked_and_by_default_only_in_one_process(refresh, runtime, waits):
+@pytest.mark.parametrize("refresh, runtime, holds_every_shard, waits", [
+    ("auto", "local", False, True), ("auto", "ray", False, False), ("auto", "ray", True, True),
+    ("pipelined", "local", False, False), ("pipelined", "ray", True, False), ("synchronous", "ray", False, True)])
+def test_a_learner_waits_for_its_own_push_where_asked_and_by_default_only_where_every_shard_is_in_its_process(
+        refresh, runtime, holds_every_shard, waits):
     from gorila.components.parameter_server import synchronous_refresh
-    assert synchronous_refresh(Config(learner_refresh=refresh, runtime=runtime)) is waits
+    assert synchronous_refresh(Config(learner_refresh=refresh, runtime=runtime), holds_every_shard) is waits
