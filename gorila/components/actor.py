@@ -34,6 +34,7 @@ class Actor:
         seed = config.seed + 1000 * (index + 1)
         self.env = make_vector_env_for(config, config.envs_per_actor, seed)
         self.network = q_network_for(config, info).requires_grad_(False)
+        self.parameters = list(self.network.parameters())     # walking the module at every sync costs more
         self.policy = EpsilonGreedyPolicy(self.network, info.num_actions, np.random.default_rng(seed))
         self.epsilon_end = final_epsilon(config, index)
         self.epsilon_decay_steps = config.epsilon_decay_steps
@@ -52,7 +53,7 @@ class Actor:
 
     def sync(self) -> None:
         flat, _ = self.params.pull(prefetch=True)     # never waits: takes the previous request's answer
-        load_flat_parameters(self.network, flat)
+        load_flat_parameters(self.parameters, flat)
         self.steps_since_sync = 0
 
     def refresh(self) -> None:

@@ -89,6 +89,7 @@ def test_minatar_cnn_shape_and_size():
     q_values = network(frames)
     assert q_values.shape == (5, 6) and q_values.dtype == torch.float32
     assert torch.equal(q_values, network(frames.to(torch.uint8)))    # bool and 0/1 bytes are the same frames
+    assert torch.equal(q_values, network(frames.float()))            # and the same as 0.0/1.0 cells
 
 
 def test_auto_network_by_frame_size():
