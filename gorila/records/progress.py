@@ -33,7 +33,8 @@ def field_texts(stats: dict) -> dict[str, list[str]]:
         texts["return"] = [f"return {stats['return_mean']:.1f}"]
     if stats.get("loss") is not None:
         texts["loss"] = [f"loss {stats['loss']:.4f}"]
-    texts["ps"] = [f"PS v{stats['ps_version']}"]
+    if stats.get("ps_version") is not None:     # absent when the shards did not answer in time
+        texts["ps"] = [f"PS v{stats['ps_version']}"]
     if stats.get("ps_discarded"):
         texts["stale"] = [f"stale {stats['ps_discarded']}"]
     if stats.get("replay_size") is not None:

@@ -32,7 +32,8 @@ def split_address(address: str) -> tuple[str, int]:
 class Calls(Protocol):
     def call(self, target: Any, method: Callable, *args) -> Any:
         """Start `target.method(*args)`; `method` is a contract's function (its name is what is called)."""
-    def get(self, futures: Sequence[Any]) -> list: ...
+    def get(self, futures: Sequence[Any], timeout: float | None = None) -> list:
+        """The calls' answers; TimeoutError when they are not all in within `timeout` seconds."""
     def wait(self, futures: Sequence[Any], timeout: float | None = None) -> tuple[list, list]: ...
     def lost(self, error: BaseException) -> bool: ...
 
@@ -64,7 +65,7 @@ class DirectCalls:
         except Exception as error:      # raised by `get`, where a Ray caller would see it too
             return Done(error=error)
 
-    def get(self, futures):
+    def get(self, futures, timeout=None):
         for future in futures:
             if future.error is not None:
                 raise future.error

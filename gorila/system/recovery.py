@@ -31,6 +31,9 @@ from gorila.runtime.calls import WorkerError
 from gorila.system.shard_states import ShardStates
 
 RESTART_WAIT_S = 1.0      # a worker whose process was lost is asked again after this long
+# How long the periodic look at the servers' processes waits for each to say where it runs: a server
+# that does not answer (a shard held in a stopped worker) is looked at again next time.
+LOOK_TIMEOUT_S = 5.0
 
 
 class FaultBudget:
@@ -127,7 +130,7 @@ class Recovery:
         servers = self.system.servers()
         if evaluating:
             servers = servers[:-1]      # the evaluator answers only after its evaluation: not now
-        processes = self.runtime.processes(servers)
+        processes = self.runtime.processes(servers, timeout=LOOK_TIMEOUT_S)
         for index, (before, running) in enumerate(zip(self.server_processes, processes)):
             restored = index < len(self.system.shards)     # a parameter shard: recorded by record_restores
             if running is not None and before is not None and running != before and not restored:

@@ -41,6 +41,9 @@ from gorila.system.topology import build_system, describe_topology, replay_count
 
 READY_TIMEOUT_S = 120
 WAIT_S = 0.2                          # longest wait for a report before the periodic jobs run again
+# Longest wait for the shards' counters or states (records, backups): a shard held in a stopped worker
+# must not hold up the loop whose watchdog restarts that worker.
+OBSERVE_TIMEOUT_S = 5.0
 EVALUATOR = WorkerId("evaluator", 0)
 
 
@@ -191,12 +194,20 @@ class Trainer:
             self.log()
         if time.time() >= self.next_backup and self.runtime.restarts_components:
             self.next_backup = time.time() + self.config.shard_backup_every_seconds
-            states = self.params.states()
-            self.recovery.shard_states.keep(states, self.info.frames(self.steps))
-            save_shard_backups(self.run_dir, states, self.info.frames(self.steps))
+            self.back_up_shards()
         if self.steps >= self.next_checkpoint and self.scheduler.stop_reason is None:
             self.next_checkpoint = self.steps + self.info.steps(self.config.checkpoint_every_frames)
             self.checkpoint()
+
+    def back_up_shards(self) -> None:
+        """Keep the shards' states for their restarts, and write them for --resume; a round in which a
+        shard does not answer in time is skipped (each keeps its last backup)."""
+        try:
+            states = self.params.states(timeout=OBSERVE_TIMEOUT_S)
+        except TimeoutError:
+            return
+        self.recovery.shard_states.keep(states, self.info.frames(self.steps))
+        save_shard_backups(self.run_dir, states, self.info.frames(self.steps))
 
     # ---- failures ----------------------------------------------------------------------------
     def _record_fault(self, component: str, what: str, failures: int) -> None:
@@ -254,7 +265,12 @@ class Trainer:
                                                    "eval_return_mean": last.get("eval_return_mean")})
 
     def server_stats(self) -> dict:
-        return parameter_server_stats(self.params.stats())
+        """The shards' counters for a train record; none when a shard does not answer in time (a shard
+        held in a stopped worker must not stop the driver's loop, whose watchdog restarts that worker)."""
+        try:
+            return parameter_server_stats(self.params.stats(timeout=OBSERVE_TIMEOUT_S))
+        except TimeoutError:
+            return {}
 
     def payload(self, theta, **extra) -> dict:
         """What a checkpoint holds besides its format: enough to evaluate, report and re-run."""

@@ -25,9 +25,9 @@ from gorila.system.trainer import Trainer
 ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 
-def bundle_whose_learner_fails(config, info, index, shards, bounds, calls, saved_replay=None) -> Bundle:
+def bundle_whose_learner_fails(config, info, index, shards, bounds, calls, saved_replay=None, hosted=()) -> Bundle:
     """A real bundle; bundle 1's learner raises on its first update."""
-    bundle = builders.make_bundle(config, info, index, shards, bounds, calls, saved_replay)
+    bundle = builders.make_bundle(config, info, index, shards, bounds, calls, saved_replay, hosted)
     if index == 1:
         def update():
             raise FloatingPointError("loss became nan\nsecond line of detail")
@@ -47,9 +47,9 @@ def test_a_failing_component_is_named_in_one_line(runtime, tmp_path, monkeypatch
     assert not ray.is_initialized()
 
 
-def bundle_that_hangs_once(config, info, index, shards, bounds, calls, saved_replay=None) -> Bundle:
+def bundle_that_hangs_once(config, info, index, shards, bounds, calls, saved_replay=None, hosted=()) -> Bundle:
     """A real bundle; the first process of bundle 0 stops answering after 500 steps of its actor."""
-    bundle = builders.make_bundle(config, info, index, shards, bounds, calls, saved_replay)
+    bundle = builders.make_bundle(config, info, index, shards, bounds, calls, saved_replay, hosted)
     marker = os.path.join(config.run_dir, "hung-once")
     if index == 0 and not os.path.exists(marker):
         step, steps = bundle.actor.step, []
@@ -75,14 +75,16 @@ def test_a_component_that_stops_answering_is_restarted_and_the_run_finishes(tmp_
     assert (run_dir / "hung-once").exists(), "bundle 0 never hung: the test tested nothing"
     assert result["env_frames"] >= 6000
     faults = [r for r in read_metrics(run_dir) if r["kind"] == "fault"]
-    assert [r["component"] for r in faults] == ["bundle 0"]
+    # bundle 0 holds the parameter shard (shard placement `learners`): its restart brings the shard back too
+    assert [r["component"] for r in faults] == ["bundle 0", "parameter shard 0"]
+    assert "restored from the driver's state" in faults[1]["reason"]
     assert not ray.is_initialized()
 
 
 def test_a_run_that_stands_still_is_a_fault_and_the_workers_holding_it_up_are_restarted(tmp_path):
     """kill -STOP of the only learner: its call never returns, the actors are soon held back at DQN's
     replay ratio, and frames and updates stand still. The watchdog records one fault, ends the learner
-    (Ray starts it again) and the run goes on to its budget."""
+    (Ray starts it again, with the parameter shard it holds) and the run goes on to its budget."""
     run_dir = tmp_path / "run"
     config = build_config(overrides=dict(
         env="CartPole-v1", runtime="ray", bundled=False, actors=1, learners=1, total_frames=8000,
@@ -102,8 +104,12 @@ def test_a_run_that_stands_still_is_a_fault_and_the_workers_holding_it_up_are_re
     assert stopped, "the learner was never stopped: the test tested nothing"
     assert result["env_frames"] >= 8000 and result["updates"] > 50
     faults = [r for r in read_metrics(run_dir) if r["kind"] == "fault"]
-    assert len(faults) == 1, faults                 # the stall, not also the restart it caused
-    assert faults[0]["reason"].startswith("no frames or updates for") and "restarting learner 0" in faults[0]["reason"]
+    # the stall (not also the restarts it caused), then the parameter shard the learner holds (shard
+    # placement `learners`), back with the driver's state of it; the actor, whose refresh of theta+
+    # waits for that shard, is held up too
+    assert [r["component"] for r in faults] == ["run", "parameter shard 0"], faults
+    assert faults[0]["reason"].startswith("no frames or updates for") and "learner 0" in faults[0]["reason"]
+    assert "restored from the driver's state" in faults[1]["reason"]
     assert not ray.is_initialized()
 
 

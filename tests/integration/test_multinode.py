@@ -125,28 +125,39 @@ def test_a_restarted_shard_serves_nothing_before_the_driver_gives_it_its_last_st
         runtime.shutdown()
 
 
+def backed_up_cartpole(cluster, **overrides):
+    """A small CartPole run on the cluster with two parameter shards whose states the driver takes
+    every 0.5 s, no evaluation until the end, no checkpoint."""
+    return build_config(overrides=dict(
+        env="CartPole-v1", runtime="ray", address=cluster.address, param_shards=2, worker_cpus=1, server_cpus=0,
+        learning_starts=200, batch_size=16, eval_every_frames=0, eval_episodes=2, hidden_sizes="16",
+        checkpoint_every_frames=0, replay_capacity=5000, seed=5, shard_backup_every_seconds=0.5,
+        log_every_seconds=0.5, **overrides))
+
+
 def test_a_killed_shard_comes_back_with_the_drivers_state_and_the_run_carries_on(cluster, tmp_path, monkeypatch):
     monkeypatch.setattr(topology, "make_shard_of", shard_without_disk)
-    config = build_config(overrides=dict(
-        env="CartPole-v1", runtime="ray", address=cluster.address, actors=1, learners=1, param_shards=2,
-        shard_placement="apart", worker_cpus=1, server_cpus=0, total_frames=8000, learning_starts=200, batch_size=16,
-        eval_every_frames=0, eval_episodes=2, hidden_sizes="16", checkpoint_every_frames=0,
-        replay_capacity=5000, seed=5, shard_backup_every_seconds=0.5, log_every_seconds=0.5))
+    config = backed_up_cartpole(cluster, actors=1, learners=1, shard_placement="apart", total_frames=8000)
     trainer = Trainer(config, tmp_path / "run", live_progress=False)
-    seen: dict = {}
-    killer = threading.Thread(target=kill_shard_0_once_kept, args=(trainer, tmp_path / "run", seen), daemon=True)
-    killer.start()
-    result = trainer.run()
-    killer.join(timeout=30)
-
-    assert seen.get("served_version") is not None, f"shard 0 was never killed: {seen}"
+    result, seen, faults = run_killing_shard_0(trainer, tmp_path / "run")
     assert seen["served_version"] >= seen["kept_version"] > 0          # its state, not theta_0's
-    faults = [r for r in read_metrics(tmp_path / "run") if r["kind"] == "fault"]
     assert [r["component"] for r in faults] == ["parameter shard 0"]
     restored_at = re.search(r"restored from the driver's state at ([\d,]+) frames", faults[0]["reason"])
     assert restored_at and int(restored_at[1].replace(",", "")) >= seen["kept_frames"], faults[0]["reason"]
     assert result["env_frames"] >= 8000 and result["updates"] > seen["kept_version"]
     print(f"kill -9 to serving again: {seen['served_after']:.2f} s; restored to version {seen['kept_version']}")
+
+
+def run_killing_shard_0(trainer, run_dir) -> tuple[dict, dict, list]:
+    """Train to the end while shard 0 is killed once the driver keeps a state of it with updates in it;
+    (the run's result, what the killer saw, the run's fault records)."""
+    seen: dict = {}
+    killer = threading.Thread(target=kill_shard_0_once_kept, args=(trainer, run_dir, seen), daemon=True)
+    killer.start()
+    result = trainer.run()
+    killer.join(timeout=30)
+    assert seen.get("served_version") is not None, f"shard 0 was never killed: {seen}"
+    return result, seen, [r for r in read_metrics(run_dir) if r["kind"] == "fault"]
 
 
 def kill_shard_0_once_kept(trainer, run_dir, seen: dict) -> None:
@@ -191,25 +202,14 @@ def test_shards_inside_bundles_need_no_process_and_a_killed_bundle_brings_its_sh
     all (no shard process). kill -9 of bundle 0 after its shard's backup files are gone: the restarted
     bundle's shard serves again only with the driver's state (its version not back to 0), both faults
     are recorded, and the run reaches its budget."""
-    config = build_config(overrides=dict(
-        env="CartPole-v1", runtime="ray", address=cluster.address, actors=2, learners=2, param_shards=2,
-        shard_placement="learners", worker_cpus=1, server_cpus=0, total_frames=12000, learning_starts=200,
-        batch_size=16, eval_every_frames=0, eval_episodes=2, hidden_sizes="16", checkpoint_every_frames=0,
-        replay_capacity=5000, seed=5, shard_backup_every_seconds=0.5, log_every_seconds=0.5))
+    config = backed_up_cartpole(cluster, actors=2, learners=2, shard_placement="learners", total_frames=12000)
     trainer = Trainer(config, tmp_path / "run", live_progress=False)
     assert len(trainer.runtime.handles) == 3                  # two bundles and the evaluator
     bundle_0, bundle_1 = trainer.system.workers.values()
     processes = trainer.runtime.processes([*trainer.system.shards, bundle_0, bundle_1])
     assert processes[0] == processes[2] and processes[1] == processes[3] and processes[2] != processes[3]
-    seen: dict = {}
-    killer = threading.Thread(target=kill_shard_0_once_kept, args=(trainer, tmp_path / "run", seen), daemon=True)
-    killer.start()
-    result = trainer.run()
-    killer.join(timeout=30)
-
-    assert seen.get("served_version") is not None, f"shard 0 was never killed: {seen}"
+    result, seen, faults = run_killing_shard_0(trainer, tmp_path / "run")
     assert seen["served_version"] >= seen["kept_version"] >= 20          # the driver's state, not theta_0's
-    faults = [r for r in read_metrics(tmp_path / "run") if r["kind"] == "fault"]
     assert sorted(r["component"] for r in faults) == ["bundle 0", "parameter shard 0"], faults
     restored = next(r for r in faults if r["component"] == "parameter shard 0")
     assert "restored from the driver's state" in restored["reason"]

@@ -165,11 +165,12 @@ class ParameterClient:
         """`method` called on every shard, not waited for."""
         return [calls.call(shard, method) for shard, calls in zip(self.shards, self.shard_calls)]
 
-    def _get(self, futures: list) -> list:
-        """The answers of one call per shard (`_each`), in shard order."""
+    def _get(self, futures: list, timeout: float | None = None) -> list:
+        """The answers of one call per shard (`_each`), in shard order; TimeoutError when the shards in
+        other processes have not all answered within `timeout` seconds."""
         if self.none_here:
-            return self.calls.get(futures)
-        return [calls.get([future])[0] for calls, future in zip(self.shard_calls, futures)]
+            return self.calls.get(futures, timeout)
+        return [calls.get([future], timeout)[0] for calls, future in zip(self.shard_calls, futures)]
 
     def _request(self) -> list:
         return self._each(ShardServer.pull)
@@ -178,8 +179,8 @@ class ParameterClient:
         """theta- gathered from all shards."""
         return self._join(self._get(self._each(ShardServer.pull_target)))
 
-    def stats(self) -> list[dict]:
-        return self._get(self._each(ShardServer.stats))
+    def stats(self, timeout: float | None = None) -> list[dict]:
+        return self._get(self._each(ShardServer.stats), timeout)
 
-    def states(self) -> list[dict]:
-        return self._get(self._each(ShardServer.state))
+    def states(self, timeout: float | None = None) -> list[dict]:
+        return self._get(self._each(ShardServer.state), timeout)

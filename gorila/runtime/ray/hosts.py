@@ -33,8 +33,8 @@ class RayCalls:
     def call(self, target, method, *args):
         return getattr(target, method.__name__).remote(*args)
 
-    def get(self, futures):
-        return ray.get(list(futures)) if futures else []
+    def get(self, futures, timeout=None):
+        return ray.get(list(futures), timeout=timeout) if futures else []      # GetTimeoutError is a TimeoutError
 
     def wait(self, futures, timeout=None):
         futures = list(futures)
