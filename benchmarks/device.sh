@@ -5,7 +5,8 @@
 #     1 and 4 learners on Ray sharing the GPU, each beside its shard (aggregate updates/s);
 #  2. Pong with the atari preset for the rest of the time (bundles and flags: PONG_FLAGS), its training
 #     return against wall time and frames, beside Dopamine's DQN curve by frames.
-# Everything goes to OUT (default benchmarks/results/device-<date>): learners.json, pong.json, the run.
+# Everything goes to OUT (default benchmarks/results/device-<date>; a temporary folder with --smoke):
+# learners.json, pong.json, the run.
 #
 # Such a machine may have PyTorch with CUDA and nothing else: --wheels DIR installs what is missing
 # (ray, ale-py, gymnasium, ...) from a folder of wheels, without an index. --smoke runs the same steps
@@ -28,7 +29,9 @@ while [ $# -gt 0 ]; do
 done
 start=$(date +%s)
 budget=$(( minutes * 60 )); [ "$smoke" = 1 ] && budget=115
-out=${out:-benchmarks/results/device-$(date +%Y-%m-%d-%H%M)$([ "$smoke" = 1 ] && echo -smoke)}
+if [ -z "$out" ]; then      # a smoke run's figures say nothing worth keeping: a temporary folder
+  if [ "$smoke" = 1 ]; then out=$(mktemp -d -t device-smoke-XXXXXX); else out=benchmarks/results/device-$(date +%Y-%m-%d-%H%M); fi
+fi
 mkdir -p "$out"
 
 # ---- what this machine lacks, from the wheels -------------------------------------------------------
