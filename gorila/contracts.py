@@ -255,6 +255,12 @@ def learner_processes(config) -> int:
     return config.actors if config.bundled else config.learners
 
 
+def shard_holders(config) -> int:
+    """How many learner processes hold the parameter shards beside their own work (shard placement
+    `learners`): min(N_learn, N_param), shard i in holder i mod that number; 0 where the shards run apart."""
+    return min(learner_processes(config), config.param_shards) if config.shard_placement == "learners" else 0
+
+
 @dataclass(frozen=True)
 class WorkerId:
     """Which worker: its role (`bundle`, `actor` or `learner`) and its index among that role."""

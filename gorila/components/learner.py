@@ -112,10 +112,10 @@ class Learner:
         load_flat_parameters(self.target_parameters, self.params.pull_target())
 
     def gradient(self, batch: Minibatch) -> tuple[float, torch.Tensor]:
-        """Mean loss per transition and flat gradient of the DQN loss (`loss_reduction`) on one
-        minibatch, theta- fixed (a tensor on the learner's device); a prioritised minibatch's loss is weighted by its importance-sampling
-        weights, and its entries' new |delta| go back to the replay as soon as they are known. The
-        minibatch's Q(s, a) are added up for the report."""
+        """Mean loss per transition and flat gradient (a tensor on the learner's device) of the DQN loss
+        (`loss_reduction`) on one minibatch, theta- fixed; a prioritised minibatch's loss is weighted by
+        its importance-sampling weights, and its entries' new |delta| go back to the replay as soon as
+        they are known. The minibatch's Q(s, a) are added up for the report."""
         as_tensor = lambda array: torch.as_tensor(array, device=self.device)
         obs, next_obs = as_tensor(batch.obs), as_tensor(batch.next_obs)
         with torch.no_grad():

@@ -23,7 +23,7 @@ from gorila.components.parameter_server.client import synchronous_refresh
 from gorila.components.parameter_server.staleness import staleness_limit
 from gorila.config import Config
 from gorila.contracts import (ACTOR, BUNDLE, EVALUATOR, LEARNER, PARAMETER_SHARD, REPLAY, EnvInfo, Worker,
-                              WorkerId, learner_processes)
+                              WorkerId, learner_processes, shard_holders)
 from gorila.components.evaluator import Evaluator
 from gorila.system.builders import (initial_parameters, make_actor, make_bundle, make_learner, make_replay, make_shard_of,
                             parameter_bounds, replay_warmup)
@@ -101,9 +101,9 @@ def shard_hosts(config: Config, runtime) -> list:
     """The handles, reserved before anything is placed, of the learners or bundles that will hold the
     shards (the first min(N_learn, N_param) learner processes); none where shards run apart, or where
     every component shares one process anyway (the local runtime)."""
-    if config.shard_placement != "learners" or not runtime.hosts_shards:
+    if not runtime.hosts_shards:
         return []
-    return [runtime.reserve() for _ in range(min(learner_processes(config), config.param_shards))]
+    return [runtime.reserve() for _ in range(shard_holders(config))]
 
 
 def actor_routes(config: Config, index: int) -> list[Route]:
@@ -161,8 +161,7 @@ def refresh_mode(config: Config) -> str:
     the shards beside the learners, learner 0 holds them all when there is one learner or one shard."""
     if synchronous_refresh(config):
         return "synchronous theta+ refresh"
-    one_holder = config.shard_placement == "learners" and min(learner_processes(config), config.param_shards) == 1
-    if not (one_holder and synchronous_refresh(config, holds_every_shard=True)):
+    if not (shard_holders(config) == 1 and synchronous_refresh(config, holds_every_shard=True)):
         return "pipelined theta+ refresh"
     if learner_processes(config) == 1:
         return "synchronous theta+ refresh"

@@ -52,8 +52,7 @@ class SameProcessShard:
         return self.shard.apply_batch(gradients, base_version)
 
     def apply_and_pull(self, gradients, base_version: int) -> tuple[torch.Tensor, int, int]:
-        self.shard.apply_batch(gradients, base_version)
-        return self.shard.snapshot()
+        return self.shard.apply_and_snapshot(gradients, base_version)
 
     def pull(self) -> tuple[torch.Tensor, int, int]:
         return self.shard.snapshot()

@@ -85,9 +85,14 @@ class ParameterShard:
 
     def apply_and_pull(self, gradients: np.ndarray, base_version: int) -> tuple[np.ndarray, int, int]:
         """`apply_batch`, then `pull` in the same call: one round trip instead of two."""
+        theta, version, target_version = self.apply_and_snapshot(gradients, base_version)
+        return theta.cpu().numpy(), version, target_version
+
+    def apply_and_snapshot(self, gradients, base_version: int) -> tuple[torch.Tensor, int, int]:
+        """`apply_and_pull` for a caller in this process: no other call's update lands in between."""
         with self._lock:
             self.apply_batch(gradients, base_version)
-            return self.pull()
+            return self.snapshot()
 
     def pull(self) -> tuple[np.ndarray, int, int]:
         """(theta+ slice, version, target_version)."""

@@ -6,7 +6,7 @@ from typing import Callable
 
 import ray
 
-from gorila.contracts import Role, learner_processes
+from gorila.contracts import Role, learner_processes, shard_holders
 from gorila.runtime.calls import ClusterError
 from gorila.runtime.ray.cluster import connect
 from gorila.runtime.ray.hosts import (CONTROL, CONTROL_THREADS, SHARDS, HostedShard, NamedActor, RayCalls, RestartWatch,
@@ -83,7 +83,7 @@ class RayRuntime:
         """Ray's concurrency groups of a host of `role`: the control calls of a host that waits for its
         state (one standing `awaiting_state` per shard it holds among them), and a shard host's calls."""
         if role.hosts_shards:
-            per_host = -(-self.config.param_shards // min(learner_processes(self.config), self.config.param_shards))
+            per_host = -(-self.config.param_shards // shard_holders(self.config))
             return {CONTROL: CONTROL_THREADS + per_host, SHARDS: 1}
         return {CONTROL: CONTROL_THREADS} if role.waits_for_state else None
 
