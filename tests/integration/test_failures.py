@@ -70,14 +70,14 @@ def test_a_component_that_stops_answering_is_restarted_and_the_run_finishes(tmp_
     config = build_config(overrides=dict(
         env="CartPole-v1", runtime="ray", actors=2, learners=2, total_frames=6000, learning_starts=100,
         batch_size=16, hidden_sizes="16", eval_every_frames=0, eval_episodes=2, checkpoint_every_frames=0,
-        call_timeout_seconds=5, log_every_seconds=1, run_dir=str(run_dir)))
+        call_timeout_seconds=5, log_every_seconds=1, run_dir=str(run_dir),
+        # the shard in a process of its own: bundle 1's calls then never wait on the hung bundle 0
+        shard_placement="apart"))
     result = Trainer(config, run_dir, live_progress=False).run()
     assert (run_dir / "hung-once").exists(), "bundle 0 never hung: the test tested nothing"
     assert result["env_frames"] >= 6000
     faults = [r for r in read_metrics(run_dir) if r["kind"] == "fault"]
-    # bundle 0 holds the parameter shard (shard placement `learners`): its restart brings the shard back too
-    assert [r["component"] for r in faults] == ["bundle 0", "parameter shard 0"]
-    assert "restored from the driver's state" in faults[1]["reason"]
+    assert [r["component"] for r in faults] == ["bundle 0"]
     assert not ray.is_initialized()
 
 
