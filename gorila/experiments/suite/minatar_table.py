@@ -13,6 +13,7 @@ their mean frames.
 from __future__ import annotations
 
 import json
+import statistics
 from pathlib import Path
 
 import yaml
@@ -37,6 +38,12 @@ def training_return(records: list[dict]) -> dict | None:
         return None
     last = train[-1]
     return {"frames": last["env_frames"], "return": last.get("return_mean"), "episodes": last.get("episodes_recent", 0)}
+
+
+def run_speed(records: list[dict]) -> float | None:
+    """A run's frames/s: the median of its train records' (each a window of `log_every_seconds`)."""
+    speeds = [r["fps"] for r in records if r.get("kind") == "train" and r.get("fps")]
+    return statistics.median(speeds) if speeds else None
 
 
 def published_gap(env: str, frames: int) -> str:
@@ -85,7 +92,8 @@ def minatar_row(plan: SuitePlan, game: str) -> dict:
     run_dir = plan.game_dir(game)
     env = ran_env(run_dir, game)
     final = json.loads(plan.result_file(game, "noop").read_text())
-    return {"game": game, "env": env, **compared(env, read_metrics(run_dir)),
+    records = read_metrics(run_dir)
+    return {"game": game, "env": env, **compared(env, records), "frames_per_s": run_speed(records),
             "ours_final_eval": final["eval_return_mean"], "eval_episodes": final["eval_episodes"]}
 
 
@@ -98,6 +106,7 @@ def seeds_row(plan: SuitePlan, game: str) -> dict:
     frames = round(sum(r["frames"] for r in rows) / len(rows)) if all(r["frames"] for r in rows) else None
     return {"game": game, "env": rows[0]["env"], "seeds": list(plan.seeds), "frames": frames,
             "episodes": min(r["episodes"] for r in rows), "ours_training_return": mean, "seed_returns": returns,
+            "seed_frames_per_s": [r["frames_per_s"] for r in rows],
             **beside_published(rows[0]["env"], frames, mean),
             "ours_final_eval": sum(r["ours_final_eval"] for r in rows) / len(rows),
             "eval_episodes": rows[0]["eval_episodes"]}
@@ -113,21 +122,27 @@ def minatar_summary(rows: list[dict]) -> dict:
     """Over the games with a ratio: how many, how many at or above the published return, the lowest ratio."""
     rated = [r for r in rows if r["ratio"] is not None]
     lowest = min(rated, key=lambda r: r["ratio"], default=None)
+    speeds = [s for r in rows for s in r.get("seed_frames_per_s", [r.get("frames_per_s")]) if s]
     return {"games": len(rated), "at_or_above_published": sum(r["ratio"] >= 1.0 for r in rated),
-            "lowest_ratio": lowest and lowest["ratio"], "lowest_game": lowest and lowest["game"]}
+            "lowest_ratio": lowest and lowest["ratio"], "lowest_game": lowest and lowest["game"],
+            "runs": len(speeds), "median_frames_per_s": statistics.median(speeds) if speeds else None}
 
 
 def summary_line(summary: dict) -> str:
     if not summary["games"]:
         return "No finished game has a published return at its frames yet: no ratio."
-    return (f"Games at >= 1.0 of the published DQN: {summary['at_or_above_published']} of {summary['games']}; "
+    line = (f"Games at >= 1.0 of the published DQN: {summary['at_or_above_published']} of {summary['games']}; "
             f"lowest ratio {summary['lowest_ratio']:.2f} ({summary['lowest_game']}).")
+    if summary.get("median_frames_per_s"):
+        line += (f" Frames/s, the median over the {summary['runs']} runs of each run's median train record: "
+                 f"{summary['median_frames_per_s']:,.0f}.")
+    return line
 
 
 HEAD = ("| game | env id that ran | frames | episodes | ours, training return | published DQN | ratio "
-        "| ours, final evaluation |")
+        "| ours, final evaluation | frames/s |")
 SEEDS_HEAD = HEAD.replace("ours, training return", "ours, training return: mean (each seed)").replace(
-    "ours, final evaluation", "ours, final evaluation: mean")
+    "ours, final evaluation", "ours, final evaluation: mean").replace("frames/s", "frames/s (each seed)")
 
 
 def markdown_rows(rows: list[dict]) -> list[str]:
@@ -141,8 +156,10 @@ def markdown_rows(rows: list[dict]) -> list[str]:
         ours = cell_number(r["ours_training_return"], 2)
         if "seed_returns" in r:
             ours += " (" + ", ".join(cell_number(value, 2) for value in r["seed_returns"]) + ")"
+        speeds = r.get("seed_frames_per_s", [r.get("frames_per_s")])
         cells = [r["game"], r["env"] + mark, frames, str(r["episodes"]), ours, published, cell_number(r["ratio"], 2),
-                 f"{cell_number(r['ours_final_eval'], 2)} ({r['eval_episodes']} episodes)"]
+                 f"{cell_number(r['ours_final_eval'], 2)} ({r['eval_episodes']} episodes)",
+                 " / ".join(cell_number(value, 0) for value in speeds)]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
 
@@ -152,7 +169,8 @@ def notes(rows: list[dict]) -> list[str]:
     lines = [f"Training return: the mean return of the last {WINDOW} finished training episodes (fewer where "
              "the run finished fewer: see episodes) at the run's last train record, as MinAtar's paper plots it; "
              f"published DQN: {PUBLISHED}, at the same frames; ratio: ours / published. Final evaluation: the "
-             f"{FINAL_PARAMETERS}, evaluated afresh (not MinAtar's measure)."]
+             f"{FINAL_PARAMETERS}, evaluated afresh (not MinAtar's measure). Frames/s: the median of the run's "
+             "train records, each the frames/s of one logging window."]
     if rows and "seed_returns" in rows[0]:
         lines.append(f"Over the seeds {', '.join(map(str, rows[0]['seeds']))}: the mean of their training returns "
                      "(each seed's in brackets) against the published DQN at their mean frames; the lowest of "
