@@ -37,26 +37,30 @@ PRESETS: dict[str, dict] = {
     # square root (torch's centred RMSprop); gorila's RMSProp adds optimizer_eps inside the root, so 1e-4
     # is the same floor. Scaled for minutes on 2 CPU cores (benchmarks/minatar_dqn.py, benchmarks/NOTES.md):
     # - four copies per actor share each forward pass;
-    # - one update of 128 per 8 frames instead of one of 32 per frame: 16 sampled transitions a frame, half
+    # - one update of 256 per 16 frames instead of one of 32 per frame: 16 sampled transitions a frame, half
     #   the paper's, because the network's arithmetic at 32 a frame caps a run near 1,000 frames/s on 2
-    #   cores (B=128 on 2 torch threads: 1,181 frames/s against 334 for the paper's ratio as 64 per 2);
-    # - 3-step returns and a learning rate of 2e-3 instead of 2.5e-4: each update moves the parameters
-    #   about one learning rate whatever the batch (RMSProp divides the gradient's scale out), so eight
-    #   times fewer updates need a rate several times larger to learn as far per frame (Breakout at 300k
-    #   frames: 7.16, against about 5 at 5e-4; Freeway learnt to cross only at 2e-3);
+    #   cores (B=128 on 2 torch threads: 1,181 frames/s against 334 for the paper's ratio as 64 per 2), and
+    #   an update's cost is mostly fixed: 256 per 16 ran 1.27-1.36 times as fast as 128 per 8 side by side
+    #   and learnt as far (benchmarks/NOTES.md, 2026-12-02; all five games at 500k frames, 2 seeds: 1.02-6.40
+    #   of the published DQN, README);
+    # - 3-step returns and a learning rate of 4e-3 instead of 2.5e-4: each update moves the parameters
+    #   about one learning rate whatever the batch (RMSProp divides the gradient's scale out), so sixteen
+    #   times fewer updates need a rate several times larger to learn as far per frame (at 128 per 8,
+    #   Breakout at 300k frames: 7.16 at 2e-3, against about 5 at 5e-4; Freeway learnt to cross only at
+    #   2e-3; halving the updates again took twice the rate);
     # - no loss-outlier filter (DQN has none): where rewards are rare, the minibatches holding one are
     #   the outliers, and dropping them (Freeway: 746 of 22,661 gradients, every one with a crossing in
     #   it) leaves nothing to learn from;
     # - epsilon annealed over 100k frames and learning after 5,000, as the paper; theta- refreshed every
-    #   250 updates (2,000 frames; the paper: 1,000).
+    #   125 updates (2,000 frames; the paper: 1,000).
     # torch_threads 2 is for one process on 2 cores (the local runtime); on Ray give each bundle 1.
     "minatar": dict(
         env="MinAtar/Breakout-v0", total_frames=100_000, network="minatar_cnn", gamma=0.99, n_step=3,
-        envs_per_actor=4, batch_size=128, replay_capacity=100_000, learning_starts=5_000, update_every=8,
+        envs_per_actor=4, batch_size=256, replay_capacity=100_000, learning_starts=5_000, update_every=16,
         clip_rewards=False, max_grad_norm=0.0, outlier_k=0.0,
         epsilon_start=1.0, epsilon_end=0.1, epsilon_decay_steps=100_000, epsilon_ladder=False,
-        optimizer="rmsprop", learning_rate=2e-3, rmsprop_alpha=0.95, optimizer_eps=1e-4,
-        target_update_every=250, actor_sync_every=4, learner_sync_every=1, torch_threads=2,
+        optimizer="rmsprop", learning_rate=4e-3, rmsprop_alpha=0.95, optimizer_eps=1e-4,
+        target_update_every=125, actor_sync_every=4, learner_sync_every=1, torch_threads=2,
         eval_every_frames=25_000, eval_episodes=20, eval_epsilon=0.0, checkpoint_every_frames=50_000,
     ),
 }
