@@ -112,6 +112,11 @@ def seeds_row(plan: SuitePlan, game: str) -> dict:
             "eval_episodes": rows[0]["eval_episodes"]}
 
 
+def row_speeds(row: dict) -> list[float | None]:
+    """The frames/s of each run a row stands for: its seeds' runs, or its one run."""
+    return row.get("seed_frames_per_s", [row.get("frames_per_s")])
+
+
 def minatar_rows(plan: SuitePlan) -> list[dict]:
     """A row per finished game (over its seeds, for a suite of several), in the suite's order."""
     row = seeds_row if plan.seeds else minatar_row
@@ -122,7 +127,7 @@ def minatar_summary(rows: list[dict]) -> dict:
     """Over the games with a ratio: how many, how many at or above the published return, the lowest ratio."""
     rated = [r for r in rows if r["ratio"] is not None]
     lowest = min(rated, key=lambda r: r["ratio"], default=None)
-    speeds = [s for r in rows for s in r.get("seed_frames_per_s", [r.get("frames_per_s")]) if s]
+    speeds = [s for r in rows for s in row_speeds(r) if s]
     return {"games": len(rated), "at_or_above_published": sum(r["ratio"] >= 1.0 for r in rated),
             "lowest_ratio": lowest and lowest["ratio"], "lowest_game": lowest and lowest["game"],
             "runs": len(speeds), "median_frames_per_s": statistics.median(speeds) if speeds else None}
@@ -156,10 +161,9 @@ def markdown_rows(rows: list[dict]) -> list[str]:
         ours = cell_number(r["ours_training_return"], 2)
         if "seed_returns" in r:
             ours += " (" + ", ".join(cell_number(value, 2) for value in r["seed_returns"]) + ")"
-        speeds = r.get("seed_frames_per_s", [r.get("frames_per_s")])
         cells = [r["game"], r["env"] + mark, frames, str(r["episodes"]), ours, published, cell_number(r["ratio"], 2),
                  f"{cell_number(r['ours_final_eval'], 2)} ({r['eval_episodes']} episodes)",
-                 " / ".join(cell_number(value, 0) for value in speeds)]
+                 " / ".join(cell_number(value, 0) for value in row_speeds(r))]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
 

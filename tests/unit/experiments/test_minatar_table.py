@@ -84,7 +84,7 @@ def test_a_suite_of_two_seeds_tables_each_game_over_its_seeds(tmp_path):
     seed_0, seed_1 = plan.seed_plans()
     assert (seed_0.out, seed_0.overrides, seed_1.overrides["seed"]) == (tmp_path / "seed-0", {"seed": 0}, 1)
     hand_made_run(seed_0, "MinAtar/Breakout-v0", [(40_000, 1.0, 100), (60_000, 3.0, 100), (89_000, 5.0, 100)],
-                  final=6.0, fps=(700.0, 1100.0, 900.0))
+                  final=6.0, fps=(700.0, 1300.0, 900.0))     # median 900, mean 967
     hand_made_run(seed_1, "MinAtar/Breakout-v0", [(40_000, 2.0, 100), (90_550, 7.26, 120)], final=8.0,
                   fps=(1000.0, 1000.0))
     hand_made_run(seed_0, "MinAtar/Seaquest-v0", [(90_000, 0.3, 100)])
