@@ -53,6 +53,11 @@ class Counters:
     starved: set = field(default_factory=set)                  # learners whose last call got no minibatch
     worker_steps: Counter = field(default_factory=Counter)    # actor/bundle WorkerId -> agent steps reported
 
+    @property
+    def handed_out(self) -> int:
+        """Agent steps reported or in flight: what the actors have collected or are collecting now."""
+        return self.steps + self.inflight_steps
+
 
 class Scheduler:
     def __init__(self, total_steps: int, update_every: int, actors: int, learners: int, warmup_steps: int,
@@ -73,7 +78,7 @@ class Scheduler:
         if worker.role == "learner":
             return self._learner_budget(worker.index)
         counters = self.counters
-        if counters.steps + counters.inflight_steps >= self.total_steps:
+        if counters.handed_out >= self.total_steps:
             return 0
         if worker.role == "actor" and self.actors_ahead():
             return 0
@@ -86,13 +91,13 @@ class Scheduler:
         return min(max(share - self.counters.requested[index], 0), self.learner_chunk)
 
     def actors_ahead(self) -> bool:
-        """Have the actors collected (or are collecting) more than the learners asked for, plus the slack?"""
+        """Are the actors, counting the steps they are collecting now, ahead of what the learners asked
+        for by more than the slack?"""
         asked = sum(self.counters.requested.values())
         slack = self.chunk_steps * self.actors + 2 * self.warmup_steps
         if self.counters.starved:       # a replay is refilling: room for one more warm-up of fresh data
             slack += self.warmup_steps + self.chunk_steps * self.actors
-        collected = self.counters.steps + self.counters.inflight_steps
-        return collected - asked * self.update_every > slack
+        return self.counters.handed_out - asked * self.update_every > slack
 
     def started(self, worker: WorkerId, budget: int) -> None:
         if worker.role == "learner":
