@@ -2,7 +2,7 @@
 
 A runtime has `place(role, make, *args)` (build `make(*args)` for a component of that
 `gorila.contracts.Role`, here or in its own process), `calls` (`gorila.runtime.calls`), and the
-lifecycle the driver uses: `wait_ready`, `where`, `processes`, `restart`, `shutdown`.
+lifecycle the driver uses: `wait_ready`, `where`, `processes`, `restarts`, `restart`, `shutdown`.
 """
 from __future__ import annotations
 

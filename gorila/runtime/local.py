@@ -31,6 +31,9 @@ class LocalRuntime:
     def processes(self, handles, timeout: float = 0.0) -> list:
         return [("local", 0)] * len(handles)      # nothing here is ever restarted
 
+    def restarts(self, handles) -> list:
+        return [0] * len(handles)      # nothing here is ever restarted
+
     def restart(self, handle) -> None:
         raise RuntimeError("the local runtime cannot restart a component")
 

@@ -3,6 +3,8 @@
 - A worker (actor, learner, bundle) whose process dies fails the call it had in flight; the driver
   hands that work out again and Ray starts the worker anew, which then reads fresh parameters from
   the parameter server (an actor or bundle also continues its epsilon schedule from its step count).
+  Deaths that no failed call shows (a worker killed while idle, or again while Ray restarted it, whose
+  calls Ray refuses with the same error) are counted from Ray's own count of the worker's restarts.
 - A server (parameter shard, replay shard, evaluator) is restarted by Ray while its callers' calls
   wait and are retried. A restarted parameter shard serves no call before the driver has given it
   the last state the driver keeps in memory (`gorila.system.shard_states`), taken every
@@ -23,6 +25,7 @@ the run gives up, with a final checkpoint.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import replace
 from typing import Callable
 
@@ -68,6 +71,7 @@ class Recovery:
         self.restarting: set[WorkerId] = set()             # lost, and no call has succeeded since
         self.worker_processes: dict[WorkerId, int] = {}   # the process each worker last reported from
         self.ended: set[WorkerId] = set()                  # restarted by the watchdog: its fault is recorded
+        self.deaths: Counter = Counter()                   # each worker's process deaths recorded as faults
         self.server_processes = runtime.processes(system.servers())
         self.progress, self.moved_at = None, time.time()   # (steps, updates) last seen, and since when
         self.shard_states = ShardStates(runtime, system.shards, *(shard_states or (None, 0)))
@@ -82,16 +86,20 @@ class Recovery:
         `steps` (its epsilon)."""
         # refused again while Ray restarts it: no new failure (but the first loss of one the watchdog ended)
         first = worker not in self.restarting or worker in self.ended
-        if first:
-            self.restarting.add(worker)
-            if worker in self.ended:                # the watchdog ended it and recorded why
-                self.ended.discard(worker)
-            else:
-                self.fault(str(worker), f"{worker} died ({type(getattr(error, 'cause', None) or error).__name__})")
+        what = f"{worker} died ({type(getattr(error, 'cause', None) or error).__name__})"
         if worker.role == "evaluator":
+            if first:
+                self.restarting.add(worker)
+                self.fault(str(worker), what)
             return
+        self.restarting.add(worker)
+        if worker in self.ended:                    # the watchdog ended it and recorded why
+            self.ended.discard(worker)
+            recorded = 1
+        else:
+            recorded = self.account(worker, what, at_least=1 if first else 0)
         self.resting_until[worker] = time.time() + RESTART_WAIT_S
-        if first:
+        if recorded:
             self.continue_from(worker, steps)
 
     def answered(self, worker: WorkerId, process: int | None, steps: int) -> None:
@@ -106,8 +114,24 @@ class Recovery:
         self.worker_processes[worker] = process
         if known is None or known == process or recorded:
             return
-        self.fault(str(worker), f"{worker} was restarted (its process ended while it was idle)")
-        self.continue_from(worker, steps)
+        if self.account(worker, f"{worker} was restarted (its process ended while it was idle)", at_least=0,
+                        unknown=1):
+            self.continue_from(worker, steps)
+
+    def account(self, worker: WorkerId, what: str, at_least: int, unknown: int | None = None) -> int:
+        """Record the deaths of `worker`'s process not recorded yet, as `what`, and say how many: as many
+        as Ray counts restarts beyond those recorded (deaths no call saw included: a worker killed while
+        idle, or again before its restarted process answered), and at least `at_least` (a death seen
+        that Ray may not have counted yet); `unknown` of them (default `at_least`) where Ray cannot say."""
+        counted = self.runtime.restarts([self.system.workers[worker]])[0]
+        if counted is None:
+            new = at_least if unknown is None else unknown
+        else:
+            new = max(at_least, counted - self.deaths[worker])
+        for _ in range(new):
+            self.fault(str(worker), what)
+        self.deaths[worker] = max(self.deaths[worker] + new, counted or 0)
+        return new
 
     def continue_from(self, worker: WorkerId, steps: int):
         """Let an actor or a bundle carry on from `steps` agent steps (its epsilon follows its step
@@ -116,9 +140,10 @@ class Recovery:
             return None
         return self.calls.call(self.system.workers[worker], ActorWorker.continue_from, steps)
 
-    def check(self, pending: dict, evaluating: bool) -> None:
+    def check(self, pending: dict, evaluating: bool, worker_steps: dict) -> None:
         """Restart workers past their deadline (their call then fails as a lost one); record servers
-        that Ray restarted since the last look. `pending` maps futures to jobs."""
+        that Ray restarted since the last look, and workers whose deaths no call saw (they continue
+        from their `worker_steps`). `pending` maps futures to jobs."""
         if not self.runtime.restarts_components:
             return
         now = time.time()
@@ -126,6 +151,7 @@ class Recovery:
             if job.worker.role != "evaluator" and now - job.since > self.config.call_timeout_seconds:
                 self.say(f"{job.worker} has not answered for {now - job.since:.0f} s: restarting it")
                 self.end(pending, future, now)
+        self.record_unseen_restarts(pending, worker_steps)
         self.record_restores()
         servers = self.system.servers()
         if evaluating:
@@ -138,6 +164,19 @@ class Recovery:
                 self.fault(name, f"{name} was restarted ({restart_consequence(name, self.config.save_replay)})")
         self.server_processes[:len(processes)] = [now or before for before, now in
                                                   zip(self.server_processes, processes)]
+
+    def record_unseen_restarts(self, pending: dict, worker_steps: dict) -> None:
+        """Record each idle worker that Ray restarted more often than its faults say (killed while it
+        had no call, or again while it restarted), and let it carry on from its `worker_steps`. A worker
+        with a call in flight is left to that call, which fails if its process died."""
+        busy = {job.worker for job in pending.values()}
+        workers = [worker for worker in self.system.workers if worker not in busy and worker not in self.ended]
+        counted = self.runtime.restarts([self.system.workers[worker] for worker in workers])
+        for worker, restarts in zip(workers, counted):
+            if restarts is not None and restarts > self.deaths[worker]:
+                what = f"{worker} was restarted (its process ended while no call of it was under way)"
+                if self.account(worker, what, at_least=0):
+                    self.continue_from(worker, worker_steps.get(worker, 0))
 
     def watch(self, progress: tuple[int, int], pending: dict, stopping: bool) -> None:
         """The no-progress watchdog: `progress` is (agent steps, updates) now. When neither has moved for
@@ -159,6 +198,7 @@ class Recovery:
             if job.worker in stuck:
                 self.ended.add(job.worker)
                 self.restarting.add(job.worker)      # not ended again before it has answered
+                self.deaths[job.worker] += 1         # its restart is this fault's
                 self.end(pending, future, now)
 
     def end(self, pending: dict, future, now: float) -> None:

@@ -9,8 +9,11 @@ in agent steps. The rules:
   (`chunk_steps / update_every`) per call, so that it reports as often as an actor does (uncapped, a
   learner that had been waiting for its replay got every update the actors had run ahead by in one
   call: minutes without a report, the actors unchecked, and at `call_timeout_seconds` a restart);
-- actors outside bundles wait when they have collected more than the learners asked for, plus a
-  slack of one round of work and twice the replay warm-up (so every replay fills before anyone waits);
+- actors outside bundles wait when they have collected more than the learners asked for, counting
+  the steps they are collecting now (uncounted, each actor's chunk in flight let the actors run one
+  round further ahead than the slack says: with 3 actors on 2 cores a learner fell to 42% of DQN's
+  ratio in a short run), plus a slack of one round of work and twice the replay warm-up (so every
+  replay fills before anyone waits);
   while a learner's last call found no minibatch the slack grows by one warm-up and one round more:
   its replay needs the actors' data (a replay memory restarted empty would otherwise hold every
   actor and learner still for ever), but only that much (unbounded, the actors ran thousands of steps
@@ -83,12 +86,13 @@ class Scheduler:
         return min(max(share - self.counters.requested[index], 0), self.learner_chunk)
 
     def actors_ahead(self) -> bool:
-        """Have the actors collected more than the learners asked for, plus the slack?"""
+        """Have the actors collected (or are collecting) more than the learners asked for, plus the slack?"""
         asked = sum(self.counters.requested.values())
         slack = self.chunk_steps * self.actors + 2 * self.warmup_steps
         if self.counters.starved:       # a replay is refilling: room for one more warm-up of fresh data
             slack += self.warmup_steps + self.chunk_steps * self.actors
-        return self.counters.steps - asked * self.update_every > slack
+        collected = self.counters.steps + self.counters.inflight_steps
+        return collected - asked * self.update_every > slack
 
     def started(self, worker: WorkerId, budget: int) -> None:
         if worker.role == "learner":

@@ -188,7 +188,8 @@ class Trainer:
         if self.stop_rule.due(self.steps) and self.scheduler.stop_reason is None:
             self.start_evaluation(Candidate(self.params.pull()[0].numpy(), self.steps))
         if time.time() >= self.next_log:
-            self.recovery.check(self.pending, evaluating=any(job.worker == EVALUATOR for job in self.pending.values()))
+            self.recovery.check(self.pending, evaluating=any(job.worker == EVALUATOR for job in self.pending.values()),
+                                worker_steps=self.scheduler.counters.worker_steps)
             self.recovery.watch((self.steps, self.scheduler.counters.updates), self.pending,
                                 stopping=self.scheduler.stop_reason is not None)
             self.log()

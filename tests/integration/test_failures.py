@@ -138,3 +138,46 @@ def test_a_killed_global_replay_shard_costs_seconds_and_the_learner_keeps_dqns_r
     # DQN's ratio, less the two warm-ups (the first and the refill) and a round of work in flight
     owed = (result["env_frames"] - 2 * 200 - 3 * 256) // config.update_every
     assert result["updates"] >= 0.9 * owed, (result["updates"], owed)
+
+
+def component_processes(kind: str) -> set[int]:
+    """The pids of every `ray::<kind>` process on this machine (a component's Ray worker names itself so)."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        try:
+            if entry.isdigit() and open(f"/proc/{entry}/cmdline", "rb").read().startswith(f"ray::{kind}".encode()):
+                found.add(int(entry))
+        except OSError:
+            continue
+    return found
+
+
+def test_a_worker_killed_again_while_it_restarts_is_a_second_fault(tmp_path):
+    """kill -9 of the only bundle, then of the process Ray starts in its place as soon as it appears,
+    before it has answered any call: two deaths, two faults (Ray refuses the calls of a restarting
+    worker with the same error either way; only its count of restarts tells them apart)."""
+    run_dir = tmp_path / "run"
+    config = build_config(overrides=dict(
+        env="CartPole-v1", runtime="ray", actors=1, learners=1, total_frames=8000, learning_starts=100,
+        batch_size=16, hidden_sizes="16", eval_every_frames=0, eval_episodes=2, checkpoint_every_frames=0,
+        log_every_seconds=0.5, shard_placement="apart", run_dir=str(run_dir)))
+    trainer, killed = Trainer(config, run_dir, live_progress=False), []
+
+    def kill_twice():
+        while trainer.info.frames(trainer.steps) < 1500:
+            time.sleep(0.05)
+        first = trainer.runtime.processes([trainer.system.workers[WorkerId("bundle", 0)]])[0][1]
+        os.kill(first, signal.SIGKILL)
+        killed.append(first)
+        deadline = time.time() + 60
+        while time.time() < deadline and len(killed) < 2:
+            for pid in component_processes("Bundle") - {first}:
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+            time.sleep(0.01)
+    threading.Thread(target=kill_twice, daemon=True).start()
+    result = trainer.run()
+    assert len(killed) == 2, "the bundle was not killed twice: the test tested nothing"
+    assert result["env_frames"] >= 8000
+    faults = [r["component"] for r in read_metrics(run_dir) if r["kind"] == "fault"]
+    assert faults == ["bundle 0", "bundle 0"], faults

@@ -1,7 +1,7 @@
 """What Ray places and how it is called: a host class per role, built from the role's contract
 (`host_class`); handles that travel by name (`NamedActor`), also to a parameter shard that a worker
 hosts (`HostedShard`); `RayCalls`; and the driver's thread that gives a restarted parameter shard
-its last state (`RestartWatch`)."""
+its last state (`RestartWatch`); and Ray's count of an actor's restarts (`restart_count`)."""
 from __future__ import annotations
 
 import inspect
@@ -71,6 +71,16 @@ class NamedActor:
         if method.startswith("_"):
             raise AttributeError(method)
         return getattr(self.handle, method)
+
+
+def restart_count(handle: NamedActor) -> int | None:
+    """Ray's count of the restarts of the actor behind `handle`, from its GCS's actor table (Ray has no
+    public reader of it that works without the dashboard); None where this Ray's table does not say."""
+    try:
+        from ray._private import state
+        return int(state.actors(actor_id=handle.handle._actor_id.hex())["NumRestarts"])
+    except Exception:       # another Ray version's private table: the driver falls back on process ids
+        return None
 
 
 class HostedShard:

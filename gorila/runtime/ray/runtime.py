@@ -10,7 +10,7 @@ from gorila.contracts import Role, learner_processes, shard_holders
 from gorila.runtime.calls import ClusterError
 from gorila.runtime.ray.cluster import connect
 from gorila.runtime.ray.hosts import (CONTROL, CONTROL_THREADS, SHARDS, HostedShard, NamedActor, RayCalls, RestartWatch,
-                                      host_class)
+                                      host_class, restart_count)
 
 class RayRuntime:
     name = "ray"
@@ -110,6 +110,12 @@ class RayRuntime:
         ready, _ = ray.wait(futures, num_returns=len(futures), timeout=timeout)
         ready = set(ready)
         return [ray.get(f) if f in ready else None for f in futures]
+
+    def restarts(self, handles) -> list:
+        """How many times Ray has restarted each component's process (None where Ray does not say):
+        what tells a death that no call saw (a worker killed while idle) from a call refused while a
+        restart is under way, which Ray reports with the same error."""
+        return [restart_count(handle) for handle in handles]
 
     def restart(self, actor: NamedActor) -> None:
         """End a component that stopped answering; Ray starts it again."""

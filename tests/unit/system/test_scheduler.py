@@ -65,6 +65,20 @@ def test_actors_wait_when_learners_fall_behind_and_resume_when_they_catch_up():
     assert not s.actors_ahead() and s.budget(ACTOR) == 256
 
 
+def test_steps_in_flight_count_towards_how_far_the_actors_are_ahead():
+    """Chunks handed out and not yet reported are collected all the same: counted only once reported,
+    three actors ran a round further ahead than the slack allows."""
+    s = scheduler(actors=3, warmup_steps=100)           # slack: 256 * 3 actors + 2 * 100 = 968 steps
+    actors = [WorkerId("actor", i) for i in range(3)]
+    for actor in actors:
+        act(s, actor)                                   # 768 steps reported, nothing asked
+    assert s.budget(actors[0]) == 256
+    s.started(actors[0], 256)                           # 256 more in flight: 1,024 ahead
+    assert s.actors_ahead() and s.budget(actors[1]) == 0
+    learn(s)                                            # 64 updates asked cover 256 steps: 768 ahead
+    assert not s.actors_ahead() and s.budget(actors[1]) == 256
+
+
 def test_bundles_never_wait_for_learners():
     s = scheduler()
     for _ in range(5):
