@@ -54,6 +54,11 @@ class FaultBudget:
         return f"fault {self.count}/{self.max_failures}: {what}"
 
 
+def restarted_while_idle(worker: WorkerId) -> str:
+    """The fault of a worker whose process ended while no call of it was under way."""
+    return f"{worker} was restarted (its process ended while it was idle)"
+
+
 class Recovery:
     """The driver's one unit for failures: which workers are restarting, which processes every
     component runs in, and what to do when one is lost, restarted or stops answering.
@@ -81,23 +86,21 @@ class Recovery:
         return now < self.resting_until.get(worker, 0.0)
 
     def lost(self, worker: WorkerId, error: Exception, steps: int) -> None:
-        """A worker's call was lost with its process: record it (once: calls refused while it restarts
-        are not new failures), ask it again after a pause and let the restarted worker continue from
-        `steps` (its epsilon)."""
-        # refused again while Ray restarts it: no new failure (but the first loss of one the watchdog ended)
-        first = worker not in self.restarting or worker in self.ended
+        """A worker's call was lost with its process: record it (a call refused while Ray restarts the
+        worker is a new failure only where Ray counts one more restart), ask it again after a pause and
+        let the restarted worker continue from `steps` (its epsilon)."""
+        seen = worker in self.restarting                # lost before, and no call has succeeded since
+        self.restarting.add(worker)
         what = f"{worker} died ({type(getattr(error, 'cause', None) or error).__name__})"
         if worker.role == "evaluator":
-            if first:
-                self.restarting.add(worker)
+            if not seen:
                 self.fault(str(worker), what)
             return
-        self.restarting.add(worker)
         if worker in self.ended:                    # the watchdog ended it and recorded why
             self.ended.discard(worker)
             recorded = 1
         else:
-            recorded = self.account(worker, what, at_least=1 if first else 0)
+            recorded = self.account(worker, what, at_least=0 if seen else 1)
         self.resting_until[worker] = time.time() + RESTART_WAIT_S
         if recorded:
             self.continue_from(worker, steps)
@@ -114,8 +117,7 @@ class Recovery:
         self.worker_processes[worker] = process
         if known is None or known == process or recorded:
             return
-        if self.account(worker, f"{worker} was restarted (its process ended while it was idle)", at_least=0,
-                        unknown=1):
+        if self.account(worker, restarted_while_idle(worker), at_least=0, unknown=1):
             self.continue_from(worker, steps)
 
     def account(self, worker: WorkerId, what: str, at_least: int, unknown: int | None = None) -> int:
@@ -171,12 +173,9 @@ class Recovery:
         with a call in flight is left to that call, which fails if its process died."""
         busy = {job.worker for job in pending.values()}
         workers = [worker for worker in self.system.workers if worker not in busy and worker not in self.ended]
-        counted = self.runtime.restarts([self.system.workers[worker] for worker in workers])
-        for worker, restarts in zip(workers, counted):
-            if restarts is not None and restarts > self.deaths[worker]:
-                what = f"{worker} was restarted (its process ended while no call of it was under way)"
-                if self.account(worker, what, at_least=0):
-                    self.continue_from(worker, worker_steps.get(worker, 0))
+        for worker in workers:
+            if self.account(worker, restarted_while_idle(worker), at_least=0):
+                self.continue_from(worker, worker_steps.get(worker, 0))
 
     def watch(self, progress: tuple[int, int], pending: dict, stopping: bool) -> None:
         """The no-progress watchdog: `progress` is (agent steps, updates) now. When neither has moved for
