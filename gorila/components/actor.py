@@ -23,6 +23,14 @@ def final_epsilon(config: Config, index: int) -> float:
     return config.epsilon_end
 
 
+def epsilon_hold_steps(config: Config) -> int:
+    """Agent steps an actor holds epsilon at its start (`epsilon_hold`): its share of the experience
+    gathered before learning starts (a bundle's replay fills from its own actor only)."""
+    if not config.epsilon_hold:
+        return 0
+    return config.learning_starts if config.bundled else -(-config.learning_starts // config.actors)
+
+
 class Actor:
     """Acts in `envs_per_actor` environment copies with one batched forward pass per step."""
 
@@ -38,6 +46,7 @@ class Actor:
         self.policy = EpsilonGreedyPolicy(self.network, info.num_actions, np.random.default_rng(seed))
         self.epsilon_end = final_epsilon(config, index)
         self.epsilon_decay_steps = config.epsilon_decay_steps
+        self.epsilon_hold = epsilon_hold_steps(config)
         self.obs = self.env.reset(seed=seed)
         num_envs = self.env.num_envs
         self.episode_ended = np.zeros(num_envs, bool)   # the current obs is the last of its episode
@@ -63,7 +72,7 @@ class Actor:
 
     @property
     def epsilon(self) -> float:
-        return dqn.linear_epsilon(self.steps, self.config.epsilon_start, self.epsilon_end,
+        return dqn.linear_epsilon(self.steps - self.epsilon_hold, self.config.epsilon_start, self.epsilon_end,
                                   self.epsilon_decay_steps)
 
     def step(self) -> int:

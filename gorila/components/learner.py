@@ -27,7 +27,11 @@ def learner_device(config: Config) -> str:
 
 
 class LossOutlierFilter:
-    """Running mean and standard deviation of the loss; flags a loss more than k std above the mean.
+    """Running mean and standard deviation of the absolute DQN loss; flags one more than k std above the mean.
+
+    The statistic is the paper's (Nair et al. 2015, section 4: "a running average and standard
+    deviation of the absolute DQN loss"): a minibatch's mean |y - Q(s, a)|, not its Huber loss, whose
+    square inside the clip makes the rare minibatches that hold a reward stand out further.
 
     An outlier is folded into the statistics clipped to the band's edge: one huge loss cannot widen
     the band much, yet a loss that keeps growing (Q-values do as they learn) moves the band with it
@@ -111,11 +115,12 @@ class Learner:
         self.sync()
         load_flat_parameters(self.target_parameters, self.params.pull_target())
 
-    def gradient(self, batch: Minibatch) -> tuple[float, torch.Tensor]:
-        """Mean loss per transition and flat gradient (a tensor on the learner's device) of the DQN loss
-        (`loss_reduction`) on one minibatch, theta- fixed; a prioritised minibatch's loss is weighted by
-        its importance-sampling weights, and its entries' new |delta| go back to the replay as soon as
-        they are known. The minibatch's Q(s, a) are added up for the report."""
+    def gradient(self, batch: Minibatch) -> tuple[float, float, torch.Tensor]:
+        """Mean loss per transition, mean absolute TD error |y - Q(s, a)| (the outlier test's statistic)
+        and flat gradient (a tensor on the learner's device) of the DQN loss (`loss_reduction`) on one
+        minibatch, theta- fixed; a prioritised minibatch's loss is weighted by its importance-sampling
+        weights, and its entries' new |delta| go back to the replay as soon as they are known. The
+        minibatch's Q(s, a) are added up for the report."""
         as_tensor = lambda array: torch.as_tensor(array, device=self.device)
         obs, next_obs = as_tensor(batch.obs), as_tensor(batch.next_obs)
         with torch.no_grad():
@@ -135,7 +140,9 @@ class Learner:
         if batch.streams is not None:       # prioritised: the new |delta| go back to the memory that gave them
             self.replay.update_priorities(batch.streams, batch.indices, dqn.td_errors(q_online, actions, targets))
         per_transition = float(loss.item()) / (len(batch) if self.config.loss_reduction == "sum" else 1)
-        return per_transition, dqn.clip_norm(flat_gradients(self.online_parameters), self.config.max_grad_norm)
+        abs_error = float((targets - q_taken.detach()).abs().mean())
+        return per_transition, abs_error, dqn.clip_norm(flat_gradients(self.online_parameters),
+                                                        self.config.max_grad_norm)
 
     def update(self) -> bool:
         """One learner step; False when the replay cannot give a minibatch yet."""
@@ -144,9 +151,9 @@ class Learner:
             return False
         if not self.synced:
             self.sync()
-        loss, grad = self.gradient(batch)
+        loss, abs_error, grad = self.gradient(batch)
         self.updates += 1
-        if self.outliers.is_outlier(loss):
+        if self.outliers.is_outlier(abs_error) or not math.isfinite(loss):
             self.dropped += 1
         else:
             self.losses.append(loss)

@@ -19,17 +19,25 @@ PRESETS: dict[str, dict] = {
         push_every=1, learner_sync_every=1,
         eval_every_frames=5_000, eval_episodes=20, eval_epsilon=0.0,
     ),
-    # DQN (Mnih et al. 2015) per learner, Gorila's parameter server around it. Replay capacity, learning
-    # start and the epsilon schedule are in agent steps (4 frames each), as DQN's reference code has them.
+    # DQN (Mnih et al. 2015) per learner, Gorila's parameter server around it, as DQN's reference code
+    # (run_gpu, NeuralQLearner.lua) counts its schedules:
+    # - replay capacity, learning start and epsilon in agent steps (4 frames each): 1M, 50,000, and
+    #   epsilon held at 1 until learning starts, then annealed to 0.1 over 1M steps (its `ep` counts
+    #   numSteps - learn_start);
+    # - theta- every 10,000 agent steps (`target_q` counts numSteps), 2,500 updates at one per 4 steps;
+    # - no loss-outlier filter: DQN has none (Gorila's is the gorila-paper preset's);
+    # - a life loss is terminal for learning (no bootstrap), but does not cut the frame stack as DQN's
+    #   transition table does: ale-py's stack, which the actor acts on, runs on across it, and replay
+    #   rebuilds the stacks the actor saw; the two differ on the 3 steps after each lost life.
     "atari": dict(
         env="Pong", total_frames=50_000_000, network="nature_cnn", gamma=0.99, n_step=1,
         batch_size=32, replay_capacity=1_000_000, learning_starts=50_000, update_every=4,
         loss_reduction="sum", clip_rewards=True, max_grad_norm=0.0,
-        epsilon_start=1.0, epsilon_end=0.1, epsilon_decay_steps=1_000_000, epsilon_ladder=False,
-        optimizer="rmsprop", learning_rate=2.5e-4, rmsprop_alpha=0.95, optimizer_eps=0.01,
-        target_update_every=10_000, actor_sync_every=400, learner_sync_every=1,
+        epsilon_start=1.0, epsilon_end=0.1, epsilon_decay_steps=1_000_000, epsilon_hold=True,
+        epsilon_ladder=False, optimizer="rmsprop", learning_rate=2.5e-4, rmsprop_alpha=0.95, optimizer_eps=0.01,
+        target_update_every=2_500, actor_sync_every=400, learner_sync_every=1,
         eval_every_frames=1_000_000, eval_episodes=30, eval_epsilon=0.05, eval_max_frames=18_000,
-        checkpoint_every_frames=1_000_000, outlier_k=5.0,
+        checkpoint_every_frames=1_000_000, outlier_k=0.0,
     ),
     # MinAtar's DQN (Young & Tian 2019): its one-convolution network on 10x10 boolean frames, replay of
     # 100k, gamma 0.99, epsilon down to 0.1, RMSProp 2.5e-4 with squared-gradient momentum 0.95, the full
@@ -66,7 +74,8 @@ PRESETS: dict[str, dict] = {
 }
 # Gorila as Nair et al. (2015) ran it: 100 bundles, each DQN's actor, 1M-transition replay and learner;
 # 31 parameter shards applying AdaGrad, each on a machine of its own; theta- every 60,000
-# parameter-server updates.
+# parameter-server updates; gradients whose absolute loss lies more than k standard deviations above
+# its running mean dropped (the paper gives no k: 5).
 # Schedules: each bundle is one DQN agent, so it counts as DQN's code does, per agent: its actor anneals
 # epsilon over its own first 1M agent steps and its learner starts once its own replay holds 50,000
 # transitions. The budget is therefore per bundle too: each gets DQN's whole 50M frames (the paper
@@ -84,6 +93,7 @@ PRESETS: dict[str, dict] = {
 PRESETS["gorila-paper"] = dict(
     PRESETS["atari"], actors=100, learners=100, param_shards=31, shard_placement="apart", optimizer="adagrad",
     learning_rate=1e-3, optimizer_eps=1e-8, target_update_every=60_000, total_frames=100 * 50_000_000,
+    outlier_k=5.0,
 )
 # Ape-X (Horgan et al. 2018, "Distributed Prioritized Experience Replay"): many actors, each on its own
 # rung of the epsilon ladder eps_i = 0.4 ** (1 + 7 i / (N - 1)), feed one central prioritised replay
@@ -103,6 +113,37 @@ PRESETS["apex"] = dict(
     replay="global", replay_shards=2, prioritised=True, priority_alpha=0.6, priority_beta=0.4,
     n_step=3, double_dqn=True, dueling=True, network="auto",
     epsilon_ladder=True, ladder_base=0.4, ladder_alpha=7.0,
+)
+# Atari learned in the fewest wall seconds on one machine (one bundle; `--runtime local` on a laptop).
+# DQN's learner is the limit on a CPU (an update of 64 costs about 40 agent steps of acting), so the
+# preset spends its updates where published work found them worth most. Each change from the atari
+# preset (DQN), and why:
+# - Adam 1e-4 (Tianshou's and CleanRL's DQN on Atari; Rainbow's 6.25e-5 is tuned for 200M frames)
+#   instead of DQN's RMSProp 2.5e-4 on summed errors: the rate most fast Pong runs use, with the
+#   losses averaged (Adam divides the scale out);
+# - 3-step returns (Rainbow's ablations: multi-step is among its largest gains early); no double DQN,
+#   whose extra forward pass costs 1.2 of an update here, and which Rainbow's ablations found worth least
+#   (Pong learns without it in CleanRL's DQN);
+# - minibatches of 64, one update per 10 agent steps, ten copies sharing each forward pass: Tianshou's
+#   Pong recipe (6.4 sampled transitions per agent step against DQN's 8); on two CPU threads an update
+#   of 64 costs 1.6 of one of 32 (channels-last convolutions), so 64 is the cheaper way to a sample;
+# - theta- every 500 updates (5,000 agent steps; DQN: 10,000 steps), as Tianshou;
+# - epsilon from 1 to 0.01 over the first 250,000 agent steps (Dopamine's schedule; DQN: to 0.1 over 1M):
+#   the training return is played at this epsilon, and 0.1 costs Pong several points;
+# - learning from 20,000 agent steps (Dopamine's Rainbow; DQN: 50,000) and a replay of 100,000
+#   (Tianshou; 700 MB of frames), which the run's 1-2M agent steps refill many times;
+# - no loss-outlier filter (DQN has none; rare-reward minibatches are the outliers) and gradients clipped
+#   to norm 10 (PQN, Tianshou's policy default is none: a guard against a rare large step).
+# Breakout-like games need FIRE after a lost life, which a greedy agent at epsilon 0.01 may never press:
+# `--set fire_reset=true` there. Results: README "Atari", benchmarks/baselines/.
+PRESETS["atari-fast"] = dict(
+    PRESETS["atari"], total_frames=10_000_000, n_step=3, double_dqn=False, dueling=False,
+    batch_size=64, update_every=10, envs_per_actor=10, replay_capacity=100_000, learning_starts=20_000,
+    loss_reduction="mean", max_grad_norm=10.0, outlier_k=0.0,
+    epsilon_start=1.0, epsilon_end=0.01, epsilon_decay_steps=250_000, epsilon_hold=False,
+    optimizer="adam", learning_rate=1e-4, optimizer_eps=1e-8, target_update_every=500,
+    actor_sync_every=100, learner_sync_every=1, torch_threads=2, runtime="local",
+    eval_every_frames=1_000_000, eval_episodes=10, eval_epsilon=0.05, checkpoint_every_frames=200_000,
 )
 # The atari preset's DQN under the settings Machado et al. (2018), "Revisiting the Arcade Learning
 # Environment", ask papers to train and evaluate with: sticky actions (each frame repeats the previous

@@ -7,6 +7,7 @@ derived from `Config`. A field made with `checked(default, check, must)` carries
 from __future__ import annotations
 
 import copy
+import functools
 from dataclasses import dataclass, field, fields
 from typing import Callable, Literal
 
@@ -130,6 +131,8 @@ class Config:
     """Final exploration rate of every actor; with epsilon_ladder and several actors the ladder sets each actor's instead."""
     epsilon_decay_steps: int = checked(10_000, lambda v: v >= 0, "be >= 0")
     """Agent steps (per actor, summed over its environment copies) over which epsilon anneals linearly to its final value, as DQN's reference code counts its 1M (Atari: 4 frames each)."""
+    epsilon_hold: bool = False
+    """Hold epsilon at epsilon_start until learning starts, then anneal it over epsilon_decay_steps, as DQN's reference code does (its epsilon counts the agent steps since learn_start); False anneals from the first step. The hold is learning_starts agent steps of each bundle, or each actor's share of them outside bundles."""
     epsilon_ladder: bool = False
     """Give each actor its own final epsilon, base ** (1 + alpha * i / (N - 1)) as in Ape-X, so actors behave differently (Gorila's actors all anneal to epsilon_end)."""
     ladder_base: float = checked(0.4, lambda v: 0.0 < v <= 1.0, "lie in (0, 1]")
@@ -147,7 +150,7 @@ class Config:
     rmsprop_alpha: float = checked(0.95, lambda v: 0.0 < v < 1.0, "lie in (0, 1)")
     """Smoothing constant of RMSProp's squared-gradient average."""
     target_update_every: int = checked(200, lambda v: v >= 1, "be >= 1")
-    """theta- <- theta+ every this many parameter-server updates (DQN: 10,000; Gorila: 60,000)."""
+    """theta- <- theta+ every this many parameter-server updates, i.e. gradients applied by the server, summed over all learners (DQN's code: every 10,000 agent steps, which at one update per 4 steps is 2,500 updates; Gorila: 60,000)."""
     max_staleness: int = checked(0, lambda v: v >= -1, "be >= 1, 0 (auto) or -1 (keep every gradient)")
     """A shard discards a gradient computed on parameters more than this many of its versions old. 0 = auto: max(100, 2 * N_learn * (2 * learner_sync_every + max_inflight_pushes * push_every)), twice the versions the other learners add while a gradient is on its way (it is computed on parameters fetched one refresh ahead and queues behind up to max_inflight_pushes messages of push_every gradients); -1 = keep every gradient."""
     outlier_k: float = checked(5.0, lambda v: v >= 0, "be >= 0")
@@ -223,6 +226,27 @@ class Config:
         data["hidden_sizes"] = list(self.hidden_sizes)
         data["env_kwargs"] = copy.deepcopy(self.env_kwargs)
         return {key: reference_of(value) for key, value in data.items()}
+
+
+def _env_preset_defaults(init):
+    """Config's constructor, with the defaults of the preset an Atari or MinAtar `env` implies for the
+    fields not given (`preset_for_env`): `Config(env="Pong")` is the config `gorila train --env Pong`
+    and `make_config(env="Pong")` build, not CartPole's base values. A config built with every field
+    (`dataclasses.replace`, a saved run's values) is taken as given."""
+    @functools.wraps(init)
+    def __init__(self, *args, **given):
+        init(self, *args, **given)
+        if "env" in given and not args and len(given) < len(_FIELD_NAMES):
+            from gorila.config.presets import PRESETS, preset_for_env    # presets are built on Config
+            preset = preset_for_env(self.env)
+            for key, value in (PRESETS[preset].items() if preset else ()):
+                if key not in given:
+                    setattr(self, key, copy.deepcopy(value))
+    return __init__
+
+
+_FIELD_NAMES = frozenset(item.name for item in fields(Config))
+Config.__init__ = _env_preset_defaults(Config.__init__)
 
 
 def validate(config: Config) -> Config:

@@ -10,6 +10,7 @@ learners could not start (`check_learning_start`), the launch says when each thi
 from __future__ import annotations
 
 from gorila.agent.dqn import linear_epsilon
+from gorila.components.actor import epsilon_hold_steps
 from gorila.config import Config, ConfigError
 from gorila.contracts import EnvInfo
 from gorila.system.builders import min_sample_size, replay_warmup
@@ -56,20 +57,21 @@ def check_learning_start(config: Config, info: EnvInfo) -> None:
 
 def epsilon_at_end(config: Config, info: EnvInfo) -> float:
     """Epsilon of an actor annealing to epsilon_end when the budget ends."""
-    return linear_epsilon(actor_steps(config, info), config.epsilon_start, config.epsilon_end,
-                          config.epsilon_decay_steps)
+    return linear_epsilon(actor_steps(config, info) - epsilon_hold_steps(config), config.epsilon_start,
+                          config.epsilon_end, config.epsilon_decay_steps)
 
 
 def epsilon_warning(config: Config, info: EnvInfo) -> str | None:
     """A line when epsilon's anneal is longer than each actor's share of the budget, else None."""
-    steps = actor_steps(config, info)
-    if config.epsilon_decay_steps <= steps:
+    steps, hold = actor_steps(config, info), epsilon_hold_steps(config)
+    if hold + config.epsilon_decay_steps <= steps:
         return None
-    frames = config.epsilon_decay_steps * config.actors * info.frames_per_step
+    frames = (hold + config.epsilon_decay_steps) * config.actors * info.frames_per_step
+    held = f" after holding it for {hold:,}" if hold else ""
     return (f"warning: epsilon will not finish annealing: each actor takes about {steps:,} agent steps and epsilon "
-            f"anneals over {config.epsilon_decay_steps:,} of them, so it ends the run at {epsilon_at_end(config, info):.3g} "
-            f"instead of {config.epsilon_end:g}; raise total_frames to >= {frames:,} or lower epsilon_decay_steps "
-            f"to <= {steps:,}")
+            f"anneals over {config.epsilon_decay_steps:,} of them{held}, so it ends the run at "
+            f"{epsilon_at_end(config, info):.3g} instead of {config.epsilon_end:g}; raise total_frames to >= "
+            f"{frames:,} or lower epsilon_decay_steps to <= {max(steps - hold, 0):,}")
 
 
 def _share(part: int, whole: int) -> str:
@@ -86,8 +88,10 @@ def describe_schedule(config: Config, info: EnvInfo) -> str:
     steps, written = actor_steps(config, info), memory_steps(config, info)
     warmup = replay_warmup(config)
     end = "the ladder's rungs" if config.epsilon_ladder and config.actors > 1 else f"{config.epsilon_end:g}"
-    anneal = (f"epsilon {config.epsilon_start:g} -> {end} over its first {config.epsilon_decay_steps:,} "
-              f"({_share(config.epsilon_decay_steps, steps)})")
+    hold = epsilon_hold_steps(config)
+    over = (f"over the {config.epsilon_decay_steps:,} after its first {hold:,}" if hold
+            else f"over its first {config.epsilon_decay_steps:,}")
+    anneal = f"epsilon {config.epsilon_start:g} -> {end} {over} ({_share(config.epsilon_decay_steps, steps)})"
     if config.bundled:
         start = f"learning starts once its replay holds {warmup:,} ({_share(warmup, written)})"
     else:

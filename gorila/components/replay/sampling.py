@@ -77,7 +77,7 @@ def gather_stacks(storage, streams: np.ndarray, indices: np.ndarray, stack: int)
     offsets = np.arange(stack - 1, -1, -1)                     # oldest first: k-1, ..., 0
     history = indices[:, None] - offsets[None, :]              # [B, k]
     safe = np.maximum(history, 0)
-    frames = storage.frames[streams[:, None], storage.slots(safe)]
+    frames = _stack_frames(storage, streams, storage.slots(safe))
     cut = history < 0
     if stack > 1:
         older_lasts = storage.lasts[streams[:, None], storage.slots(safe[:, :-1])] & ~cut[:, :-1]
@@ -87,6 +87,19 @@ def gather_stacks(storage, streams: np.ndarray, indices: np.ndarray, stack: int)
         cut[:, :-1] |= after_last
     frames[cut] = 0
     return frames
+
+
+def _stack_frames(storage, streams: np.ndarray, slots: np.ndarray) -> np.ndarray:
+    """storage's frames at [B, k] slots as [B, k, *frame]; image frames ([H, W]) as a view of bytes laid
+    out [B, H, W, k] (channels last), the layout the convolutions run fastest on, at no cost to a
+    reader of [B, k, H, W]."""
+    if storage.frames.ndim != 4:
+        return storage.frames[streams[:, None], slots]
+    batch, stack = slots.shape
+    stacked = np.empty((batch, *storage.frames.shape[2:], stack), storage.frames.dtype)
+    for m in range(stack):
+        stacked[..., m] = storage.frames[streams, slots[:, m]]
+    return stacked.transpose(0, 3, 1, 2)
 
 
 def gather_windows(storage, streams: np.ndarray, indices: np.ndarray, n_step: int):

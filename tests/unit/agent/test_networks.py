@@ -49,6 +49,8 @@ def test_nature_cnn_takes_uint8_frames_and_returns_one_q_value_per_action():
         torch.testing.assert_close(net.head(net.torso(frames.float() / 255.0)), q)
     # conv 4*32*64+32, 32*64*16+64, 64*64*9+64; fc 3136*512+512; out 512*6+6
     assert num_parameters(net) == 8_224 + 32_832 + 36_928 + 1_606_144 + 3_078
+    laid_out = frames.contiguous(memory_format=torch.channels_last)        # replay's layout: the same Q-values
+    torch.testing.assert_close(net(laid_out), q)
 
 
 def test_build_q_network_picks_an_mlp_for_vectors_and_rejects_cnn_on_vectors():

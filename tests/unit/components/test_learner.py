@@ -127,8 +127,8 @@ def test_summed_loss_sends_batch_size_times_the_mean_gradient_and_logs_the_same_
     batch = make_replay(1.0).sample(8)
     mean_learner, _ = make_learner(make_replay(1.0), max_grad_norm=0.0)
     sum_learner, _ = make_learner(make_replay(1.0), loss_reduction="sum", max_grad_norm=0.0)
-    mean_loss, mean_gradient = mean_learner.gradient(batch)
-    sum_loss, sum_gradient = sum_learner.gradient(batch)
+    mean_loss, _, mean_gradient = mean_learner.gradient(batch)
+    sum_loss, _, sum_gradient = sum_learner.gradient(batch)
     assert sum_loss == pytest.approx(mean_loss, rel=1e-6)          # logged per transition either way
     np.testing.assert_allclose(sum_gradient, 8 * mean_gradient, rtol=1e-4, atol=1e-6)
     assert np.abs(mean_gradient).max() > 0
@@ -179,11 +179,25 @@ def test_a_prioritised_learner_weights_its_loss_and_sends_the_new_priorities_bac
     assert np.allclose(replay.priorities.tree.leaves[:39], 1.0)        # all new: the initial maximum
     batch = replay.sample(8)
     assert batch.weights is not None and batch.weights.max() == 1.0
-    _, weighted = learner.gradient(batch)
+    _, _, weighted = learner.gradient(batch)
     touched = np.unique(batch.indices)
     # |delta| = |1 + 0.99 max Q(s') - Q(s, a)| of an untrained network: near 1, never exactly the initial 1
     assert not np.isclose(replay.priorities.tree.leaves[touched], 1.0).any()
-    _, unweighted = learner.gradient(replace(batch, weights=None, streams=None))
+    _, _, unweighted = learner.gradient(replace(batch, weights=None, streams=None))
     halved = replace(batch, weights=np.full(8, 0.5, np.float32), streams=None)
-    np.testing.assert_allclose(learner.gradient(halved)[1], 0.5 * unweighted, rtol=1e-4, atol=1e-7)
+    np.testing.assert_allclose(learner.gradient(halved)[2], 0.5 * unweighted, rtol=1e-4, atol=1e-7)
     assert learner.run(3).updates == 3
+
+
+def test_the_outlier_test_reads_the_absolute_dqn_loss():
+    """The statistic is the paper's mean |y - Q(s, a)| over the minibatch, computed here by hand."""
+    learner, _ = make_learner(make_replay(3.0, seed=1))
+    learner.sync()
+    batch = learner.replay.sample(8)
+    with torch.no_grad():
+        q = learner.online(torch.as_tensor(batch.obs)).gather(1, torch.as_tensor(batch.actions)[:, None]).squeeze(1)
+        bootstrap = learner.target(torch.as_tensor(batch.next_obs)).max(1).values
+        y = torch.as_tensor(batch.returns) + torch.as_tensor(batch.discounts) * bootstrap
+    loss, abs_error, _ = learner.gradient(batch)
+    assert abs_error == pytest.approx(float((y - q).abs().mean()), rel=1e-5)
+    assert abs_error > 1.0 and loss == pytest.approx(abs_error - 0.5, rel=0.05)   # Huber's linear arm, not |e|

@@ -1,9 +1,11 @@
 """Config: presets, layering, validation that names the key; the CLI's one-line user errors."""
 
+from dataclasses import replace
+
 import pytest
 import torch
 
-from gorila import cli
+from gorila import cli, make_config
 
 from gorila.system import builders
 from gorila.config import (PRESETS, Config, ConfigError, apply_overrides, build_config, save_yaml, scaled_preset,
@@ -240,11 +242,42 @@ def test_an_actor_anneals_epsilon_over_agent_steps_on_atari():
         def pull(self, prefetch=False):
             return builders.initial_parameters(config, ATARI_INFO), False
 
-    config = build_config("atari", overrides={"env": "Breakout", "epsilon_decay_steps": 100, "runtime": "local"})
+    config = build_config("atari", overrides={"env": "Breakout", "epsilon_decay_steps": 100, "runtime": "local",
+                                              "learning_starts": 1_000})
     actor = Actor(config, ATARI_INFO, 0, Theta(), writer=None)
-    actor.steps = 50                                                           # 200 frames
-    assert actor.epsilon == pytest.approx(0.55)                                # halfway from 1.0 to 0.1
+    for steps, epsilon in ((50, 1.0), (1_000, 1.0), (1_050, 0.55), (1_100, 0.1), (5_000, 0.1)):
+        actor.steps = steps           # held at 1 until learning starts, then halfway from 1.0 to 0.1 at 200 frames on
+        assert actor.epsilon == pytest.approx(epsilon)
     actor.env.close()
+    unheld = Actor(replace(config, epsilon_hold=False), ATARI_INFO, 0, Theta(), writer=None)
+    unheld.steps = 50
+    assert unheld.epsilon == pytest.approx(0.55)                               # annealed from the first step
+    unheld.env.close()
+
+
+def test_epsilon_is_held_for_each_actors_share_of_the_warm_up():
+    from gorila.components.actor import epsilon_hold_steps
+    config = build_config("atari", overrides={"learning_starts": 1_000})
+    assert epsilon_hold_steps(config) == 1_000                                  # a bundle fills its own replay
+    apart = replace(config, bundled=False, actors=3, learners=1)
+    assert epsilon_hold_steps(apart) == 334                                     # three actors fill the replays together
+    assert epsilon_hold_steps(replace(config, epsilon_hold=False)) == 0
+
+
+def test_the_atari_preset_counts_thetas_refresh_as_dqns_code():
+    config = build_config("atari")
+    assert config.target_update_every * config.update_every == 10_000            # DQN's target_q: agent steps
+    assert (config.epsilon_hold, config.outlier_k) == (True, 0.0)               # DQN's ep; DQN has no filter
+    assert build_config("gorila-paper").outlier_k == 5.0                         # Gorila's filter
+
+
+def test_a_config_made_in_python_for_a_game_starts_from_its_kinds_preset():
+    assert Config(env="Pong") == make_config(env="Pong") == build_config("atari", overrides={"env": "Pong"})
+    assert Config(env="MinAtar/Breakout") == build_config("minatar", overrides={"env": "MinAtar/Breakout"})
+    given = Config(env="Pong", learning_rate=1e-4, optimizer="adam")            # fields given win, as --set's
+    assert (given.learning_rate, given.optimizer, given.replay_capacity) == (1e-4, "adam", 1_000_000)
+    assert Config(env="CartPole-v1") == Config()                                 # other kinds: the base config
+    assert replace(Config(), env="Pong").optimizer == "adam"                     # every field given: taken as given
 
 
 @pytest.mark.parametrize("env, per_step", [("Pong", 4), ("CartPole-v1", 1)])
@@ -303,7 +336,7 @@ def test_scale_shrinks_bundles_shards_and_thetas_period_and_says_so():
                            "60,000 -> 1,200 server updates between theta- refreshes (600 per learner")
     assert build_config("gorila-paper", overrides={"param_shards": 3}, scale=0.02).param_shards == 3   # flags win
     atari = build_config("atari", scale=4)                       # 1 -> 4 bundles: four times the work
-    assert (atari.target_update_every, atari.total_frames) == (40_000, 200_000_000)
+    assert (atari.target_update_every, atari.total_frames) == (10_000, 200_000_000)
     assert build_config("gorila-paper", overrides={"total_frames": 2_000_000}, scale=0.1).total_frames == 2_000_000
 
 

@@ -54,8 +54,8 @@ def test_the_launch_line_says_when_epsilon_ends_and_learning_starts():
     config = build_config("gorila-paper", overrides={"env": "Breakout"}, scale=0.02)
     # 100M frames / 4 = 25M agent steps, 12.5M per bundle; 25M / 4 = 6.25M updates / 1,200 = 5,208
     assert describe_schedule(config, ATARI) == (
-        "schedule: each of the 2 bundles takes about 12,500,000 agent steps; epsilon 1 -> 0.1 over its first "
-        "1,000,000 (8%); learning starts once its replay holds 50,000 (0.4%); theta- every 1,200 server updates "
+        "schedule: each of the 2 bundles takes about 12,500,000 agent steps; epsilon 1 -> 0.1 over the "
+        "1,000,000 after its first 50,000 (8%); learning starts once its replay holds 50,000 (0.4%); theta- every 1,200 server updates "
         "(about 5,208 times in the run)")
     apart = build_config("cartpole", overrides={"bundled": False, "actors": 4, "learners": 1, "total_frames": 40_000})
     assert describe_schedule(apart, CARTPOLE) == (
@@ -65,11 +65,14 @@ def test_the_launch_line_says_when_epsilon_ends_and_learning_starts():
 
 
 def test_epsilon_that_cannot_finish_is_warned_about_with_the_numbers():
-    # one bundle, 400,000 frames = 100,000 agent steps of a 1,000,000-step anneal: 1 - 0.9 * 0.1 = 0.91
+    # one bundle, 400,000 frames = 100,000 agent steps, the first 50,000 held at 1, then 50,000 of a
+    # 1,000,000-step anneal: 1 - 0.9 * 0.05 = 0.955
     config = build_config("atari", overrides={"env": "Breakout", "total_frames": 400_000})
-    assert epsilon_at_end(config, ATARI) == pytest.approx(0.91)
+    assert epsilon_at_end(config, ATARI) == pytest.approx(0.955)
     assert epsilon_warning(config, ATARI) == (
         "warning: epsilon will not finish annealing: each actor takes about 100,000 agent steps and epsilon anneals "
-        "over 1,000,000 of them, so it ends the run at 0.91 instead of 0.1; raise total_frames to >= 4,000,000 or "
-        "lower epsilon_decay_steps to <= 100,000")
-    assert epsilon_warning(build_config("atari", overrides={"env": "Breakout", "total_frames": 4_000_000}), ATARI) is None
+        "over 1,000,000 of them after holding it for 50,000, so it ends the run at 0.955 instead of 0.1; raise "
+        "total_frames to >= 4,200,000 or lower epsilon_decay_steps to <= 50,000")
+    assert epsilon_warning(build_config("atari", overrides={"env": "Breakout", "total_frames": 4_200_000}), ATARI) is None
+    unheld = build_config("atari", overrides={"env": "Breakout", "total_frames": 400_000, "epsilon_hold": False})
+    assert epsilon_at_end(unheld, ATARI) == pytest.approx(0.91)                 # 1 - 0.9 * 0.1

@@ -5,6 +5,7 @@ and zeros can only come from zero-filling.
 """
 import numpy as np
 import pytest
+import torch
 
 from gorila.components.replay import ReplayMemory, StreamStorage
 from gorila.components.replay import sampling
@@ -162,3 +163,14 @@ def test_a_minibatch_over_memories_waits_for_every_memory_to_warm_up():
     cold = ReplayMemory(100, 1, (1,), np.float32, min_size=50)
     sampler = ReplaySampler([filled_memory(200, 0), cold], DirectCalls())
     assert sampler.sample(32) is None
+
+
+def test_image_stacks_are_laid_out_channels_last_and_read_as_k_h_w():
+    memory = ReplayMemory(64, 1, (3, 5), np.uint8, stack=4, n_step=1, seed=0)
+    write_stream(memory, [PLAIN] * 20)
+    streams, indices = [0] * 6, [4, 5, 9, 10, 14, 15]
+    batch = memory.gather(streams, indices)
+    plain = memory.storage.frames[np.zeros((6, 1), np.int64), np.array(indices)[:, None] - np.arange(3, -1, -1)]
+    np.testing.assert_array_equal(batch.obs, plain)                       # [B, k, H, W], oldest first
+    assert batch.obs.shape == (6, 4, 3, 5) and batch.obs.strides[1] == 1  # the stack is the fastest axis
+    assert torch.as_tensor(batch.obs).is_contiguous(memory_format=torch.channels_last)
