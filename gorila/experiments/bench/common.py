@@ -86,8 +86,10 @@ def filled_replay(config: Config, info: EnvInfo, entries: int = 5_000):
     return replay
 
 
-def bare_train_step(config: Config, info: EnvInfo, device: str) -> Callable[[], int]:
-    """A plain PyTorch DQN update on one fixed batch: what a learner step costs without Gorila."""
+def bare_train_step(config: Config, info: EnvInfo, device: str, channels_last: bool = True) -> Callable[[], int]:
+    """A plain PyTorch DQN update on one fixed batch: what a learner step costs without Gorila. Image
+    batches are laid out channels last, as Gorila's replay hands them over (the fastest layout on a
+    CPU), unless `channels_last` is False: the [B, k, H, W] arrays a DQN written the usual way stacks."""
     torch.manual_seed(0)
     online = q_network_for(config, info).to(device)
     target = q_network_for(config, info).to(device).requires_grad_(False)
@@ -96,6 +98,8 @@ def bare_train_step(config: Config, info: EnvInfo, device: str) -> Callable[[], 
     batch = config.batch_size
     obs = torch.randint(0, 256, (batch,) + info.obs_shape, dtype=torch.uint8, device=device)
     next_obs = torch.randint(0, 256, (batch,) + info.obs_shape, dtype=torch.uint8, device=device)
+    if channels_last and obs.dim() == 4:
+        obs, next_obs = (x.contiguous(memory_format=torch.channels_last) for x in (obs, next_obs))
     actions = torch.randint(0, info.num_actions, (batch,), device=device)
     rewards = torch.zeros(batch, device=device)
 

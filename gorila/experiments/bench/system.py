@@ -55,13 +55,14 @@ def bench_scaling(seconds: float, counts=(1, 2, 4, 8, 16)) -> dict:
 # ---- end to end ----------------------------------------------------------------------------------
 def plain_dqn_rate(seconds: float) -> float:
     """Agent steps/s of a plain single-process DQN at DQN's ratio: the same env, network and batch,
-    torch's default threads, no Gorila in between (the yardstick a user would compare with)."""
+    torch's default threads, no Gorila in between (the yardstick a user would compare with), its
+    minibatch [B, k, H, W] as such a DQN stacks it, and drawn for free (one fixed batch)."""
     config, info = atari()
     torch.set_num_threads(os.cpu_count() or 1)
     env = make_vector_env_for(config, 1, 2)
     obs = env.reset()
     network = q_network_for(config, info)
-    train = bare_train_step(config, info, "cpu")
+    train = bare_train_step(config, info, "cpu", channels_last=False)
     rng = np.random.default_rng(0)
     store = np.zeros((config.replay_capacity,) + info.obs_shape[1:], np.uint8)
     count = [0]
@@ -113,14 +114,45 @@ def bundles_rate(bundles: int, seconds: float, threads: int = 1, **fields) -> di
         runtime.shutdown()
 
 
+def local_bundle_rate(seconds: float, threads: int) -> dict:
+    """Agent steps/s and updates/s of one Atari bundle on the local runtime (actor, replay and learner
+    in this process, DQN's ratio) with `threads` torch threads, at the final epsilon as the plain DQN."""
+    config, info = atari(learning_starts=500, replay_capacity=10_000, torch_threads=threads)
+    shards, bounds = single_shard(config, info)
+    bundle = make_bundle(config, info, 0, shards, bounds, DirectCalls())
+    bundle.actor.continue_from(config.epsilon_decay_steps)
+    bundle.run(1_000)                                                  # past learning_starts
+    totals = {"steps": 0, "updates": 0}
+
+    def work() -> int:
+        report = bundle.run(64)
+        totals["steps"] += report.steps
+        totals["updates"] += report.updates
+        return report.steps
+    steps_per_s = rate(work, seconds, warmup=0.0)
+    bundle.close()
+    torch.set_num_threads(1)
+    return {"steps_per_s": steps_per_s, "updates_per_s": steps_per_s * totals["updates"] / totals["steps"]}
+
+
 def bench_end_to_end(seconds: float) -> dict:
+    """Bundles against a plain DQN at DQN's ratio, and a local bundle's learner against the bare step
+    on as many threads: what its actor, sampling and parameter server cost the learner."""
     plain = plain_dqn_rate(seconds)
     one, two = bundles_rate(1, seconds), bundles_rate(2, seconds)
     cores = os.cpu_count() or 1       # what the plain DQN uses: a lone bundle may use them too
     one_all = bundles_rate(1, seconds, threads=cores) if cores > 1 else one
+    local = local_bundle_rate(seconds, threads=cores)
+    torch.set_num_threads(cores)
+    config, info = atari()
+    bare = rate(bare_train_step(config, info, "cpu"), seconds)
+    torch.set_num_threads(1)
     return {"plain_dqn_steps_per_s": plain, "bundles_1": one, "bundles_2": two,
-            f"bundles_1_threads_{cores}": one_all,
+            f"bundles_1_threads_{cores}": one_all, f"local_bundle_threads_{cores}": local,
+            f"bare_updates_per_s_threads_{cores}": bare,
             "one_bundle_vs_plain_dqn": one_all["steps_per_s"] / plain,
+            "local_bundle_vs_plain_dqn": local["steps_per_s"] / plain,
+            "local_learner_vs_bare_step": local["updates_per_s"] / bare,
             "two_bundles_vs_one": two["steps_per_s"] / one["steps_per_s"]}
 
 
