@@ -3,8 +3,9 @@
 #  1. the learner table: a bare PyTorch DQN step on the GPU; one learner's full step (sample, loss,
 #     gradient, parameter server, refresh) with its shard beside it on the GPU and apart on the CPU;
 #     1 and 4 learners on Ray sharing the GPU, each beside its shard (aggregate updates/s);
-#  2. Pong with the atari preset for the rest of the time (bundles and flags: PONG_FLAGS), its training
-#     return against wall time and frames, beside Dopamine's DQN curve by frames.
+#  2. Pong with the atari-fast preset for the rest of the time (PONG_PRESET, PONG_FLAGS), its training
+#     return against wall time and frames, beside Dopamine's DQN curve by frames, and the wall time at
+#     which the mean of the last 100 training episodes first reached -10, 0, +10 and +18.
 # Everything goes to OUT (default benchmarks/results/device-<date>; a temporary folder with --smoke):
 # learners.json, pong.json, the run.
 #
@@ -58,14 +59,15 @@ echo "device.sh: $(nproc) cores, $("$PYTHON" -c "import torch; print(torch.cuda.
 
 # ---- 2. Pong for the rest of the time ----------------------------------------------------------------
 left=$(( budget - ($(date +%s) - start) - 15 ))      # room for the final checkpoint and the report
+preset=${PONG_PRESET:-atari-fast}
 if [ "$smoke" = 1 ]; then
-  flags=${PONG_FLAGS:-"--actors 1 --learners 1 --set eval_episodes=1 --set eval_max_frames=500"}
-else
-  flags=${PONG_FLAGS:-"--actors 12 --learners 12 --envs-per-actor 2"}
+  flags=${PONG_FLAGS:-"--set learning_starts=2000 --set eval_episodes=1 --set eval_max_frames=500"}
+else         # the learner on the GPU makes an update cheap: more copies and updates per agent step
+  flags=${PONG_FLAGS:-"--envs-per-actor 16 --set update_every=4 --set torch_threads=4"}
 fi
 [ "$left" -gt 30 ] || { echo "device.sh: no time left for Pong ($left s of $budget; the learner table took the rest)" >&2; exit 1; }
-echo "device.sh: Pong for $left s: gorila train --preset atari --env Pong --device $device $flags"
+echo "device.sh: Pong for $left s: gorila train --preset $preset --env Pong --device $device $flags"
 # shellcheck disable=SC2086
-timeout -s TERM "$left" "$PYTHON" -m gorila train --preset atari --env Pong --device "$device" \
+timeout -s TERM "$left" "$PYTHON" -m gorila train --preset "$preset" --env Pong --device "$device" \
   --total-frames 1000000000 --set eval_every_frames=0 --run-dir "$out/pong" $flags >"$out/pong.log" 2>&1 || true
 "$PYTHON" benchmarks/device_report.py "$out"

@@ -13,10 +13,12 @@ from pathlib import Path
 
 import numpy as np
 
+from atari_baseline import first_reached, train_curve
 from gorila.records.metrics import read_metrics
 
 HERE = Path(__file__).resolve().parent
 GOALS = {"one learner / bare step": 0.8, "4 learners / bare step": 2.0, "Pong return within 10 minutes": 18.0}
+MINUTES_TO_18 = 10.0      # the goal: a mean of +18 over the last 100 training episodes within 10 minutes
 
 
 def dopamine_at(frames: int) -> float | None:
@@ -43,6 +45,8 @@ def main(out: Path) -> int:
     in_ten = [p["return_10"] for p in returns if p["wall_time"] <= 600]
     summary = {"one learner / bare step": one, "4 learners / bare step": four,
                "Pong return within 10 minutes": max(in_ten) if in_ten else None, "goals": GOALS}
+    reached = first_reached(train_curve(out / "pong")) if curve else {}
+    summary["Pong, mean of 100 episodes first reached"] = reached
     (out / "pong.json").write_text(json.dumps(curve, indent=1) + "\n")
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     print(f"\n{'figure':34} {'measured':>10} {'goal':>8}")
@@ -54,6 +58,10 @@ def main(out: Path) -> int:
         dopamine = point["dopamine_at_frames"]
         print(f"  {point['wall_time']:6.0f} s  {point['env_frames']:>12,} frames  {point['return_10']:6.1f}"
               f"  (Dopamine {'-' if dopamine is None else f'{dopamine:.1f}'})")
+    for mark, at in reached.items():
+        print(f"  mean of the last 100 episodes reached {mark}: " +
+              ("not yet" if at is None else f"at {at['frames']:,} frames, {at['wall_s'] / 60:.1f} min") +
+              (f" (goal: within {MINUTES_TO_18:g} min)" if mark == "+18" else ""))
     missing = [name for name, value in (("the learner table", one), ("4 learners", four)) if value is None]
     missing += [] if curve else ["Pong's train records"]
     if missing:

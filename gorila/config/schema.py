@@ -132,7 +132,7 @@ class Config:
     epsilon_decay_steps: int = checked(10_000, lambda v: v >= 0, "be >= 0")
     """Agent steps (per actor, summed over its environment copies) over which epsilon anneals linearly to its final value, as DQN's reference code counts its 1M (Atari: 4 frames each)."""
     epsilon_hold: bool = False
-    """Hold epsilon at epsilon_start until learning starts, then anneal it over epsilon_decay_steps, as DQN's reference code does (its epsilon counts the agent steps since learn_start); False anneals from the first step. The hold is learning_starts agent steps of each bundle, or each actor's share of them outside bundles."""
+    """Hold epsilon at epsilon_start until learning starts, then anneal it over epsilon_decay_steps (DQN's reference code: its epsilon counts the agent steps since learn_start); False anneals from the first step. The hold is learning_starts agent steps of each bundle, or each actor's share of them outside bundles."""
     epsilon_ladder: bool = False
     """Give each actor its own final epsilon, base ** (1 + alpha * i / (N - 1)) as in Ape-X, so actors behave differently (Gorila's actors all anneal to epsilon_end)."""
     ladder_base: float = checked(0.4, lambda v: 0.0 < v <= 1.0, "lie in (0, 1]")
@@ -150,7 +150,7 @@ class Config:
     rmsprop_alpha: float = checked(0.95, lambda v: 0.0 < v < 1.0, "lie in (0, 1)")
     """Smoothing constant of RMSProp's squared-gradient average."""
     target_update_every: int = checked(200, lambda v: v >= 1, "be >= 1")
-    """theta- <- theta+ every this many parameter-server updates, i.e. gradients applied by the server, summed over all learners (DQN's code: every 10,000 agent steps, which at one update per 4 steps is 2,500 updates; Gorila: 60,000)."""
+    """theta- <- theta+ every this many parameter-server updates (gradients applied, all learners together). DQN's code refreshes it every 10,000 agent steps, 2,500 updates at one per 4 steps; Gorila every 60,000 updates."""
     max_staleness: int = checked(0, lambda v: v >= -1, "be >= 1, 0 (auto) or -1 (keep every gradient)")
     """A shard discards a gradient computed on parameters more than this many of its versions old. 0 = auto: max(100, 2 * N_learn * (2 * learner_sync_every + max_inflight_pushes * push_every)), twice the versions the other learners add while a gradient is on its way (it is computed on parameters fetched one refresh ahead and queues behind up to max_inflight_pushes messages of push_every gradients); -1 = keep every gradient."""
     outlier_k: float = checked(5.0, lambda v: v >= 0, "be >= 0")

@@ -16,6 +16,8 @@ the scale out, so the reduction matters to it only through eps.
 """
 from __future__ import annotations
 
+import math
+
 import torch
 
 
@@ -81,14 +83,17 @@ class Adam(UpdateRule):
         self.lr, self.eps, (self.beta1, self.beta2) = learning_rate, eps, betas
         self.first, self.second = torch.zeros(size), torch.zeros(size)
         self.steps = 0
+        self._denominator = torch.empty(size)   # scratch, reused: no allocation per gradient
 
     def step(self, theta: torch.Tensor, gradient: torch.Tensor) -> None:
+        """theta -= lr / c1 * m / (sqrt(v / c2) + eps), c = 1 - beta ** steps, in six passes and no
+        allocation: sqrt(c2) moves from the denominator into the step size and eps."""
         self.steps += 1
-        self.first.mul_(self.beta1).add_(gradient, alpha=1 - self.beta1)
+        self.first.lerp_(gradient, 1 - self.beta1)
         self.second.mul_(self.beta2).addcmul_(gradient, gradient, value=1 - self.beta2)
-        step_size = self.lr / (1 - self.beta1 ** self.steps)
-        denominator = (self.second / (1 - self.beta2 ** self.steps)).sqrt_().add_(self.eps)
-        theta.addcdiv_(self.first, denominator, value=-step_size)
+        root_c2 = math.sqrt(1 - self.beta2 ** self.steps)
+        denominator = torch.sqrt(self.second, out=self._denominator).add_(self.eps * root_c2)
+        theta.addcdiv_(self.first, denominator, value=-self.lr * root_c2 / (1 - self.beta1 ** self.steps))
 
 
 OPTIMIZERS = {"sgd": SGD, "adagrad": AdaGrad, "rmsprop": DQNRMSProp, "adam": Adam}
