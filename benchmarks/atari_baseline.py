@@ -93,7 +93,8 @@ def figure(rows: list[dict], references: list[str], title: str, path: Path) -> N
     for index, name in enumerate(references):
         curve = reference(name)
         curve = curve[curve[:, 0] / 1e6 <= max(end * 1.5, 2)]
-        label = name.removesuffix(".tsv").replace("_", " ").replace("dopamine", "Dopamine")
+        _, agent, _ = name.removesuffix(".tsv").split("_")              # dopamine_<agent>_<game>.tsv
+        label = f"Dopamine {'Rainbow' if agent == 'rainbow' else agent.upper()}, sticky actions"
         by_frames.plot(curve[:, 0] / 1e6, curve[:, 1], color=f"C{index + 1}", label=f"{label} (mean of 5)")
         by_frames.fill_between(curve[:, 0] / 1e6, curve[:, 2], curve[:, 3], color=f"C{index + 1}", alpha=0.15)
     by_frames.set(xlabel="frames (millions)", ylabel=f"training return (last {WINDOW} episodes)", title=title)
