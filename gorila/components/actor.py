@@ -31,6 +31,11 @@ def epsilon_hold_steps(config: Config) -> int:
     return config.learning_starts if config.bundled else -(-config.learning_starts // config.actors)
 
 
+def epsilon_end_step(config: Config) -> int:
+    """Agent steps of an actor after which its epsilon is final: the hold, then the anneal."""
+    return epsilon_hold_steps(config) + config.epsilon_decay_steps
+
+
 class Actor:
     """Acts in `envs_per_actor` environment copies with one batched forward pass per step."""
 

@@ -137,11 +137,11 @@ class Learner:
         for parameter in self.online_parameters:
             parameter.grad = None
         loss.backward()
+        errors = dqn.td_errors(q_online, actions, targets)
         if batch.streams is not None:       # prioritised: the new |delta| go back to the memory that gave them
-            self.replay.update_priorities(batch.streams, batch.indices, dqn.td_errors(q_online, actions, targets))
+            self.replay.update_priorities(batch.streams, batch.indices, errors)
         per_transition = float(loss.item()) / (len(batch) if self.config.loss_reduction == "sum" else 1)
-        abs_error = float((targets - q_taken.detach()).abs().mean())
-        return per_transition, abs_error, dqn.clip_norm(flat_gradients(self.online_parameters),
+        return per_transition, float(errors.mean()), dqn.clip_norm(flat_gradients(self.online_parameters),
                                                         self.config.max_grad_norm)
 
     def update(self) -> bool:

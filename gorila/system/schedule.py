@@ -10,7 +10,7 @@ learners could not start (`check_learning_start`), the launch says when each thi
 from __future__ import annotations
 
 from gorila.agent.dqn import linear_epsilon
-from gorila.components.actor import epsilon_hold_steps
+from gorila.components.actor import epsilon_end_step, epsilon_hold_steps
 from gorila.config import Config, ConfigError
 from gorila.contracts import EnvInfo
 from gorila.system.builders import min_sample_size, replay_warmup
@@ -64,9 +64,9 @@ def epsilon_at_end(config: Config, info: EnvInfo) -> float:
 def epsilon_warning(config: Config, info: EnvInfo) -> str | None:
     """A line when epsilon's anneal is longer than each actor's share of the budget, else None."""
     steps, hold = actor_steps(config, info), epsilon_hold_steps(config)
-    if hold + config.epsilon_decay_steps <= steps:
+    if epsilon_end_step(config) <= steps:
         return None
-    frames = (hold + config.epsilon_decay_steps) * config.actors * info.frames_per_step
+    frames = epsilon_end_step(config) * config.actors * info.frames_per_step
     held = f" after holding it for {hold:,}" if hold else ""
     return (f"warning: epsilon will not finish annealing: each actor takes about {steps:,} agent steps and epsilon "
             f"anneals over {config.epsilon_decay_steps:,} of them{held}, so it ends the run at "

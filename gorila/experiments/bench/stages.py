@@ -8,6 +8,7 @@ import time
 import numpy as np
 import torch
 
+from gorila.components.actor import epsilon_end_step
 from gorila.config import Config, build_config
 from gorila.contracts import EnvInfo
 from gorila.envs import make_vector_env_for
@@ -30,7 +31,7 @@ def bench_actor(seconds: float) -> dict:
     actor, _ = local_actor(config, info)
     # At the final epsilon, where a run spends all but its first epsilon_decay_steps: an actor that
     # acts at random skips the network, so a fresh actor (epsilon 1) would flatter the ratio.
-    actor.continue_from(config.epsilon_decay_steps)
+    actor.continue_from(epsilon_end_step(config))
     inside = rate(lambda: actor.run(64).steps, seconds)
     actor.close()
     return {"bare_ale_steps_per_s": bare, "actor_steps_per_s": inside, "ratio": inside / bare,

@@ -8,6 +8,7 @@ import time
 import numpy as np
 import torch
 
+from gorila.components.actor import epsilon_end_step
 from gorila.config import Config
 from gorila.contracts import ActorWorker, EnvInfo, Worker
 from gorila.envs import make_vector_env_for
@@ -26,7 +27,7 @@ class MeasuredActor:
     def __init__(self, config: Config, info: EnvInfo, index: int, shards: list, bounds, calls):
         torch.set_num_threads(1)
         self.actor, _ = actor_with_replay(config, info, index, shards, bounds, calls)
-        self.actor.continue_from(config.epsilon_decay_steps)     # acting greedily mostly, as in bench_actor
+        self.actor.continue_from(epsilon_end_step(config))     # acting greedily mostly, as in bench_actor
 
     def rate(self, seconds: float) -> float:
         return rate(lambda: self.actor.run(64).steps, seconds)
@@ -96,7 +97,7 @@ def bundles_rate(bundles: int, seconds: float, threads: int = 1, **fields) -> di
         system = build_system(config, info, runtime)
         handles, calls = list(system.workers.values()), runtime.calls
         # At the final epsilon, as the plain DQN acts: a bundle acting at random would skip the network.
-        calls.get([calls.call(h, ActorWorker.continue_from, config.epsilon_decay_steps) for h in handles])
+        calls.get([calls.call(h, ActorWorker.continue_from, epsilon_end_step(config)) for h in handles])
         calls.get([calls.call(h, Worker.run, 1_000) for h in handles])          # past learning_starts
         start, steps, updates = time.perf_counter(), 0, 0
         pending = {calls.call(h, Worker.run, 64): h for h in handles}
@@ -120,7 +121,7 @@ def local_bundle_rate(seconds: float, threads: int) -> dict:
     config, info = atari(learning_starts=500, replay_capacity=10_000, torch_threads=threads)
     shards, bounds = single_shard(config, info)
     bundle = make_bundle(config, info, 0, shards, bounds, DirectCalls())
-    bundle.actor.continue_from(config.epsilon_decay_steps)
+    bundle.actor.continue_from(epsilon_end_step(config))
     bundle.run(1_000)                                                  # past learning_starts
     totals = {"steps": 0, "updates": 0}
 
