@@ -1,8 +1,10 @@
 """Helpers the tests share, importable as `tests.helpers`.
 
 `fresh_checkpoint`: an untrained agent's checkpoint, written in a second: what evaluation tests need from a run.
-`store_final_evaluation`: a suite game's final evaluation result file, as `gorila evaluate` writes it."""
+`store_final_evaluation`: a suite game's final evaluation result file, as `gorila evaluate` writes it.
+`from_the_driver`: an event (a kill, say) made by a run's own driver loop as soon as it is due."""
 import json
+from typing import Callable
 from dataclasses import asdict
 from pathlib import Path
 
@@ -37,3 +39,18 @@ def store_final_evaluation(plan, game: str, protocol: str, score: float, starts:
     if protocol == "human-starts":
         result["start_points_source"] = starts
     plan.result_file(game, protocol).write_text(json.dumps(result))
+
+
+def from_the_driver(trainer, due: Callable[[], bool], event: Callable[[], object]) -> list:
+    """Have `trainer`'s driver loop run `event()` once, just before its periodic jobs, on the first
+    turn of the loop at which `due()` holds; the list returned then holds what `event` returned.
+    Made by the loop, the event cannot be missed: a thread polling for the moment could see the run
+    end first (and the driver cannot end the run between the moment and the event)."""
+    made, periodic = [], trainer.periodic
+
+    def event_then_periodic() -> None:
+        if not made and due():
+            made.append(event())
+        periodic()
+    trainer.periodic = event_then_periodic
+    return made

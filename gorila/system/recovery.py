@@ -14,6 +14,11 @@
   (`--save-replay`), has written a checkpoint and the shard's node can read the run directory, else
   starts empty and fills again from the actors. The driver notices the restart of a replay shard or
   the evaluator from the component's process id, and a parameter shard's when it is given its state.
+- A parameter shard served in a worker's process (shard placement `learners`) dies with that worker:
+  one event, recorded as a fault per component at once, whichever the driver sees first (the
+  worker's lost call, Ray's count of its restarts, or the shard asking for its state), so that a run
+  which ends right after such a death has recorded the whole of it. The shard's restore then says
+  what state it was given, without another fault.
 - A worker whose call has not returned within `call_timeout_seconds` is ended, and so restarted.
 - A run whose frames and updates stand still for `stall_seconds` (while it is not stopping) is a
   fault of its own, whatever the cause: recorded, and every worker with a call in flight ended, and
@@ -77,6 +82,7 @@ class Recovery:
         self.worker_processes: dict[WorkerId, int] = {}   # the process each worker last reported from
         self.ended: set[WorkerId] = set()                  # restarted by the watchdog: its fault is recorded
         self.deaths: Counter = Counter()                   # each worker's process deaths recorded as faults
+        self.restores_owed: Counter = Counter()            # held shards recorded dead with their worker, not yet restored
         self.server_processes = runtime.processes(system.servers())
         self.progress, self.moved_at = None, time.time()   # (steps, updates) last seen, and since when
         self.shard_states = ShardStates(runtime, system.shards, *(shard_states or (None, 0)))
@@ -132,8 +138,17 @@ class Recovery:
             new = max(at_least, counted - self.deaths[worker])
         for _ in range(new):
             self.fault(str(worker), what)
+            self.held_shards_died(worker)
         self.deaths[worker] = max(self.deaths[worker] + new, counted or 0)
         return new
+
+    def held_shards_died(self, worker: WorkerId) -> None:
+        """Record the parameter shards served in `worker`'s process as dead with it (one event with the
+        worker's death); each is owed a restore, which then records no fault of its own."""
+        for index in self.system.held.get(worker, ()):
+            name = server_name(self.system, index)
+            self.fault(name, f"{name} died with {worker}'s process (it is restored from the driver's state)")
+            self.restores_owed[index] += 1
 
     def continue_from(self, worker: WorkerId, steps: int):
         """Let an actor or a bundle carry on from `steps` agent steps (its epsilon follows its step
@@ -154,7 +169,7 @@ class Recovery:
                 self.say(f"{job.worker} has not answered for {now - job.since:.0f} s: restarting it")
                 self.end(pending, future, now)
         self.record_unseen_restarts(pending, worker_steps)
-        self.record_restores()
+        self.record_restores(worker_steps)
         servers = self.system.servers()
         if evaluating:
             servers = servers[:-1]      # the evaluator answers only after its evaluation: not now
@@ -166,6 +181,13 @@ class Recovery:
                 self.fault(name, f"{name} was restarted ({restart_consequence(name, self.config.save_replay)})")
         self.server_processes[:len(processes)] = [now or before for before, now in
                                                   zip(self.server_processes, processes)]
+
+    def settle(self, worker_steps: dict) -> None:
+        """At the end of the loop (no call in flight): record the deaths that Ray has counted or the
+        shards' restores have shown since the last look, so that none is left out of the run's faults."""
+        if self.runtime.restarts_components:
+            self.record_unseen_restarts({}, worker_steps)
+            self.record_restores(worker_steps)
 
     def record_unseen_restarts(self, pending: dict, worker_steps: dict) -> None:
         """Record each idle worker that Ray restarted more often than its faults say (killed while it
@@ -198,6 +220,7 @@ class Recovery:
                 self.ended.add(job.worker)
                 self.restarting.add(job.worker)      # not ended again before it has answered
                 self.deaths[job.worker] += 1         # its restart is this fault's
+                self.held_shards_died(job.worker)
                 self.end(pending, future, now)
 
     def end(self, pending: dict, future, now: float) -> None:
@@ -206,15 +229,27 @@ class Recovery:
         self.runtime.restart(self.system.workers[job.worker])
         pending[future] = replace(job, since=now)
 
-    def record_restores(self) -> None:
+    def record_restores(self, worker_steps: dict) -> None:
         """Record each parameter shard restarted and given its last state since the last look; a
-        WorkerError for one that could not be given it (it would never serve again)."""
+        WorkerError for one that could not be given it (it would never serve again). A shard that died
+        with the worker serving it was recorded with that worker's death; one whose worker's death
+        no call has shown yet records that death now (that worker continues from its `worker_steps`)."""
         for restored in self.shard_states.restored():
             name = server_name(self.system, restored.index)
             if restored.error:
                 raise WorkerError(f"{name} was restarted but could not be given its last state: {restored.error}")
-            self.fault(name, f"{name} was restarted (restored from the driver's state at "
-                             f"{restored.env_frames:,} frames)")
+            given = f"restored from the driver's state at {restored.env_frames:,} frames"
+            holder = self.system.holder_of(restored.index)
+            if holder is not None and not self.restores_owed[restored.index]:
+                self.restarting.add(holder)          # its lost call, if any, is this death's
+                if self.account(holder, f"{holder} died (seen when {name}, which it serves, asked for its state)",
+                                at_least=1):
+                    self.continue_from(holder, worker_steps.get(holder, 0))
+            if self.restores_owed[restored.index]:
+                self.restores_owed[restored.index] -= 1
+                self.say(f"{name} {given}")
+            else:
+                self.fault(name, f"{name} was restarted ({given})")
 
     def fault(self, component: str, what: str) -> None:
         """Count and record one failure (WorkerError once max_failures is spent)."""

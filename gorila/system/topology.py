@@ -38,6 +38,11 @@ class System:
     workers: dict[WorkerId, Worker] = field(default_factory=dict)   # bundles, or actors and learners
     replays: list = field(default_factory=list)      # stand-alone replay memories (non-bundled)
     evaluator: object = None
+    held: dict[WorkerId, tuple[int, ...]] = field(default_factory=dict)   # shards served in a worker's process
+
+    def holder_of(self, shard: int) -> WorkerId | None:
+        """The worker whose process serves parameter shard `shard` (dies and restarts with it), if any."""
+        return next((worker for worker, held in self.held.items() if shard in held), None)
 
     def handles(self) -> list:
         return [*self.shards, *self.replays, *self.workers.values(), self.evaluator]
@@ -74,6 +79,8 @@ def build_system(config: Config, info: EnvInfo, runtime, shard_backups: list[str
                   for i, (start, stop) in enumerate(bounds)]
         hosting = lambda role, j, make, *args: place(role, make, *args)
     system = System(shards, bounds)
+    holder_role = BUNDLE if config.bundled else LEARNER
+    system.held = {WorkerId(holder_role.name, j): tuple(index for index, *_ in hosted[j]) for j in range(len(hosts))}
     if config.bundled:
         for i in range(config.actors):
             system.workers[WorkerId(BUNDLE.name, i)] = hosting(BUNDLE, i, make_bundle, config, info, i, shards,

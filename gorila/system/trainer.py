@@ -309,6 +309,7 @@ class Trainer:
             except (WorkerError, WriteError):     # a component failed, or the disk is full: keep what we can
                 self.final_checkpoint_after_failure()
                 raise
+            self.recovery.settle(self.scheduler.counters.worker_steps)
             if not self.window.empty:
                 self.log()
             if self.scheduler.stop_reason is StopReason.BUDGET:

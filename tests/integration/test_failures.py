@@ -4,7 +4,6 @@ restarted on Ray and the run finishes."""
 import os
 import signal
 import sys
-import threading
 import time
 
 import pytest
@@ -20,6 +19,7 @@ from gorila.contracts import WorkerId
 from gorila.records.metrics import read_metrics
 from gorila.runtime.calls import WorkerError
 from gorila.system.trainer import Trainer
+from tests.helpers import from_the_driver
 
 # The bundle below is built inside Ray's worker processes, which cannot import this test module.
 ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
@@ -90,16 +90,11 @@ def test_a_run_that_stands_still_is_a_fault_and_the_workers_holding_it_up_are_re
         env="CartPole-v1", runtime="ray", bundled=False, actors=1, learners=1, total_frames=8000,
         learning_starts=100, batch_size=16, hidden_sizes="16", eval_every_frames=0, eval_episodes=2,
         checkpoint_every_frames=0, stall_seconds=6, log_every_seconds=0.5, run_dir=str(run_dir)))
-    trainer, stopped = Trainer(config, run_dir, live_progress=False), []
+    trainer = Trainer(config, run_dir, live_progress=False)
 
     def stop_the_learner():
-        while trainer.scheduler.counters.updates < 50:
-            time.sleep(0.1)
-        pid = trainer.runtime.processes([trainer.system.workers[WorkerId("learner", 0)]])[0][1]
-        os.kill(pid, signal.SIGSTOP)
-        stopped.append(trainer.info.frames(trainer.steps))
-    thread = threading.Thread(target=stop_the_learner, daemon=True)
-    thread.start()
+        os.kill(trainer.runtime.processes([trainer.system.workers[WorkerId("learner", 0)]])[0][1], signal.SIGSTOP)
+    stopped = from_the_driver(trainer, lambda: trainer.scheduler.counters.updates >= 50, stop_the_learner)
     result = trainer.run()
     assert stopped, "the learner was never stopped: the test tested nothing"
     assert result["env_frames"] >= 8000 and result["updates"] > 50
@@ -123,14 +118,11 @@ def test_a_killed_global_replay_shard_costs_seconds_and_the_learner_keeps_dqns_r
         env="CartPole-v1", runtime="ray", bundled=False, replay="global", replay_shards=2, actors=3, learners=1,
         param_shards=2, total_frames=16000, learning_starts=200, batch_size=16, hidden_sizes="16",
         eval_every_frames=0, eval_episodes=2, checkpoint_every_frames=0, log_every_seconds=0.5, run_dir=str(run_dir)))
-    trainer, killed = Trainer(config, run_dir, live_progress=False), []
+    trainer = Trainer(config, run_dir, live_progress=False)
 
     def kill_replay_shard_0():
-        while trainer.scheduler.counters.updates < 200:
-            time.sleep(0.1)
         os.kill(trainer.runtime.processes([trainer.system.replays[0]])[0][1], signal.SIGKILL)
-        killed.append(trainer.scheduler.counters.updates)
-    threading.Thread(target=kill_replay_shard_0, daemon=True).start()
+    killed = from_the_driver(trainer, lambda: trainer.scheduler.counters.updates >= 200, kill_replay_shard_0)
     result = trainer.run()
     assert killed, "the replay shard was never killed: the test tested nothing"
     faults = [r["component"] for r in read_metrics(run_dir) if r["kind"] == "fault"]
@@ -164,8 +156,7 @@ def test_a_worker_killed_again_while_it_restarts_is_a_second_fault(tmp_path):
     trainer, killed = Trainer(config, run_dir, live_progress=False), []
 
     def kill_twice():
-        while trainer.info.frames(trainer.steps) < 1500:
-            time.sleep(0.05)
+        """The bundle, then its new process as soon as it appears (the driver waits meanwhile)."""
         first = trainer.runtime.processes([trainer.system.workers[WorkerId("bundle", 0)]])[0][1]
         os.kill(first, signal.SIGKILL)
         killed.append(first)
@@ -175,7 +166,7 @@ def test_a_worker_killed_again_while_it_restarts_is_a_second_fault(tmp_path):
                 os.kill(pid, signal.SIGKILL)
                 killed.append(pid)
             time.sleep(0.01)
-    threading.Thread(target=kill_twice, daemon=True).start()
+    from_the_driver(trainer, lambda: trainer.info.frames(trainer.steps) >= 1500, kill_twice)
     result = trainer.run()
     assert len(killed) == 2, "the bundle was not killed twice: the test tested nothing"
     assert result["env_frames"] >= 8000

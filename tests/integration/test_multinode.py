@@ -11,7 +11,6 @@ import re
 import shutil
 import signal
 import sys
-import threading
 import time
 
 import numpy as np
@@ -30,6 +29,7 @@ from gorila.system import builders, topology
 from gorila.system.builders import initial_parameters
 from gorila.system.shard_states import ShardStates
 from gorila.system.trainer import Trainer
+from tests.helpers import from_the_driver
 
 # The shard below is built inside Ray's worker processes, which cannot import this test module.
 ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
@@ -149,27 +149,26 @@ def test_a_killed_shard_comes_back_with_the_drivers_state_and_the_run_carries_on
 
 
 def run_killing_shard_0(trainer, run_dir) -> tuple[dict, dict, list]:
-    """Train to the end while shard 0 is killed once the driver keeps a state of it with updates in it;
-    (the run's result, what the killer saw, the run's fault records)."""
+    """Train to the end while the driver kills shard 0 once shard 0 has applied 20 updates; (the run's
+    result, what the kill saw, the run's fault records)."""
     seen: dict = {}
-    killer = threading.Thread(target=kill_shard_0_once_kept, args=(trainer, run_dir, seen), daemon=True)
-    killer.start()
+    calls = trainer.runtime.calls
+    applied = lambda: calls.get([calls.call(trainer.system.shards[0], ShardServer.stats)])[0]["version"]
+    killed = from_the_driver(trainer, lambda: trainer.scheduler.counters.updates >= 20 and applied() >= 20,
+                             lambda: kill_shard_0_once_kept(trainer, run_dir, seen))
     result = trainer.run()
-    killer.join(timeout=30)
-    assert seen.get("served_version") is not None, f"shard 0 was never killed: {seen}"
+    assert killed, f"shard 0 was never killed: {seen}"
     return result, seen, [r for r in read_metrics(run_dir) if r["kind"] == "fault"]
 
 
 def kill_shard_0_once_kept(trainer, run_dir, seen: dict) -> None:
-    """Once the driver keeps a state of shard 0 with updates in it, delete the backup files and kill
-    -9 the shard; then time how long until it serves again, and with which version."""
-    states = trainer.recovery.shard_states
-    while states.latest[0][0]["version"] < 20 or not (run_dir / "checkpoints" / "shards" / "shard-0.pt").exists():
-        if trainer.scheduler.stop_reason is not None:
-            return
-        time.sleep(0.05)
+    """Take the shards' states into the driver's keeping and their backup files (as its periodic
+    backup does), delete the files and kill -9 shard 0; then time how long until it serves again, and
+    with which version."""
+    trainer.back_up_shards()
+    assert (run_dir / "checkpoints" / "shards" / "shard-0.pt").exists()
     shutil.rmtree(run_dir / "checkpoints" / "shards")
-    kept, seen["kept_frames"] = states.latest
+    kept, seen["kept_frames"] = trainer.recovery.shard_states.latest
     seen["kept_version"] = kept[0]["version"]
     shard = trainer.system.shards[0]
     kill(trainer.runtime, shard)

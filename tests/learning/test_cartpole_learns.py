@@ -9,8 +9,6 @@ must cost seconds, not the run: Ray restarts the process, the driver records a f
 """
 import os
 import signal
-import threading
-import time
 
 import pytest
 
@@ -18,6 +16,7 @@ from gorila.config import build_config
 from gorila.contracts import WorkerId
 from gorila.records.metrics import read_metrics
 from gorila.system.trainer import Trainer
+from tests.helpers import from_the_driver
 
 # (overrides, what is killed, the faults the run records). The shards sit beside the learners (the
 # default placement): killing a bundle or a learner restarts the shards it holds too, and killing a
@@ -30,33 +29,37 @@ SETUPS = {
                                  [WorkerId("actor", 0), WorkerId("learner", 0)],
                                  {"actor 0", "learner 0", "shard 0", "shard 1"}),
 }
-# The kills come every 5,000 frames, so that the last lands well before the earliest solve seen (a
-# confirmed solve at 15,441 frames once ended a run before a kill due at 16,000).
-KILL_EVERY_FRAMES = 5_000
+# The kills come every 2,000 frames, from the driver's own loop, just before its periodic jobs: all of
+# them land before the first evaluation is due (eval_every_frames 5,000), so that no run can be solved,
+# and end, before its last kill. The faults are recorded whenever the run ends after them.
+KILL_EVERY_FRAMES = 2_000
 
 
-def kill_in_turn(trainer: Trainer, victims: list, killed: list) -> None:
-    """kill -9 each victim's process once the run has collected another KILL_EVERY_FRAMES frames."""
-    for number, victim in enumerate(victims, start=1):
-        while trainer.info.frames(trainer.steps) < number * KILL_EVERY_FRAMES:
-            if trainer.scheduler.stop_reason is not None:
-                return
-            time.sleep(0.2)
+def kill_in_turn(trainer: Trainer, victims: list) -> list:
+    """Have the driver kill -9 each victim's process once the run has collected another
+    KILL_EVERY_FRAMES frames; the list of the victims killed."""
+    killed = []
+
+    def kill(victim) -> None:
         handle = trainer.system.shards[0] if victim == "shard 0" else trainer.system.workers[victim]
-        pid = trainer.runtime.processes([handle])[0][1]
-        os.kill(pid, signal.SIGKILL)
+        os.kill(trainer.runtime.processes([handle])[0][1], signal.SIGKILL)
         killed.append(str(victim))
+
+    for number, victim in enumerate(victims, start=1):
+        due = lambda number=number: (len(killed) == number - 1
+                                     and trainer.info.frames(trainer.steps) >= number * KILL_EVERY_FRAMES)
+        from_the_driver(trainer, due, lambda victim=victim: kill(victim))
+    return killed
 
 
 @pytest.mark.parametrize("setup", list(SETUPS))
 def test_cartpole_preset_solves(setup, tmp_path):
     overrides, victims, expected_faults = SETUPS[setup]
     config = build_config("cartpole", overrides=overrides)
-    trainer, killed = Trainer(config, tmp_path / "run", live_progress=False), []
-    killer = threading.Thread(target=kill_in_turn, args=(trainer, victims, killed), daemon=True)
-    killer.start()
+    assert len(victims) * KILL_EVERY_FRAMES < config.eval_every_frames
+    trainer = Trainer(config, tmp_path / "run", live_progress=False)
+    killed = kill_in_turn(trainer, victims)
     result = trainer.run()
-    killer.join(timeout=5)
     assert killed == [str(v) for v in victims], "the run ended before every victim was killed"
     assert result["env_frames"] <= config.total_frames + 4 * 256 * config.actors
     assert result["best_eval_return_mean"] >= 475.0, result

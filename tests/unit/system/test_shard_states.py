@@ -6,12 +6,9 @@ import torch
 
 from gorila.config import build_config
 from gorila.contracts import EnvInfo
-from gorila.runtime.calls import WorkerError
 from gorila.runtime.local import LocalRuntime
 from gorila.system.builders import first_shard_states, initial_parameters, make_shard, make_shard_of, parameter_bounds
-from gorila.system.recovery import Recovery
 from gorila.system.shard_states import Restored, ShardStates
-from gorila.system.topology import System
 
 INFO = EnvInfo((4,), "float32", 2, (4,), 1, 1, False)
 CONFIG = build_config(overrides=dict(env="CartPole-v1", runtime="local", hidden_sizes="8", param_shards=2))
@@ -52,34 +49,6 @@ def test_without_first_states_nothing_is_kept_or_watched():
     kept = ShardStates(LocalRuntime(CONFIG), [], None)
     assert kept.latest is None and kept.restored() == []
     kept.give_all()                                    # nothing to give, nothing called
-
-
-def recovery_restoring(index: int, states: list[dict], env_frames: int) -> tuple[Recovery, list]:
-    """A Recovery whose driver keeps `states` and has just given shard `index` its own (in process 9)."""
-    shards, _, bounds = shards_and_states()
-    records = []
-    recovery = Recovery(CONFIG, LocalRuntime(CONFIG), System(shards, bounds), lambda *r: records.append(r), print,
-                        shard_states=(states, env_frames))
-    recovery.shard_states.restore(index, ("node", 9))
-    return recovery, records
-
-
-def test_each_restore_is_one_fault_saying_what_the_shard_was_restored_to():
-    _, states, _ = shards_and_states()
-    recovery, records = recovery_restoring(1, states, 12_800)
-    recovery.record_restores()
-    assert records == [("parameter shard 1",
-                        "parameter shard 1 was restarted (restored from the driver's state at 12,800 frames)", 1)]
-    recovery.record_restores()
-    assert len(records) == 1                        # recorded once
-
-
-def test_a_shard_that_could_not_be_restored_ends_the_run_naming_it():
-    _, states, _ = shards_and_states()
-    recovery, _ = recovery_restoring(0, [dict(states[0], theta=states[0]["theta"][:3]), states[1]], 0)
-    with pytest.raises(WorkerError, match="parameter shard 0 was restarted but could not be given its last "
-                                          "state: ValueError: shard 0: saved slice has 3 parameters"):
-        recovery.record_restores()
 
 
 def test_first_states_are_what_the_shards_start_from_or_the_resumed_ones():

@@ -1,0 +1,94 @@
+"""The driver's policy on failures (`gorila.system.recovery`), with the local runtime standing in for
+Ray where a test sets the restart counts Ray's actor table would give: what is recorded, once, for
+a restarted parameter shard and for a worker that dies with the shards it serves."""
+import pytest
+
+from gorila.contracts import WorkerId
+from gorila.runtime.calls import WorkerError
+from gorila.runtime.local import LocalRuntime
+from gorila.system.recovery import Recovery
+from gorila.system.topology import System
+from tests.unit.system.test_shard_states import CONFIG, shards_and_states
+
+
+def recovery_restoring(index: int, states: list[dict], env_frames: int) -> tuple[Recovery, list]:
+    """A Recovery whose driver keeps `states` and has just given shard `index` its own (in process 9)."""
+    shards, _, bounds = shards_and_states()
+    records = []
+    recovery = Recovery(CONFIG, LocalRuntime(CONFIG), System(shards, bounds), lambda *r: records.append(r), print,
+                        shard_states=(states, env_frames))
+    recovery.shard_states.restore(index, ("node", 9))
+    return recovery, records
+
+
+def test_each_restore_is_one_fault_saying_what_the_shard_was_restored_to():
+    _, states, _ = shards_and_states()
+    recovery, records = recovery_restoring(1, states, 12_800)
+    recovery.record_restores({})
+    assert records == [("parameter shard 1",
+                        "parameter shard 1 was restarted (restored from the driver's state at 12,800 frames)", 1)]
+    recovery.record_restores({})
+    assert len(records) == 1                        # recorded once
+
+
+class CountedRestarts(LocalRuntime):
+    """The local runtime, with the restart counts that Ray's actor table would give set by the test."""
+    restarts_components = True
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.counted = {}
+
+    def restarts(self, handles) -> list:
+        return [self.counted.get(id(handle), 0) for handle in handles]
+
+
+LEARNER = WorkerId("learner", 0)
+
+
+def recovery_with_a_learner_serving_both_shards(states):
+    """A Recovery whose learner 0 serves both shards in its own process (placement `learners`)."""
+    shards, _, bounds = shards_and_states()
+    runtime, learner, records, lines = CountedRestarts(CONFIG), object(), [], []
+    system = System(shards, bounds, workers={LEARNER: learner}, held={LEARNER: (0, 1)})
+    recovery = Recovery(CONFIG, runtime, system, lambda *r: records.append(r), lines.append,
+                        shard_states=(states, 6_400))
+    return recovery, runtime, learner, records, lines
+
+
+def test_a_worker_and_the_shards_it_serves_die_as_one_event_whichever_is_seen_first():
+    _, states, _ = shards_and_states()
+    # the learner's lost call first: it and both shards at once; their restores then record nothing more
+    recovery, runtime, learner, records, lines = recovery_with_a_learner_serving_both_shards(states)
+    runtime.counted[id(learner)] = 1
+    recovery.lost(LEARNER, ConnectionError("lost"), 0)
+    assert [r[0] for r in records] == ["learner 0", "parameter shard 0", "parameter shard 1"]
+    assert "died with learner 0's process" in records[1][1]
+    recovery.shard_states.restore(0, ("node", 9))
+    recovery.shard_states.restore(1, ("node", 9))
+    recovery.record_restores({})
+    assert len(records) == 3 and lines[-1] == "parameter shard 1 restored from the driver's state at 6,400 frames"
+    # a shard's restore first: the learner's death (and both shards) now; its lost call then adds nothing
+    recovery, runtime, learner, records, _ = recovery_with_a_learner_serving_both_shards(states)
+    runtime.counted[id(learner)] = 1
+    recovery.shard_states.restore(1, ("node", 9))
+    recovery.record_restores({})
+    assert [r[0] for r in records] == ["learner 0", "parameter shard 0", "parameter shard 1"]
+    assert "seen when parameter shard 1, which it serves, asked for its state" in records[0][1]
+    recovery.lost(LEARNER, ConnectionError("lost"), 0)
+    recovery.shard_states.restore(0, ("node", 9))
+    recovery.record_restores({})
+    assert len(records) == 3
+    # a second death is a second event
+    runtime.counted[id(learner)] = 2
+    recovery.answered(LEARNER, 10, 0)
+    recovery.settle({})
+    assert [r[0] for r in records[3:]] == ["learner 0", "parameter shard 0", "parameter shard 1"]
+
+
+def test_a_shard_that_could_not_be_restored_ends_the_run_naming_it():
+    _, states, _ = shards_and_states()
+    recovery, _ = recovery_restoring(0, [dict(states[0], theta=states[0]["theta"][:3]), states[1]], 0)
+    with pytest.raises(WorkerError, match="parameter shard 0 was restarted but could not be given its last "
+                                          "state: ValueError: shard 0: saved slice has 3 parameters"):
+        recovery.record_restores({})
