@@ -7,8 +7,6 @@ and the metrics continue; nothing starts again from zero.
 """
 import os
 import signal
-import threading
-import time
 
 import numpy as np
 import pytest
@@ -18,6 +16,7 @@ from gorila.config import build_config
 from gorila.contracts import WorkerId
 from gorila.records.metrics import read_metrics
 from gorila.system.trainer import Trainer
+from tests.helpers import from_the_driver
 
 TOTAL = 12_000
 CONFIG = dict(env="CartPole-v1", runtime="local", total_frames=TOTAL, learning_starts=500, batch_size=32,
@@ -27,9 +26,9 @@ CONFIG = dict(env="CartPole-v1", runtime="local", total_frames=TOTAL, learning_s
 
 
 def interrupt_at(trainer: Trainer, frames: int) -> None:
-    while trainer.info.frames(trainer.steps) < frames:
-        time.sleep(0.01)
-    os.kill(os.getpid(), signal.SIGINT)
+    """Ctrl-C (a real SIGINT to this process) once the run has `frames`, sent from its driver's loop."""
+    from_the_driver(trainer, lambda: trainer.info.frames(trainer.steps) >= frames,
+                    lambda: os.kill(os.getpid(), signal.SIGINT))
 
 
 def bundle(trainer: Trainer):
@@ -42,7 +41,7 @@ def test_an_interrupted_run_resumes_where_it_stopped(tmp_path):
     expected = whole.run()
 
     first = Trainer(config, tmp_path / "run", live_progress=False)
-    threading.Thread(target=interrupt_at, args=(first, TOTAL // 2), daemon=True).start()
+    interrupt_at(first, TOTAL // 2)
     stopped = first.run()
     assert stopped["interrupted"] and TOTAL // 2 <= stopped["env_frames"] < TOTAL
     replay_at_stop = len(bundle(first).replay)
@@ -71,7 +70,7 @@ def test_a_run_of_actors_and_learners_resumes(tmp_path):
     """Outside bundles the learners have no step count to continue from; the actors do."""
     config = build_config(overrides={**CONFIG, "bundled": False, "actors": 1, "learners": 2})
     first = Trainer(config, tmp_path / "run", live_progress=False)
-    threading.Thread(target=interrupt_at, args=(first, TOTAL // 2), daemon=True).start()
+    interrupt_at(first, TOTAL // 2)
     stopped = first.run()
     assert stopped["interrupted"]
     second = Trainer(config, tmp_path / "run", live_progress=False, resume=load_latest_good(tmp_path / "run"))
@@ -82,7 +81,7 @@ def test_a_run_of_actors_and_learners_resumes(tmp_path):
 def test_a_prioritised_replay_resumes_with_its_priorities(tmp_path):
     config = build_config(overrides={**CONFIG, "bundled": False, "replay": "global", "prioritised": True})
     first = Trainer(config, tmp_path / "run", live_progress=False)
-    threading.Thread(target=interrupt_at, args=(first, TOTAL // 2), daemon=True).start()
+    interrupt_at(first, TOTAL // 2)
     assert first.run()["interrupted"]
     second = Trainer(config, tmp_path / "run", live_progress=False, resume=load_latest_good(tmp_path / "run"))
     before, after = first.system.replays[0].priorities, second.system.replays[0].priorities

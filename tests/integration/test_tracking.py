@@ -130,7 +130,9 @@ def test_tensorboard_has_the_new_scalars_too(tracked_run):
 def test_an_interrupted_tracked_run_resumes_into_the_same_wandb_run(tmp_path):
     env = clean_env(tmp_path, WANDB_MODE="offline")
     run_dir = tmp_path / "run"
-    first = subprocess.Popen([sys.executable, "-m", "gorila", *TRAIN, "--total-frames", "6000", "--track",
+    # a budget far beyond where the Ctrl-C lands (right after the first train record), so that the run
+    # cannot have ended before it; the resumed run then goes 3,000 frames further
+    first = subprocess.Popen([sys.executable, "-m", "gorila", *TRAIN, "--total-frames", "200000", "--track",
                               "--run-dir", str(run_dir)], cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE, text=True, start_new_session=True)
     deadline = time.time() + 120
@@ -140,15 +142,15 @@ def test_an_interrupted_tracked_run_resumes_into_the_same_wandb_run(tmp_path):
     os.killpg(first.pid, signal.SIGINT)               # Ctrl-C: the whole group, wandb's service too
     assert first.wait(timeout=120) == 130, first.stderr.read()[-3000:]
     stopped = read_metrics(run_dir)[-1]["env_frames"]
-    assert stopped < 6000
+    assert stopped < 200_000
 
-    resumed = gorila(["train", "--resume", str(run_dir)], tmp_path, env)
+    resumed = gorila(["train", "--resume", str(run_dir), "--total-frames", str(stopped + 3000)], tmp_path, env)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     before, after = wandb_run(run_dir)
     assert before["id"] == after["id"] == (run_dir / "wandb-run-id").read_text().strip()
     assert (before["exit_code"], after["exit_code"]) == (130, 0)
     frames = [row["env_frames"] for row in after["history"] if "train/fps" in row]
-    assert frames and min(frames) > stopped and max(frames) >= 6000
+    assert frames and min(frames) > stopped and max(frames) >= stopped + 3000
 
 
 def test_without_wandb_a_tracked_run_is_refused_in_one_line_before_anything_starts(tmp_path):
