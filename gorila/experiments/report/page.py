@@ -8,6 +8,7 @@ from pathlib import Path
 import yaml
 
 from gorila.experiments.report import plots
+from gorila.experiments.report.aggregates import aggregate_note, aggregate_table
 from gorila.experiments.report.summary import (BEST_SEEN_NOTE, RunSummary, SuiteSummary, attach_final_evaluation, attach_video,
                            classify, load_run, load_suite, suite_text, summary_lines_of)
 from gorila.evaluation.scores import PUBLISHED_PROTOCOLS
@@ -100,9 +101,17 @@ def _suite_section(suite: SuiteSummary, out: Path, index: int, video: bool) -> s
              f"<p>{_e(suite_text(suite)[0])}; the published DQN (Mnih et al., 2015) and Gorila (Nair et al., 2015) "
              f"scores beside them. {_e(COUNTS_NOTE)}</p>",
              _rows_html(suite.rows), *(f"<p>{_e(line)}</p>" for line in footnotes(suite.rows)),
-             _markdown_table(summary_lines(suite.summary)),
+             _markdown_table(summary_lines(suite.summary)), *_aggregates_html(suite, out, stem),
              *(_img(f) for f in figures if f), *_files_and_videos(suite)]
     return "\n".join(parts)
+
+
+def _aggregates_html(suite: SuiteSummary, out: Path, stem: str) -> list[str]:
+    """The aggregates over the suite's seeds: what they are over, their table and the performance profile."""
+    profile = plots.plot_performance_profile(suite.scores, out / f"{stem}_performance_profile.png")
+    table = aggregate_table(suite.scores)
+    return [f"<p>{_e(aggregate_note(suite.scores))}</p>", *([_markdown_table(table)] if table else []),
+            *([_img(profile)] if profile else [])]
 
 
 def _game_grid(suite: SuiteSummary, out: Path, stem: str) -> Path | None:
@@ -120,7 +129,8 @@ def _minatar_suite_section(suite: SuiteSummary, out: Path, stem: str) -> str:
     parts = [f"<h2>MinAtar suite {_e(suite.path)}</h2>", f"<p>{_e(suite_text(suite)[0])}.</p>",
              _markdown_table(minatar_table.markdown_rows(suite.rows)),
              *(f"<p>{_e(line)}</p>" for line in minatar_table.notes(suite.rows)),
-             f"<p>{_e(minatar_table.summary_line(suite.summary))}</p>", *(_img(f) for f in figures if f),
+             f"<p>{_e(minatar_table.summary_line(suite.summary))}</p>", *_aggregates_html(suite, out, stem),
+             *(_img(f) for f in figures if f),
              *_files_and_videos(suite)]
     return "\n".join(parts)
 

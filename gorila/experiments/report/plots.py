@@ -3,7 +3,8 @@ per-game bar chart of human-normalised scores (Nair et al., 2015, figures 2-3), 
 MinAtar's published DQN (Young & Tian 2019): one panel per run, the run's training return (the mean of
 its last 100 training episodes, each train record's `return_mean`) against frames, over the published
 DQN curve (the same measure, mean of 30 runs) drawn dashed up to the run's frames, with the published
-value at the run's last frames marked."""
+value at the run's last frames marked; and the performance profile of a suite of several seeds
+(Agarwal et al. 2021): the fraction of its runs with a normalised score above each threshold."""
 from __future__ import annotations
 
 import math
@@ -13,9 +14,11 @@ from pathlib import Path
 
 import numpy as np
 
+from gorila.evaluation.aggregates import profile_with_band
 from gorila.evaluation.minatar_reference import published_dqn_curve, published_dqn_return
 from gorila.evaluation.protocols import LABELS
 from gorila.evaluation.scores import HUMAN_LEVEL, at_human_level
+from gorila.experiments.report.aggregates import SuiteScores
 from gorila.experiments.suite.minatar_table import WINDOW, published_gap
 from gorila.experiments.suite.plan import is_minatar
 from gorila.experiments.suite.table import REFERENCE_MARK, column_key, footnotes, marks
@@ -295,6 +298,34 @@ def _draw_minatar_panel(axis, panel: MinAtarPanel) -> None:
     axis.tick_params(labelsize=7)
     axis.ticklabel_format(axis="x", style="sci", scilimits=(0, 0))
     axis.grid(alpha=0.3)
+
+
+PROFILE_POINTS = 201        # thresholds tau the profile is measured at
+
+
+def plot_performance_profile(scores: SuiteScores, path: Path) -> Path | None:
+    """The fraction of a suite's runs (seeds x games) whose normalised score is above tau, against tau,
+    with its 95% stratified bootstrap band and the reference's score marked; nothing without a matrix."""
+    if scores.matrix is None:
+        return None
+    low, high = min(0.0, scores.matrix.min()), max(scores.measure.reference, scores.matrix.max())
+    profile = profile_with_band(scores.matrix, np.linspace(low, high + 0.05 * (high - low), PROFILE_POINTS))
+    plt = _pyplot()
+    figure, axis = plt.subplots(figsize=(7, 4.2))
+    runs, games = scores.matrix.shape
+    axis.fill_between(profile["taus"], profile["low"], profile["high"], color="C0", alpha=0.25, step="post",
+                      label="95% stratified bootstrap band")
+    axis.step(profile["taus"], profile["profile"], where="post", color="C0", linewidth=1.6,
+              label=f"ours: {runs} seeds x {games} games")
+    axis.axvline(scores.measure.reference, color="grey", linestyle="--", linewidth=1,
+                 label=f"{scores.measure.reference_name} ({scores.measure.reference:g})")
+    axis.set_ylim(-0.02, 1.02)
+    axis.set_xlabel(f"tau: {scores.measure.name}", fontsize=9)
+    axis.set_ylabel("fraction of runs with score > tau")
+    axis.set_title("performance profile (Agarwal et al. 2021)")
+    axis.grid(alpha=0.3)
+    axis.legend(fontsize=8)
+    return _save(plt, figure, path)
 
 
 def _save(plt, figure, path: Path, bottom: float = 0.0) -> Path:

@@ -22,6 +22,7 @@ import yaml
 
 from gorila.records.checkpoints import CheckpointError, find_checkpoint
 from gorila.records.metrics import read_metrics
+from gorila.experiments.report.aggregates import SuiteScores, aggregate_lines, suite_scores
 from gorila.experiments.suite.minatar_table import against_published, minatar_rows, minatar_summary, summary_line
 from gorila.experiments.suite.plan import SUITE_FILE, SuitePlan, is_minatar, result_file
 from gorila.experiments.suite.table import collect, footnotes, summaries, summary_lines, table_row
@@ -148,12 +149,14 @@ def summary_lines_of(run: RunSummary) -> list[str]:
 
 @dataclass
 class SuiteSummary:
-    """A suite directory: its plan, table rows, the paper's counts and its games' runs."""
+    """A suite directory: its plan, table rows, the paper's counts, its games' runs and the normalised
+    score of each run with their aggregates over the seeds."""
     path: Path
     plan: SuitePlan
     rows: list[dict]
     summary: dict
     games: list[RunSummary]
+    scores: SuiteScores
 
     @property
     def minatar(self) -> bool:
@@ -165,11 +168,11 @@ def load_suite(path: Path) -> SuiteSummary:
     plan = SuitePlan.load(path)
     if plan.minatar:
         rows = minatar_rows(plan)
-        return SuiteSummary(path, plan, rows, minatar_summary(rows), suite_runs(plan))
+        return SuiteSummary(path, plan, rows, minatar_summary(rows), suite_runs(plan), suite_scores(plan))
     results = collect(plan)
     rows = [table_row(game, r) for game, r in results.items()]
     scores = {g: {p: r["eval_return_mean"] for p, r in res.items()} for g, res in results.items()}
-    return SuiteSummary(path, plan, rows, summaries(scores), suite_runs(plan))
+    return SuiteSummary(path, plan, rows, summaries(scores), suite_runs(plan), suite_scores(plan))
 
 
 def suite_runs(plan: SuitePlan) -> list[RunSummary]:
@@ -189,8 +192,13 @@ def suite_runs(plan: SuitePlan) -> list[RunSummary]:
 
 
 def suite_text(suite: SuiteSummary) -> list[str]:
-    if suite.minatar:
-        return minatar_suite_text(suite)
+    """The text summary of a suite: its table, then its aggregates over the seeds."""
+    table = minatar_suite_text(suite) if suite.minatar else atari_suite_text(suite)
+    return table + aggregate_lines(suite.scores)
+
+
+def atari_suite_text(suite: SuiteSummary) -> list[str]:
+    """An Atari suite's games: final evaluation beside the published DQN and Gorila, and the paper's counts."""
     lines = [f"suite {suite.path}: {len(suite.rows)} of {len(suite.plan.games)} games finished, "
              f"{suite.plan.frames_per_game:,} frames each; scores are final evaluations of the saved parameters"]
     for row in suite.rows:
