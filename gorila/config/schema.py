@@ -203,6 +203,8 @@ class Config:
     """Component failures (a process died or stopped answering) the run recovers from before it gives up with a final checkpoint."""
     call_timeout_seconds: float = checked(300.0, lambda v: v > 0, "be > 0")
     """A worker whose call has not returned after this long is treated as failed and restarted."""
+    restart_timeout_seconds: float = checked(600.0, lambda v: v > 0, "be > 0")
+    """A worker coming back from a restart (its process starting, its shards waiting for their state) has this long to answer its first call before it is ended again; call_timeout_seconds counts from then on."""
     stall_seconds: float = checked(120.0, lambda v: v > 0, "be > 0")
     """A run whose frames and updates have not moved for this long is a fault of its own (Ray): recorded, and the workers whose calls are in flight restarted."""
 

@@ -19,7 +19,9 @@
   worker's lost call, Ray's count of its restarts, or the shard asking for its state), so that a run
   which ends right after such a death has recorded the whole of it. The shard's restore then says
   what state it was given, without another fault.
-- A worker whose call has not returned within `call_timeout_seconds` is ended, and so restarted.
+- A worker whose call has not returned within `call_timeout_seconds` is ended, and so restarted; one
+  coming back from a restart has `restart_timeout_seconds` for its first call (a process that starts,
+  builds its environments and waits for its shards' states is not a hung one).
 - A run whose frames and updates stand still for `stall_seconds` (while it is not stopping) is a
   fault of its own, whatever the cause: recorded, and every worker with a call in flight ended, and
   so restarted. A run that keeps standing still thus spends its allowance and gives up.
@@ -165,8 +167,9 @@ class Recovery:
             return
         now = time.time()
         for future, job in list(pending.items()):
-            if job.worker.role != "evaluator" and now - job.since > self.config.call_timeout_seconds:
-                self.say(f"{job.worker} has not answered for {now - job.since:.0f} s: restarting it")
+            if job.worker.role != "evaluator" and now - job.since > self.deadline(job.worker):
+                since = " since its restart" if job.worker in self.restarting else ""
+                self.say(f"{job.worker} has not answered for {now - job.since:.0f} s{since}: restarting it")
                 self.end(pending, future, now)
         self.record_unseen_restarts(pending, worker_steps)
         self.record_restores(worker_steps)
@@ -188,6 +191,12 @@ class Recovery:
         if self.runtime.restarts_components:
             self.record_unseen_restarts({}, worker_steps)
             self.record_restores(worker_steps)
+
+    def deadline(self, worker: WorkerId) -> float:
+        """Seconds a call of `worker` may take: its first after a restart has the restart's deadline."""
+        if worker in self.restarting:
+            return self.config.restart_timeout_seconds
+        return self.config.call_timeout_seconds
 
     def record_unseen_restarts(self, pending: dict, worker_steps: dict) -> None:
         """Record each idle worker that Ray restarted more often than its faults say (killed while it

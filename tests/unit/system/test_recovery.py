@@ -1,6 +1,9 @@
 """The driver's policy on failures (`gorila.system.recovery`), with the local runtime standing in for
 Ray where a test sets the restart counts Ray's actor table would give: what is recorded, once, for
 a restarted parameter shard and for a worker that dies with the shards it serves."""
+import time
+from dataclasses import replace
+
 import pytest
 
 from gorila.contracts import WorkerId
@@ -8,6 +11,7 @@ from gorila.runtime.calls import WorkerError
 from gorila.runtime.local import LocalRuntime
 from gorila.system.recovery import Recovery
 from gorila.system.topology import System
+from gorila.system.trainer import Job
 from tests.unit.system.test_shard_states import CONFIG, shards_and_states
 
 
@@ -37,10 +41,13 @@ class CountedRestarts(LocalRuntime):
 
     def __init__(self, config):
         super().__init__(config)
-        self.counted = {}
+        self.counted, self.ended = {}, []
 
     def restarts(self, handles) -> list:
         return [self.counted.get(id(handle), 0) for handle in handles]
+
+    def restart(self, handle) -> None:
+        self.ended.append(handle)
 
 
 LEARNER = WorkerId("learner", 0)
@@ -92,3 +99,21 @@ def test_a_shard_that_could_not_be_restored_ends_the_run_naming_it():
     with pytest.raises(WorkerError, match="parameter shard 0 was restarted but could not be given its last "
                                           "state: ValueError: shard 0: saved slice has 3 parameters"):
         recovery.record_restores({})
+
+
+def test_a_worker_back_from_a_restart_has_the_restart_deadline_for_its_first_call_then_the_call_timeout():
+    _, states, _ = shards_and_states()
+    recovery, runtime, learner, _, lines = recovery_with_a_learner_serving_both_shards(states)
+    recovery.config = replace(CONFIG, call_timeout_seconds=10.0, restart_timeout_seconds=100.0)
+    runtime.counted[id(learner)] = 1
+    recovery.lost(LEARNER, ConnectionError("lost"), 0)                  # now restarting
+    pending = {"call": Job(LEARNER, 64, time.time() - 50)}             # past the call timeout only
+    recovery.check(pending, evaluating=False, worker_steps={})
+    assert runtime.ended == []
+    pending = {"call": Job(LEARNER, 64, time.time() - 150)}            # past the restart deadline
+    recovery.check(pending, evaluating=False, worker_steps={})
+    assert runtime.ended == [learner] and "for 150 s since its restart: restarting it" in lines[-1]
+    recovery.answered(LEARNER, 11, 0)                                   # back: the call timeout again
+    pending = {"call": Job(LEARNER, 64, time.time() - 50)}
+    recovery.check(pending, evaluating=False, worker_steps={})
+    assert runtime.ended == [learner, learner] and lines[-1].endswith("for 50 s: restarting it")
