@@ -15,6 +15,7 @@ from gorila.cli import bench, evaluate, record_starts, report, suite, train
 from gorila.cli.errors import RUN_FAILURE, USAGE_ERROR, UserError, run_failure_types, user_error_types
 from gorila.config.parsing import closest_fields, did_you_mean
 from gorila.runtime.calls import ClusterError
+from gorila.system.signals import restore_signals, stop_on_signals
 
 COMMANDS = {"train": train, "evaluate": evaluate, "record-starts": record_starts, "suite": suite,
             "report": report, "bench": bench}     # in the order `gorila --help` lists them
@@ -107,7 +108,17 @@ def build_parser(argv: list[str] | None = None) -> Parser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run `gorila ARGV` (default: sys.argv[1:]) and return its exit code."""
+    """Run `gorila ARGV` (default: sys.argv[1:]) and return its exit code. Ctrl-C and SIGTERM stop it
+    from its first moment (a shell starts a background job with SIGINT ignored until then)."""
+    previous = stop_on_signals()
+    try:
+        return run_reporting_errors(argv)
+    finally:
+        restore_signals(previous)
+
+
+def run_reporting_errors(argv: list[str] | None) -> int:
+    """`parse_and_run`, with an interruption and every failure told in one line and an exit code."""
     try:
         return parse_and_run(argv)
     except KeyboardInterrupt:

@@ -13,8 +13,21 @@ import threading
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
+# Set by either signal until the handlers are put back: a KeyboardInterrupt raised inside code that
+# catches everything (a library's import guard, say) is lost, the request to stop is not.
+STOP_ASKED = threading.Event()
+
+
 def _raise_interrupt(signum, frame):
+    STOP_ASKED.set()
     raise KeyboardInterrupt
+
+
+def raise_if_stop_asked() -> None:
+    """KeyboardInterrupt when Ctrl-C or SIGTERM came since the handlers were set, even if the
+    KeyboardInterrupt it raised then was swallowed."""
+    if STOP_ASKED.is_set():
+        raise KeyboardInterrupt
 
 
 def stop_on_signals() -> dict:
@@ -26,6 +39,8 @@ def stop_on_signals() -> dict:
 
 
 def restore_signals(previous: dict) -> None:
-    """Put back the handlers `stop_on_signals` replaced."""
+    """Put back the handlers `stop_on_signals` replaced (and forget a stop asked of the outermost)."""
     for signum, handler in previous.items():
         signal.signal(signum, handler)
+    if previous and _raise_interrupt not in previous.values():
+        STOP_ASKED.clear()

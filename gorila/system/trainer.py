@@ -35,7 +35,7 @@ from gorila.system.preflight import check_fits_env
 from gorila.system.recovery import Recovery
 from gorila.system.schedule import describe_schedule, epsilon_warning
 from gorila.system.scheduler import BACKOFF_S, Scheduler, StopReason
-from gorila.system.signals import restore_signals, stop_on_signals
+from gorila.system.signals import raise_if_stop_asked, restore_signals, stop_on_signals
 from gorila.system.stop_rule import Candidate, StopRule, Verdict
 from gorila.system.topology import build_system, describe_topology, replay_count
 
@@ -75,8 +75,10 @@ class Trainer:
         if not config.address:
             learner_device(config)                          # a missing GPU is a config error on this machine
         backups, replays = prepare_saved_states(self.run_dir, config.param_shards, replay_count(config), resume)
+        raise_if_stop_asked()
         self.runtime = make_runtime(config)
         try:
+            raise_if_stop_asked()
             self._place(backups, replays)
         except BaseException:
             self.runtime.shutdown()
@@ -139,6 +141,7 @@ class Trainer:
     def loop(self) -> None:
         """dispatch -> wait -> absorb -> periodic jobs, until the scheduler stops and all calls are in."""
         while True:
+            raise_if_stop_asked()
             self.dispatch()
             if not self.pending:
                 if self.scheduler.stop_reason is not None:
@@ -294,7 +297,6 @@ class Trainer:
     def run(self) -> dict:
         """Train, evaluate, checkpoint; always release the runtime."""
         try:
-            stop_on_signals()          # again: starting Ray replaces the SIGTERM handler with its own
             resumed = f"; resumed at {self.info.frames(self.steps):,} frames" if self.resume else ""
             self.display.message(f"gorila: {reference_of(self.config.env)} on {self.runtime.name}, "
                                  f"{describe_topology(self.config)}; run dir {self.run_dir}{resumed}")

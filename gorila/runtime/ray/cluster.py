@@ -4,9 +4,11 @@ cluster joined by address, with a deadline; and Ray tasks for the suite's games.
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import threading
 import time
+from contextlib import contextmanager
 
 import ray
 
@@ -35,10 +37,32 @@ def start_embedded(slots: float) -> None:
     when asked: they then share): servers on loopback, no dashboard, EMBEDDED_SYSTEM_CONFIG."""
     # address="local": always a Ray of our own, never the one another run on this machine
     # registered as the current cluster (joining it would share, or fail on, its resources)
-    context = ray.init(address="local", num_cpus=max(os.cpu_count() or 1, int(slots + 0.999)),
-                       include_dashboard=False, log_to_driver=False, configure_logging=False, logging_level="ERROR",
-                       _system_config=dict(EMBEDDED_SYSTEM_CONFIG))   # Ray adds to the dict it is given
+    try:
+        with signal_handlers_kept():
+            context = ray.init(address="local", num_cpus=max(os.cpu_count() or 1, int(slots + 0.999)),
+                               include_dashboard=False, log_to_driver=False, configure_logging=False,
+                               logging_level="ERROR", _system_config=dict(EMBEDDED_SYSTEM_CONFIG))  # Ray adds to it
+    except BaseException as error:      # Ctrl-C or SIGTERM while Ray starts: leave no half-started Ray
+        ray.shutdown()
+        if isinstance(error, SystemExit) and error.code == signal.SIGTERM:
+            raise KeyboardInterrupt from error     # ray.init's own SIGTERM handler exits with the signal's number
+        raise
     session_guard.start(context.address_info["session_dir"])    # its processes end with this one, even on kill -9
+
+
+@contextmanager
+def signal_handlers_kept():
+    """Around ray.init: on leaving, the SIGINT and SIGTERM handlers this process's main thread had set
+    are in force again. ray.init installs its core worker's C handler over them (on SIGTERM it prints
+    a stack trace and aborts the process) and, from the main thread, a SIGTERM handler of its own."""
+    main = threading.current_thread() is threading.main_thread()
+    before = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)} if main else {}
+    try:
+        yield
+    finally:
+        for signum, handler in before.items():
+            if handler is not None:         # None: set outside Python, nothing to put back
+                signal.signal(signum, handler)
 
 
 def join_cluster(address: str) -> None:
@@ -99,9 +123,10 @@ def _join(address: str) -> None:
         except Exception as error:  # reported below, in the caller's thread
             outcome["error"] = error
 
-    thread = threading.Thread(target=attempt, daemon=True)
-    thread.start()
-    thread.join(CONNECT_TIMEOUT_S)
+    with signal_handlers_kept():
+        thread = threading.Thread(target=attempt, daemon=True)
+        thread.start()
+        thread.join(CONNECT_TIMEOUT_S)
     if "error" in outcome:
         reason = str(outcome["error"]).strip().splitlines()[0]
         raise ClusterError(f"cannot join the Ray cluster at {address}: {reason}")

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from gorila.system.signals import restore_signals, stop_on_signals
+from gorila.system.signals import raise_if_stop_asked, restore_signals, stop_on_signals
 
 
 def test_in_the_main_thread_sigterm_raises_keyboard_interrupt_until_restored():
@@ -27,3 +27,18 @@ def test_from_another_thread_no_handler_is_installed():
     worker.start()
     worker.join()
     assert seen["replaced"] == {} and signal.getsignal(signal.SIGTERM) is before
+
+
+def test_a_stop_whose_keyboard_interrupt_was_swallowed_is_still_honoured_until_the_handlers_are_restored():
+    previous = stop_on_signals()
+    try:
+        try:                                      # code that catches everything (a library's import guard)
+            os.kill(os.getpid(), signal.SIGINT)
+            signal.sigtimedwait([], 1)
+        except BaseException:
+            pass
+        with pytest.raises(KeyboardInterrupt):
+            raise_if_stop_asked()
+    finally:
+        restore_signals(previous)
+    raise_if_stop_asked()                        # the outermost handlers put back: forgotten
