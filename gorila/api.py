@@ -53,7 +53,7 @@ class TrainResult:
 
 
 def train(config: Config, run_dir: str | Path | None = None, *, live_progress: bool | None = None) -> TrainResult:
-    """Train `config` in `run_dir` (default: `config.run_dir`, else runs/<env>-<date>-<time>), which is
+    """Train `config` in `run_dir` (default: `config.run_dir`, else `runs/<env>-<date>-<time>`), which is
     created and must be empty. `live_progress`: a progress bar (default: when stdout is a terminal)."""
     from gorila.records.run_dirs import claim_run_dir
     from gorila.system.preflight import preflight
