@@ -15,7 +15,7 @@ from gorila.cli import bench, evaluate, record_starts, report, suite, train
 from gorila.cli.errors import RUN_FAILURE, USAGE_ERROR, UserError, run_failure_types, user_error_types
 from gorila.config.parsing import closest_fields, did_you_mean
 from gorila.runtime.calls import ClusterError
-from gorila.system.signals import restore_signals, stop_on_signals
+from gorila.system.signals import restore_signals, stop_honoured, stop_on_signals
 
 COMMANDS = {"train": train, "evaluate": evaluate, "record-starts": record_starts, "suite": suite,
             "report": report, "bench": bench}     # in the order `gorila --help` lists them
@@ -122,6 +122,7 @@ def run_reporting_errors(argv: list[str] | None) -> int:
     try:
         return parse_and_run(argv)
     except KeyboardInterrupt:
+        stop_honoured()
         print("gorila: interrupted", file=sys.stderr)
         return 130
     except Exception as error:  # failures we did not foresee still end in one line (GORILA_DEBUG=1 for more)

@@ -30,6 +30,11 @@ def raise_if_stop_asked() -> None:
         raise KeyboardInterrupt
 
 
+def stop_honoured() -> None:
+    """Forget the stop asked: the run it stopped has acted on it (say, with its final checkpoint)."""
+    STOP_ASKED.clear()
+
+
 def stop_on_signals() -> dict:
     """Make SIGINT and SIGTERM raise KeyboardInterrupt; returns the handlers replaced (none outside
     the main thread)."""

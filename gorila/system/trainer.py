@@ -35,7 +35,7 @@ from gorila.system.preflight import check_fits_env
 from gorila.system.recovery import Recovery
 from gorila.system.schedule import describe_schedule, epsilon_warning
 from gorila.system.scheduler import BACKOFF_S, Scheduler, StopReason
-from gorila.system.signals import raise_if_stop_asked, restore_signals, stop_on_signals
+from gorila.system.signals import raise_if_stop_asked, restore_signals, stop_honoured, stop_on_signals
 from gorila.system.stop_rule import Candidate, StopRule, Verdict
 from gorila.system.topology import build_system, describe_topology, replay_count
 
@@ -306,6 +306,7 @@ class Trainer:
             try:
                 self.loop()
             except KeyboardInterrupt:
+                stop_honoured()
                 self.scheduler.stop(StopReason.INTERRUPTED)
                 self.display.message("interrupted: writing a final checkpoint")
             except (WorkerError, WriteError):     # a component failed, or the disk is full: keep what we can

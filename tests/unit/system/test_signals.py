@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from gorila.system.signals import raise_if_stop_asked, restore_signals, stop_on_signals
+from gorila.system.signals import raise_if_stop_asked, restore_signals, stop_honoured, stop_on_signals
 
 
 def test_in_the_main_thread_sigterm_raises_keyboard_interrupt_until_restored():
@@ -29,7 +29,20 @@ def test_from_another_thread_no_handler_is_installed():
     assert seen["replaced"] == {} and signal.getsignal(signal.SIGTERM) is before
 
 
-def test_a_stop_whose_keyboard_interrupt_was_swallowed_is_still_honoured_until_the_handlers_are_restored():
+@pytest.fixture
+def python_default_handlers():
+    """Python's own handlers for the test (a Trainer made and never run, earlier in this process, may
+    have left gorila's in place), put back as they were afterwards."""
+    before = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    yield
+    for signum, handler in before.items():
+        signal.signal(signum, handler)
+
+
+def test_a_stop_whose_keyboard_interrupt_was_swallowed_is_still_honoured_until_the_handlers_are_restored(
+        python_default_handlers):
     previous = stop_on_signals()
     try:
         try:                                      # code that catches everything (a library's import guard)
@@ -42,3 +55,16 @@ def test_a_stop_whose_keyboard_interrupt_was_swallowed_is_still_honoured_until_t
     finally:
         restore_signals(previous)
     raise_if_stop_asked()                        # the outermost handlers put back: forgotten
+
+
+def test_a_stop_once_honoured_is_forgotten_even_while_the_handlers_stay():
+    previous = stop_on_signals()
+    try:
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            signal.sigtimedwait([], 1)
+        except KeyboardInterrupt:
+            stop_honoured()                  # what the driver and the CLI do when they stop on it
+        raise_if_stop_asked()
+    finally:
+        restore_signals(previous)
