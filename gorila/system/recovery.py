@@ -200,12 +200,15 @@ class Recovery:
 
     def record_unseen_restarts(self, pending: dict, worker_steps: dict) -> None:
         """Record each idle worker that Ray restarted more often than its faults say (killed while it
-        had no call, or again while it restarted), and let it carry on from its `worker_steps`. A worker
-        with a call in flight is left to that call, which fails if its process died."""
+        had no call, or again while it restarted), and let it carry on from its `worker_steps`. It is
+        restarting until a call of it succeeds: a call refused meanwhile is no further death unless Ray
+        counts one. A worker with a call in flight is left to that call, which fails if its process died."""
         busy = {job.worker for job in pending.values()}
         workers = [worker for worker in self.system.workers if worker not in busy and worker not in self.ended]
         for worker in workers:
             if self.account(worker, restarted_while_idle(worker), at_least=0):
+                # no call has succeeded since: one that Ray refuses while it restarts is this death's
+                self.restarting.add(worker)
                 self.continue_from(worker, worker_steps.get(worker, 0))
 
     def watch(self, progress: tuple[int, int], pending: dict, stopping: bool) -> None:

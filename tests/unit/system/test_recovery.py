@@ -117,3 +117,21 @@ def test_a_worker_back_from_a_restart_has_the_restart_deadline_for_its_first_cal
     pending = {"call": Job(LEARNER, 64, time.time() - 50)}
     recovery.check(pending, evaluating=False, worker_steps={})
     assert runtime.ended == [learner, learner] and lines[-1].endswith("for 50 s: restarting it")
+
+
+def test_a_call_refused_after_restarts_already_counted_records_no_further_death():
+    """Killed twice while idle (two faults from Ray's count of restarts), then the next call is refused
+    while Ray restarts it: that refusal is the second death's, not a third one; a real third death is
+    recorded once Ray counts it."""
+    _, states, _ = shards_and_states()
+    recovery, runtime, learner, records, _ = recovery_with_a_learner_serving_both_shards(states)
+    recovery.system.held.clear()
+    runtime.counted[id(learner)] = 2
+    recovery.record_unseen_restarts({}, {})
+    assert [r[0] for r in records] == ["learner 0", "learner 0"]
+    recovery.lost(LEARNER, ConnectionError("refused while it restarts"), 0)
+    recovery.settle({})
+    assert len(records) == 2
+    runtime.counted[id(learner)] = 3
+    recovery.lost(LEARNER, ConnectionError("lost again"), 0)
+    assert [r[0] for r in records] == ["learner 0"] * 3
