@@ -3,15 +3,20 @@
 #  1. the learner table: a bare PyTorch DQN step on the GPU; one learner's full step (sample, loss,
 #     gradient, parameter server, refresh) with its shard beside it on the GPU and apart on the CPU;
 #     1 and 4 learners on Ray sharing the GPU, each beside its shard (aggregate updates/s);
-#  2. Pong with the atari-fast preset for the rest of the time (PONG_PRESET, PONG_FLAGS), its training
-#     return against wall time and frames, beside Dopamine's DQN curve by frames, and the wall time at
-#     which the mean of the last 100 training episodes first reached -10, 0, +10 and +18.
+#  2. Pong with the atari-fast preset for the rest of the time (PONG_PRESET, PONG_FLAGS), as Gorila runs
+#     it: PONG_BUNDLES bundles (default 8; 2 with --smoke) on Ray, each an actor, its replay and a
+#     learner on the GPU beside its parameter shard, with the preset's exploration, learning start and
+#     replay divided among them so that the run as a whole explores and learns from as many frames as
+#     one bundle would; its training return against wall time and frames, beside Dopamine's DQN curve by
+#     frames, and the wall time at which the mean of the last 100 training episodes first reached -10,
+#     0, +10 and +18.
 # Everything goes to OUT (default benchmarks/results/device-<date>; a temporary folder with --smoke):
 # learners.json, pong.json, the run.
 #
 # Such a machine may have PyTorch with CUDA and nothing else: --wheels DIR installs what is missing
-# (ray, ale-py, gymnasium, ...) from a folder of wheels, without an index. --smoke runs the same steps
-# on the CPU in under 2 minutes, so that the one run on the GPU machine does not fail on a typo.
+# (ray, ale-py, gymnasium, ...) from a folder of wheels made by benchmarks/device_wheels.sh, without an
+# index. --smoke runs the same steps on the CPU in under 2 minutes, so that the one run on the GPU
+# machine does not fail on a typo.
 #
 # Usage: bash benchmarks/device.sh [--smoke] [--wheels DIR] [--out DIR] [--minutes M]
 set -euo pipefail
@@ -37,19 +42,22 @@ mkdir -p "$out"
 
 # ---- what this machine lacks, from the wheels -------------------------------------------------------
 if ! "$PYTHON" -c "import ray, ale_py, gymnasium, gorila.cli" 2>/dev/null; then
-  if [ -n "$wheels" ]; then
-    "$PYTHON" -m pip install -q --no-index --find-links "$wheels" -e . >"$out/install.log" 2>&1 \
+  if [ -n "$wheels" ]; then   # beside the machine's own packages, and gorila from this folder
+    site=${TMPDIR:-/tmp}/gorila-site
+    "$PYTHON" -m pip install -q --no-index --no-deps --no-compile --target "$site" "$wheels"/*.whl \
+      >"$out/install.log" 2>&1 \
       || { tail -5 "$out/install.log"; echo "device.sh: installing from $wheels failed ($out/install.log)" >&2; exit 1; }
+    export PYTHONPATH="$site:$PWD${PYTHONPATH:+:$PYTHONPATH}"
   else
     "$PYTHON" -m pip install -q -e . >"$out/install.log" 2>&1 \
       || { tail -5 "$out/install.log"; echo "device.sh: pip install failed; offline, give --wheels DIR" >&2; exit 1; }
   fi
 fi
 if [ "$smoke" = 1 ]; then
-  device=cpu; seconds=1
+  device=cpu; seconds=1; bundles=${PONG_BUNDLES:-2}
 else
   "$PYTHON" -c "import torch; assert torch.cuda.is_available(), 'torch sees no CUDA device'"
-  device=cuda; seconds=10
+  device=cuda; seconds=4; bundles=${PONG_BUNDLES:-8}
 fi
 echo "device.sh: $(nproc) cores, $("$PYTHON" -c "import torch; print(torch.cuda.get_device_name(0) if torch.cuda.is_available() else 'no GPU')"), device $device, $budget s in all, results in $out"
 
@@ -60,14 +68,19 @@ echo "device.sh: $(nproc) cores, $("$PYTHON" -c "import torch; print(torch.cuda.
 # ---- 2. Pong for the rest of the time ----------------------------------------------------------------
 left=$(( budget - ($(date +%s) - start) - 15 ))      # room for the final checkpoint and the report
 preset=${PONG_PRESET:-atari-fast}
+# each bundle explores over, starts learning after and keeps 1/N (replay: 2/N) of one bundle's counts
+shared="--runtime ray --actors $bundles --learners $bundles --param-shards $bundles --shard-placement learners
+  --set torch_threads=1 --set epsilon_decay_steps=$(( 250000 / bundles )) --set replay_capacity=$(( 200000 / bundles ))"
 if [ "$smoke" = 1 ]; then
-  flags=${PONG_FLAGS:-"--set learning_starts=2000 --set eval_episodes=1 --set eval_max_frames=500"}
-else         # the learner on the GPU makes an update cheap: more copies and updates per agent step
-  flags=${PONG_FLAGS:-"--envs-per-actor 16 --set update_every=4 --set torch_threads=4"}
+  flags=${PONG_FLAGS:-"$shared --set learning_starts=1000 --set log_every_seconds=2"}
+else
+  flags=${PONG_FLAGS:-"$shared --set learning_starts=$(( 20000 / bundles ))"}
 fi
 [ "$left" -gt 30 ] || { echo "device.sh: no time left for Pong ($left s of $budget; the learner table took the rest)" >&2; exit 1; }
 echo "device.sh: Pong for $left s: gorila train --preset $preset --env Pong --device $device $flags"
 # shellcheck disable=SC2086
-timeout -s TERM "$left" "$PYTHON" -m gorila train --preset "$preset" --env Pong --device "$device" \
+# --foreground: the stop reaches the driver alone, which writes its final checkpoint and then ends Ray
+# (a TERM to the whole group ended Ray's GCS too, and the driver waited 60 s for it, checkpointing nothing)
+timeout --foreground -k 60 -s TERM "$left" "$PYTHON" -m gorila train --preset "$preset" --env Pong --device "$device" \
   --total-frames 1000000000 --set eval_every_frames=0 --run-dir "$out/pong" $flags >"$out/pong.log" 2>&1 || true
 "$PYTHON" benchmarks/device_report.py "$out"
