@@ -18,6 +18,10 @@ in agent steps. The rules:
   its replay needs the actors' data (a replay memory restarted empty would otherwise hold every
   actor and learner still for ever), but only that much (unbounded, the actors ran thousands of steps
   ahead of DQN's replay ratio while a learner's first call was slow to return);
+- idle workers are served learners first, then actors and bundles fewest steps first: when the
+  learners let one more actor chunk through, it goes to an actor that has been waiting, not to the one
+  that happened to report first (served in a fixed order, one actor of 12 collected most of the
+  frames, its epsilon annealed about 3x early and the other actors' replay streams stood still);
 - a learner that got no minibatch (its replay is still warming up) is not asked again for `backoff_s`;
 - the work of a call lost with its process (`failed`) is handed out again;
 - the first stop reason wins: the budget is spent, the target return is reached, or the user stopped.
@@ -78,6 +82,12 @@ class Scheduler:
         if worker.role == "actor" and self.actors_ahead():
             return 0
         return self.chunk_steps
+
+    def dispatch_order(self, workers) -> list[WorkerId]:
+        """`workers` in the order their budgets are asked for: learners, then the rest by the agent
+        steps each has reported (fewest first; ties by index)."""
+        steps = self.counters.worker_steps
+        return sorted(workers, key=lambda w: (w.role != "learner", steps[w], w.index))
 
     def _learner_budget(self, index: int) -> int:
         if self.clock() < self.counters.backoff_until.get(index, 0.0):

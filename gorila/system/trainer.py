@@ -157,7 +157,8 @@ class Trainer:
         """Give every idle worker its budget (none while the scheduler says wait)."""
         busy = {job.worker for job in self.pending.values()}
         now = time.time()
-        for worker, handle in self.system.workers.items():
+        for worker in self.scheduler.dispatch_order(self.system.workers):
+            handle = self.system.workers[worker]
             idle = worker not in busy and not self.recovery.resting(worker, now)
             budget = self.scheduler.budget(worker) if idle else 0
             if budget > 0:

@@ -173,3 +173,18 @@ def test_a_learner_that_waited_for_its_replay_gets_at_most_one_chunk_of_updates_
     while s.budget(LEARNER0):
         learn(s)                                           # it catches up 64 updates at a time
     assert s.counters.updates == 2_560 and s.budget(ACTOR) == 256
+
+
+def test_a_chunk_the_learners_let_through_goes_to_the_actor_that_collected_least():
+    """Actors that wait for the learners are served fewest steps first, so that each collects its share
+    (served in a fixed order, the first actor took nearly every chunk)."""
+    s = scheduler(actors=3, warmup_steps=0)              # slack: one round, 768 steps
+    actors = [WorkerId("actor", i) for i in range(3)]
+    for actor in (actors[0], actors[0], actors[1], actors[0]):
+        act(s, actor)                                    # 1,024 steps: actor 0 768, actor 1 256
+    assert s.actors_ahead()
+    learn(s)                                             # 64 updates: room for one chunk more
+    order = s.dispatch_order([*actors, LEARNER0])
+    assert order == [LEARNER0, actors[2], actors[1], actors[0]]
+    served = [actor for actor in order[1:] if act(s, actor)]
+    assert served == [actors[2]]
