@@ -1,4 +1,4 @@
-"""Gorila from Python: a config, `train`, `resume`, `evaluate` and `load_q_network`.
+"""Gorila from Python: a config, `train`, `resume`, `evaluate`, `load_q_network` and `sweep`.
 
     import gorila
     config = gorila.make_config("cartpole", runtime="local", total_frames=50_000)
@@ -89,15 +89,16 @@ def latest_payload(run_dir: Path, what: str, warn=print) -> dict:
 
 
 def run_in(config: Config, run_dir: Path, *, created: bool = False, payload: dict | None = None,
-           live_progress: bool | None = None, start_time: float | None = None) -> TrainResult:
+           live_progress: bool | None = None, start_time: float | None = None, trackers=()) -> TrainResult:
     """Train a checked config in a claimed run directory (or resume `payload` in it), holding the
-    directory's lock; a directory this launch `created` that nothing was written to is removed."""
+    directory's lock; a directory this launch `created` that nothing was written to is removed.
+    `trackers` hear every record's scalars (`gorila.records.metrics.MetricsWriter`)."""
     from gorila.records.run_dirs import RunLock, remove_if_empty
     from gorila.system.trainer import Trainer
     lock = RunLock(run_dir)
     try:
         summary = Trainer(config, run_dir, live_progress=live_progress, start_time=start_time,
-                          resume=payload).run()
+                          resume=payload, trackers=trackers).run()
     finally:
         lock.release()
         if created:
@@ -204,3 +205,24 @@ def action_names(config: Config, info) -> list[str]:
 def _objects(env, network) -> dict:
     """The config values a saved run's references are replaced with."""
     return {key: value for key, value in (("env", env), ("network", network)) if value is not None}
+
+
+def sweep(grid: dict | None = None, random: dict | None = None, *, preset: str | None = None,
+          file: str | Path | None = None, seeds=(0,), samples: int = 1, metric: str = "return_mean",
+          early_stop: bool = False, concurrent: int = 0, cpus_per_trial: float = 1.0,
+          out: str | Path = "runs/sweep", address: str = "", say=print, **fields):
+    """A hyperparameter sweep with Ray Tune, as `gorila sweep` runs it: `grid` maps config fields to the
+    values to try (their product), `random` maps number fields to a range `(low, high)` or
+    `(low, high, "log")` drawn `samples` times; every point once per seed, each trial a run of
+    `preset`, `file` and `fields` on the local runtime in `out/trials/<point>`. Returns a `SweepResult`
+    (`.points` best first by `metric`, `.rows` per trial); results.md, .json and .png are in `out`.
+
+        result = gorila.sweep({"learning_rate": [1e-3, 4e-3]}, preset="cartpole", seeds=(0, 1))
+    """
+    from gorila.experiments.sweep.driver import SweepPlan, run_sweep
+    from gorila.experiments.sweep.space import range_axis, values_axis
+    axes = tuple(values_axis(name, values) for name, values in (grid or {}).items()) + tuple(
+        range_axis(name, spec[0], spec[1], tuple(spec[2:]) == ("log",)) for name, spec in (random or {}).items())
+    plan = SweepPlan(Path(out), axes, preset, None if file is None else str(file), fields, tuple(seeds), samples,
+                     metric, early_stop, concurrent, cpus_per_trial, address)
+    return run_sweep(plan, say=say)

@@ -15,6 +15,6 @@ install() { .venv/bin/python -m pip install "$@" >>"$log" 2>&1 || { cat "$log"; 
 : >"$log"
 install -q --upgrade pip
 install -q "torch==2.13.0"
-install -q -e ".[dev,minatar]"
-.venv/bin/python -c "import gorila.cli, torch, ray, ale_py, gymnasium, minatar" || { echo "setup failed"; exit 1; }
+install -q -e ".[dev,minatar,sweep]"
+.venv/bin/python -c "import gorila.cli, torch, ray, ray.tune, ale_py, gymnasium, minatar" || { echo "setup failed"; exit 1; }
 echo "setup: .venv ready ($(.venv/bin/python -c 'import torch, ray; print(f"torch {torch.__version__}, ray {ray.__version__}")'))"

@@ -11,14 +11,14 @@ import os
 import sys
 import textwrap
 
-from gorila.cli import bench, evaluate, record_starts, report, suite, train
+from gorila.cli import bench, evaluate, record_starts, report, suite, sweep, train
 from gorila.cli.errors import RUN_FAILURE, USAGE_ERROR, UserError, run_failure_types, user_error_types
 from gorila.config.parsing import closest_fields, did_you_mean
 from gorila.runtime.calls import ClusterError
 from gorila.system.signals import restore_signals, stop_honoured, stop_on_signals
 
 COMMANDS = {"train": train, "evaluate": evaluate, "record-starts": record_starts, "suite": suite,
-            "report": report, "bench": bench}     # in the order `gorila --help` lists them
+            "report": report, "sweep": sweep, "bench": bench}     # in the order `gorila --help` lists them
 
 
 class HelpFormatter(argparse.HelpFormatter):

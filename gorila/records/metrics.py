@@ -22,16 +22,17 @@ from gorila.records.durable import WriteError, reason, write_text_atomically
 class MetricsWriter:
     """Appends records; a resumed run passes `purge_after` (the checkpoint's frames) so that TensorBoard
     drops what the lost part of the run had logged past it, as `truncate_metrics` does for the file.
-    A `tracker` (a `WandbRun`) is given every scalar TensorBoard is."""
+    Each of `trackers` (a `WandbRun`, a sweep's trial reporter) is given every scalar TensorBoard is:
+    `log(tags, env_frames)` with tags `kind/name`, and `finish(exit_code)` at the end."""
 
     def __init__(self, run_dir: str | Path, start_time: float | None = None, tensorboard: bool = True,
-                 purge_after: int | None = None, tracker=None):
+                 purge_after: int | None = None, trackers=()):
         self.run_dir = Path(run_dir)
         self.start = time.time() if start_time is None else start_time
         self.path = self.run_dir / "metrics.jsonl"
         self.file = open(self.path, "ab", buffering=0)     # unbuffered: nothing is left to fail at close
         self.failed = False                                # a write failed (and was reported)
-        self.tracker = tracker
+        self.trackers = [tracker for tracker in trackers if tracker is not None]
         self.tb = None
         if tensorboard:
             from torch.utils.tensorboard import SummaryWriter
@@ -47,8 +48,8 @@ class MetricsWriter:
         tags = {f"{kind}/{key}": value for key, value in values.items()
                 if isinstance(value, (int, float)) and not isinstance(value, bool)}
         self._tensorboard(lambda tb: [tb.add_scalar(tag, value, env_frames) for tag, value in tags.items()])
-        if self.tracker is not None:
-            self.tracker.log(tags, env_frames)
+        for tracker in self.trackers:
+            tracker.log(tags, env_frames)
         return record
 
     def _append(self, line: bytes) -> None:
@@ -90,8 +91,8 @@ class MetricsWriter:
             if not failed_before:
                 raise
         finally:
-            if self.tracker is not None:
-                self.tracker.finish(exit_code)
+            for tracker in self.trackers:
+                tracker.finish(exit_code)
 
 
 class TrainWindow:

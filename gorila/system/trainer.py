@@ -60,8 +60,9 @@ class Trainer:
     directory; `run()` trains, and always releases the runtime."""
 
     def __init__(self, config: Config, run_dir: Path, live_progress: bool | None = None,
-                 start_time: float | None = None, resume: dict | None = None):
+                 start_time: float | None = None, resume: dict | None = None, trackers=()):
         self.config, self.run_dir, self.resume = config, Path(run_dir), resume
+        self.trackers = tuple(trackers)          # besides W&B: given every scalar record (a sweep's trial)
         self.start = time.time() if start_time is None else start_time     # wall_time 0 in the metrics
         if resume:                                  # wall_time continues from the time already trained
             self.start -= resume["wall_time"]
@@ -110,7 +111,7 @@ class Trainer:
         save_yaml(config, self.run_dir / "config.yaml")
         self.metrics = MetricsWriter(self.run_dir, start_time=self.start,
                                      purge_after=self.info.frames(self.steps) if self.resume else None,
-                                     tracker=WandbRun.start(config, self.run_dir))
+                                     trackers=(WandbRun.start(config, self.run_dir), *self.trackers))
         self.window = TrainWindow(self.metrics.elapsed())
         self.display = ProgressDisplay(config.total_frames, self.live_progress)
 
