@@ -9,6 +9,7 @@ each doubling, half go on. A trial that fails is reported in the table with its 
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,8 +41,11 @@ class SweepPlan:
     address: str = ""                   # a Ray cluster; empty: an embedded single-machine Ray
 
     def config(self, params: dict) -> Config:
-        """The config of one trial's `params` (its point and seed), run on the local runtime."""
-        return build_config(self.preset, self.file, {**self.fields, **params, "runtime": "local"})
+        """The config of one trial's `params` (its point and seed), run on the local runtime with as
+        many torch threads as it has CPUs, unless given (a preset's 2 threads in each of two trials on
+        2 cores ran them at an eighth of their speed: each thread spins while it waits for a core)."""
+        threads = {"torch_threads": max(1, int(self.cpus_per_trial))}
+        return build_config(self.preset, self.file, {**threads, **self.fields, **params, "runtime": "local"})
 
     @property
     def trials(self) -> int:
@@ -80,6 +84,7 @@ def run_sweep(plan: SweepPlan, say=print) -> SweepResult:
     import gorila.runtime.ray as gorila_ray
     # Tune's own console output (a banner, a table every few seconds) gives way to one line per trial
     os.environ.setdefault("RAY_AIR_NEW_OUTPUT", "0")
+    logging.getLogger("ray.tune").setLevel(logging.ERROR)     # its "resume with Tuner.restore" is not ours
     try:
         from ray import tune
     except ImportError:
@@ -90,6 +95,7 @@ def run_sweep(plan: SweepPlan, say=print) -> SweepResult:
     say(f"sweep: {plan.trials} trials ({describe_axes(plan)}; seeds {', '.join(map(str, plan.seeds))}), "
         f"{config.total_frames:,} frames each, in {plan.out}")
     gorila_ray.connect(plan.address, slots)
+    lines = trial_lines(say)
     try:
         tuner = tune.Tuner(
             tune.with_resources(tune.with_parameters(run_trial, plan=plan), {"cpu": plan.cpus_per_trial}),
@@ -99,16 +105,17 @@ def run_sweep(plan: SweepPlan, say=print) -> SweepResult:
                                         max_concurrent_trials=plan.concurrent or None,
                                         trial_dirname_creator=lambda trial: trial.trial_id),
             run_config=tune.RunConfig(name="tune", storage_path=str((plan.out / "tune").resolve()), verbose=0,
-                                      callbacks=[trial_lines(say)],
-                                      failure_config=tune.FailureConfig(max_failures=0)))
-        grid = tuner.fit()
-        result = collect(plan, [(dict(r.config), r.error) for r in grid], config.total_frames)
+                                      callbacks=[lines], failure_config=tune.FailureConfig(max_failures=0)))
+        grid = tuner.fit()          # Tune takes Ctrl-C itself: it ends the trials and returns
+        outcomes = [(dict(r.config), r.error) for r in grid]
     except KeyboardInterrupt:
-        write_results(collect(plan, [], config.total_frames, from_disk=True))
-        raise
+        outcomes = []
     finally:
         gorila_ray.disconnect()
+    result = collect(plan, outcomes, config.total_frames, lines.ended)
     write_results(result)
+    if len(lines.ended) < plan.trials:
+        raise KeyboardInterrupt
     say(f"sweep: results in {plan.out / 'results.md'}; best: {result.best_line()}")
     return result
 
@@ -177,7 +184,8 @@ class TuneReport:
 
 
 def trial_lines(say):
-    """A Tune callback with one line per trial started, ended or failed."""
+    """A Tune callback with one line per trial started, ended or failed; `.ended` names the trials that
+    ended (ran their budget, were stopped early, or failed), which an interrupted sweep's others did not."""
     from ray.tune import Callback
 
     def name(trial) -> str:
@@ -188,6 +196,7 @@ def trial_lines(say):
             say(f"sweep: {name(trial)} started")
 
         def on_trial_complete(self, iteration, trials, trial, **info):
+            self.ended.add(name(trial))
             result = trial.last_result or {}
             metric = next((k for k in ("eval_return_mean", "return_mean_10", "return_mean") if k in result), None)
             reached = (f"{metric} {result[metric]:.2f} at {result.get('env_frames', 0):,} frames" if metric
@@ -195,5 +204,8 @@ def trial_lines(say):
             say(f"sweep: {name(trial)} ended: {reached}")
 
         def on_trial_error(self, iteration, trials, trial, **info):
+            self.ended.add(name(trial))
             say(f"sweep: {name(trial)} failed (results.md says why)")
-    return TrialLines()
+    lines = TrialLines()
+    lines.ended = set()
+    return lines

@@ -40,16 +40,16 @@ def describe(params: dict) -> str:
     return ", ".join(f"{key}={value:g}" if isinstance(value, float) else f"{key}={value}" for key, value in params.items())
 
 
-def collect(plan, outcomes: list[tuple[dict, object]], total_frames: int, from_disk: bool = False) -> SweepResult:
-    """The rows of every trial Tune reported (`outcomes`: its params and error, if any), or with
-    `from_disk` of every trial directory found (an interrupted sweep)."""
+def collect(plan, outcomes: list[tuple[dict, object]], total_frames: int, ended: set[str] | None = None) -> SweepResult:
+    """The rows of every trial Tune reported (`outcomes`: its params and error, if any) and of every
+    trial directory found. `ended`: the trials Tune ended (ran out or were stopped early), by name;
+    a trial short of its frames that is not among them was interrupted (None: all of them ended)."""
     axes = tuple(axis.field for axis in plan.axes)
     trials = plan.out / "trials"
     errors = {point_name(ordered(params, axes)): error for params, error in outcomes}
-    names = set(errors) | ({path.name for path in trials.iterdir() if path.is_dir()}
-                           if from_disk and trials.is_dir() else set())
-    rows = [trial_row(trials / name, axes, plan.metric, total_frames, errors.get(name), from_disk)
-            for name in sorted(names)]
+    names = set(errors) | ({path.name for path in trials.iterdir() if path.is_dir()} if trials.is_dir() else set())
+    rows = [trial_row(trials / name, axes, plan.metric, total_frames, errors.get(name),
+                      ended is None or name in ended) for name in sorted(names)]
     given = {point_name(ordered(params, axes)): ordered(params, axes) for params, _ in outcomes}
     for row in rows:                           # a trial that failed before its run began has no config
         row["params"] = row["params"] or {k: v for k, v in given.get(row["trial"], {}).items() if k != "seed"}
@@ -61,7 +61,7 @@ def ordered(params: dict, axes: tuple[str, ...]) -> dict:
     return {**{axis: params[axis] for axis in axes if axis in params}, "seed": params.get("seed")}
 
 
-def trial_row(run_dir: Path, axes: tuple[str, ...], metric: str, total_frames: int, error, interrupted: bool) -> dict:
+def trial_row(run_dir: Path, axes: tuple[str, ...], metric: str, total_frames: int, error, ended: bool) -> dict:
     """One trial's row from its run directory (which a trial that failed at its start may lack)."""
     config = yaml.safe_load((run_dir / "config.yaml").read_text()) if (run_dir / "config.yaml").is_file() else {}
     records = read_metrics(run_dir) if (run_dir / "metrics.jsonl").is_file() else []
@@ -73,7 +73,7 @@ def trial_row(run_dir: Path, axes: tuple[str, ...], metric: str, total_frames: i
     elif frames >= DONE_SHARE * total_frames:
         status = "done"
     else:
-        status = "interrupted" if interrupted else "stopped early"
+        status = "stopped early" if ended else "interrupted"
     return {"trial": run_dir.name, "params": {axis: plain(config[axis]) for axis in axes if axis in config},
             "seed": config.get("seed"), "status": status, metric: values[-1] if values else None,
             "best_eval": max(evals) if evals else None, "env_frames": frames,

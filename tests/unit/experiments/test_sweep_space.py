@@ -88,6 +88,16 @@ def test_the_table_ranks_points_by_their_mean_over_seeds_and_says_what_each_tria
     assert "| 1 | 0.004 | 80.00 | 80.00 |" in text and "| 2 | 0.001 | 40.00 | 50.00, 30.00 |" in text
     assert "| learning_rate=0.004,seed=1 | failed | - | - | 0 | 0 | RuntimeError: boom |" in text
     assert result.best_line() == "learning_rate=0.004: return_mean 80.00 over 1 seed(s)"
+    # a sweep interrupted while that trial ran: it was not stopped early, it was interrupted
+    ended = {"learning_rate=0.001,seed=0", "learning_rate=0.001,seed=1", "learning_rate=0.004,seed=1"}
+    assert collect(plan, outcomes, total_frames=1000, ended=ended).rows[2]["status"] == "interrupted"
+
+
+def test_each_trial_gets_as_many_torch_threads_as_cpus_unless_given(tmp_path):
+    axes = (grid_axis("learning_rate=0.001,0.004"),)
+    assert SweepPlan(tmp_path, axes, preset="minatar").config({"seed": 0}).torch_threads == 1
+    assert SweepPlan(tmp_path, axes, preset="minatar", cpus_per_trial=2).config({"seed": 0}).torch_threads == 2
+    assert SweepPlan(tmp_path, axes, preset="minatar", fields={"torch_threads": 3}).config({"seed": 0}).torch_threads == 3
 
 
 def test_points_without_a_value_come_last():
