@@ -328,6 +328,26 @@ def plot_performance_profile(scores: SuiteScores, path: Path) -> Path | None:
     return _save(plt, figure, path)
 
 
+def plot_sweep_curves(points: list[tuple[str, list[list[dict]]]], metric: str, path: Path) -> Path:
+    """A sweep's `metric` against frames: one colour per point (best first, as labelled), one line per
+    trial (seed) of it, the legend naming the points only."""
+    plt = _pyplot()
+    figure, axis = plt.subplots(figsize=(9, 5))
+    for index, (label, trials) in enumerate(points):
+        colour = f"C{index % 10}"
+        for seed, records in enumerate(trials):
+            curve = [r for r in records if r.get(metric) is not None]
+            axis.plot([r["env_frames"] for r in curve], [r[metric] for r in curve], color=colour, linewidth=1.2,
+                      alpha=0.8, label=label if seed == 0 else None)
+    axis.set_xlabel(X_AXES["env_frames"])
+    axis.set_ylabel(metric)
+    axis.set_title(f"sweep: {metric} of each trial, one colour per point (best first)")
+    axis.grid(alpha=0.3)
+    if axis.get_legend_handles_labels()[0]:
+        axis.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return _save(plt, figure, path)
+
+
 def _save(plt, figure, path: Path, bottom: float = 0.0) -> Path:
     figure.tight_layout(rect=(0, bottom, 1, 1))     # `bottom`: the figure's share kept for its legend
     figure.savefig(path, dpi=100)

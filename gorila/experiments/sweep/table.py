@@ -126,13 +126,14 @@ def markdown(result: SweepResult) -> str:
 
 
 def write_results(result: SweepResult) -> None:
-    """results.json, results.md and the figure results.png (each trial's return against frames)."""
-    from gorila.experiments.report.plots import plot_returns
+    """results.json, results.md and the figure results.png (each trial's metric against frames)."""
+    from gorila.experiments.report.plots import plot_sweep_curves
     from gorila.records.durable import write_text_atomically
     out = result.out
     write_text_atomically(out / "results.json", json.dumps(result.to_dict(), indent=1, default=str) + "\n")
     write_text_atomically(out / "results.md", markdown(result))
-    runs = [(row["trial"], read_metrics(row["run_dir"])) for row in result.rows
-            if (Path(row["run_dir"]) / "metrics.jsonl").is_file()]
-    if runs:
-        plot_returns(runs, "env_frames", out / "results.png", title=f"sweep: {result.metric} of each trial")
+    runs = {row["trial"]: Path(row["run_dir"]) for row in result.rows if (Path(row["run_dir"]) / "metrics.jsonl").is_file()}
+    curves = [(f"{rank}. {describe(point['params'])}", [read_metrics(runs[t]) for t in point["trials"] if t in runs])
+              for rank, point in enumerate(result.points, 1)]
+    if any(trials for _, trials in curves):
+        plot_sweep_curves(curves, result.metric, out / "results.png")
