@@ -9,7 +9,6 @@ each doubling, half go on. A trial that fails is reported in the table with its 
 from __future__ import annotations
 
 import dataclasses
-import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,9 +16,6 @@ from pathlib import Path
 from gorila.config import Config, ConfigError, build_config, validate
 from gorila.experiments.sweep.space import Axis, check_axes, grid_size, point_name
 from gorila.experiments.sweep.table import SweepResult, collect, write_results
-
-EARLY_STOP_REDUCTION = 2        # ASHA: half of the trials at a rung go on to the next
-EARLY_STOP_FIRST_RUNG = 4       # ASHA's first decision at 1/4 of the budget
 
 
 @dataclass(frozen=True)
@@ -82,39 +78,27 @@ def check_plan(plan: SweepPlan) -> Config:
 def run_sweep(plan: SweepPlan, say=print) -> SweepResult:
     """Run every trial of `plan` on Ray Tune and write the results; the result (rows per trial)."""
     import gorila.runtime.ray as gorila_ray
-    # Tune's own console output (a banner, a table every few seconds) gives way to one line per trial
-    os.environ.setdefault("RAY_AIR_NEW_OUTPUT", "0")
-    logging.getLogger("ray.tune").setLevel(logging.ERROR)     # its "resume with Tuner.restore" is not ours
-    try:
-        from ray import tune
-    except ImportError:
-        raise ConfigError("sweep: Ray Tune is not installed; pip install 'gorila[sweep]'") from None
+    from gorila.runtime.ray.tuning import TuneMissing, run_trials
     config = check_plan(plan)
+    try:
+        space = param_space(plan)
+    except TuneMissing as error:
+        raise ConfigError(f"sweep: {error}") from None
     plan.out.mkdir(parents=True, exist_ok=True)
-    slots = (plan.concurrent or os.cpu_count() or 1) * plan.cpus_per_trial
     say(f"sweep: {plan.trials} trials ({describe_axes(plan)}; seeds {', '.join(map(str, plan.seeds))}), "
         f"{config.total_frames:,} frames each, in {plan.out}")
-    gorila_ray.connect(plan.address, slots)
-    lines = trial_lines(say)
+    gorila_ray.connect(plan.address, (plan.concurrent or os.cpu_count() or 1) * plan.cpus_per_trial)
     try:
-        tuner = tune.Tuner(
-            tune.with_resources(tune.with_parameters(run_trial, plan=plan), {"cpu": plan.cpus_per_trial}),
-            param_space=param_space(plan),
-            tune_config=tune.TuneConfig(metric=plan.metric, mode="max", num_samples=plan.samples,
-                                        scheduler=early_stopping(plan, config.total_frames),
-                                        max_concurrent_trials=plan.concurrent or None,
-                                        trial_dirname_creator=lambda trial: trial.trial_id),
-            run_config=tune.RunConfig(name="tune", storage_path=str((plan.out / "tune").resolve()), verbose=0,
-                                      callbacks=[lines], failure_config=tune.FailureConfig(max_failures=0)))
-        grid = tuner.fit()          # Tune takes Ctrl-C itself: it ends the trials and returns
-        outcomes = [(dict(r.config), r.error) for r in grid]
-    except KeyboardInterrupt:
-        outcomes = []
+        outcomes, ended = run_trials(
+            run_trial, {"plan": plan}, space, metric=plan.metric, samples=plan.samples,
+            early_stop_frames=config.total_frames if plan.early_stop else None, concurrent=plan.concurrent,
+            cpus_per_trial=plan.cpus_per_trial, storage=plan.out / "tune",
+            name_of=lambda params: point_name(trial_params(params)), say=say)
     finally:
         gorila_ray.disconnect()
-    result = collect(plan, outcomes, config.total_frames, lines.ended)
+    result = collect(plan, outcomes, config.total_frames, ended)
     write_results(result)
-    if len(lines.ended) < plan.trials:
+    if len(ended) < plan.trials:
         raise KeyboardInterrupt
     say(f"sweep: results in {plan.out / 'results.md'}; best: {result.best_line()}")
     return result
@@ -126,28 +110,14 @@ def describe_axes(plan: SweepPlan) -> str:
 
 
 def param_space(plan: SweepPlan) -> dict:
-    """Tune's search space: a grid search per grid axis and over the seeds, a distribution per random one."""
-    from ray import tune
+    """The search space: a grid per grid axis, a draw per random one, then a grid over the seeds."""
     from gorila.config.parsing import field_types
-    types, space = field_types(), {}
-    for axis in plan.axes:
-        if axis.is_grid:
-            space[axis.field] = tune.grid_search(list(axis.values))
-        elif types[axis.field] is int:
-            space[axis.field] = (tune.lograndint if axis.log else tune.randint)(axis.low, axis.high + 1)
-        else:
-            space[axis.field] = (tune.loguniform if axis.log else tune.uniform)(axis.low, axis.high)
-    space["seed"] = tune.grid_search(list(plan.seeds))
-    return space
-
-
-def early_stopping(plan: SweepPlan, total_frames: int):
-    """ASHA over the trials' frames when `plan.early_stop`, else None (every trial runs its budget)."""
-    if not plan.early_stop:
-        return None
-    from ray.tune.schedulers import ASHAScheduler
-    return ASHAScheduler(time_attr="env_frames", max_t=total_frames, reduction_factor=EARLY_STOP_REDUCTION,
-                         grace_period=max(1, total_frames // EARLY_STOP_FIRST_RUNG))
+    from gorila.runtime.ray.tuning import search_space
+    types = field_types()
+    grid = {axis.field: list(axis.values) for axis in plan.axes if axis.is_grid}
+    random = {axis.field: (axis.low, axis.high, axis.log, types[axis.field] is int)
+              for axis in plan.axes if not axis.is_grid}
+    return search_space({**grid, "seed": list(plan.seeds)}, random)
 
 
 def trial_params(params: dict) -> dict:
@@ -174,38 +144,10 @@ class TuneReport:
         self.metric = metric
 
     def log(self, tags: dict, env_frames: int) -> None:
-        from ray import tune
+        from gorila.runtime.ray.tuning import report
         values = [value for tag, value in tags.items() if tag.rpartition("/")[2] == self.metric]
         if values:
-            tune.report({"env_frames": int(env_frames), self.metric: float(values[0])})
+            report({"env_frames": int(env_frames), self.metric: float(values[0])})
 
     def finish(self, exit_code: int) -> None:
         pass
-
-
-def trial_lines(say):
-    """A Tune callback with one line per trial started, ended or failed; `.ended` names the trials that
-    ended (ran their budget, were stopped early, or failed), which an interrupted sweep's others did not."""
-    from ray.tune import Callback
-
-    def name(trial) -> str:
-        return point_name(trial_params(trial.config))
-
-    class TrialLines(Callback):
-        def on_trial_start(self, iteration, trials, trial, **info):
-            say(f"sweep: {name(trial)} started")
-
-        def on_trial_complete(self, iteration, trials, trial, **info):
-            self.ended.add(name(trial))
-            result = trial.last_result or {}
-            metric = next((k for k in ("eval_return_mean", "return_mean_10", "return_mean") if k in result), None)
-            reached = (f"{metric} {result[metric]:.2f} at {result.get('env_frames', 0):,} frames" if metric
-                       else "no record of the metric")
-            say(f"sweep: {name(trial)} ended: {reached}")
-
-        def on_trial_error(self, iteration, trials, trial, **info):
-            self.ended.add(name(trial))
-            say(f"sweep: {name(trial)} failed (results.md says why)")
-    lines = TrialLines()
-    lines.ended = set()
-    return lines

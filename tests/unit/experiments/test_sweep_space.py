@@ -4,7 +4,8 @@ import json
 import pytest
 
 from gorila.config import ConfigError
-from gorila.experiments.sweep.driver import SweepPlan, early_stopping, param_space
+from gorila.experiments.sweep.driver import SweepPlan, param_space
+from gorila.runtime.ray.tuning import early_stopping
 from gorila.experiments.sweep.space import Axis, check_axes, grid_axis, point_name, random_axis
 from gorila.experiments.sweep.table import collect, markdown, points_of
 
@@ -57,9 +58,8 @@ def test_the_space_crosses_grids_draws_and_seeds_and_asha_counts_frames(tmp_path
     space = param_space(plan)
     assert space["learning_rate"] == {"grid_search": [0.001, 0.004]} and space["seed"] == {"grid_search": [0, 1]}
     assert all(16 <= space["batch_size"].sample() <= 64 for _ in range(50))
-    scheduler = early_stopping(plan, 100_000)
+    scheduler = early_stopping(100_000)
     assert (scheduler._time_attr, scheduler._max_t, scheduler._reduction_factor) == ("env_frames", 100_000, 2)
-    assert early_stopping(SweepPlan(tmp_path, plan.axes), 100_000) is None
 
 
 def write_trial(out, name, config: dict, returns: list[float], frames: list[int]):
