@@ -21,8 +21,8 @@ it as soon as the new process asks (`watch_restarts`), from the driver's memory,
 the driver's disk.
 
 Its modules: `cluster` (start an embedded Ray or join a cluster; Ray tasks for the suite), `hosts`
-(the classes Ray places, calls between them, the restart watch) and `runtime` (`RayRuntime`, which
-places a run's components).
+(the classes Ray places, calls between them, the restart watch), `runtime` (`RayRuntime`, which
+places a run's components) and `tuning` (Ray Tune for `gorila sweep`).
 """
 from __future__ import annotations
 
