@@ -9,6 +9,7 @@ from gorila.cli.errors import UserError
 from gorila.cli.flags import add_config_flags, cli_overrides
 from gorila.cli.suite import suite_seeds
 from gorila.config import PRESETS
+from gorila.experiments.sweep.space import METRICS
 
 EXAMPLES = """examples:
   gorila sweep --preset cartpole --grid learning_rate=0.001,0.004 --seeds 0,1 --out runs/lr
@@ -39,7 +40,7 @@ def add_parser(commands, argv: list[str]) -> None:
                             "times (repeatable)")
     sweep.add_argument("--samples", type=int, default=1, metavar="N", help="draws of the --random fields (default 1)")
     sweep.add_argument("--seeds", metavar="LIST", default="0", help="comma-separated seeds: each point once per seed (default 0)")
-    sweep.add_argument("--metric", default="return_mean", choices=("return_mean", "return_mean_10", "eval_return_mean"),
+    sweep.add_argument("--metric", default="return_mean", choices=METRICS,
                        help="what ranks the points, higher better: the mean return of the last 100 training "
                             "episodes (default), of the last 10, or the last evaluation's")
     sweep.add_argument("--early-stop", action="store_true",

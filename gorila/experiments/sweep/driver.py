@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gorila.config import Config, ConfigError, build_config, validate
-from gorila.experiments.sweep.space import Axis, check_axes, grid_size, point_name
+from gorila.experiments.sweep.space import METRICS, Axis, check_axes, grid_size, point_name
 from gorila.experiments.sweep.table import SweepResult, collect, write_results
 
 
@@ -56,8 +56,8 @@ def check_plan(plan: SweepPlan) -> Config:
     check_axes(list(plan.axes))
     if plan.samples < 1 or not plan.seeds or plan.concurrent < 0 or plan.cpus_per_trial <= 0:
         raise ConfigError("sweep: samples >= 1, at least one seed, concurrent >= 0 and cpus_per_trial > 0")
-    if plan.metric not in ("return_mean", "return_mean_10", "eval_return_mean"):
-        raise ConfigError(f"sweep: metric must be return_mean, return_mean_10 or eval_return_mean, got {plan.metric!r}")
+    if plan.metric not in METRICS:
+        raise ConfigError(f"sweep: metric must be one of {', '.join(METRICS)}, got {plan.metric!r}")
     if plan.fields.get("runtime") == "ray":
         raise ConfigError("sweep: each trial trains on the local runtime in one Ray process; a sweep "
                           "spreads its trials over the cluster (--address) instead")

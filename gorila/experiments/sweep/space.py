@@ -14,6 +14,10 @@ from dataclasses import dataclass
 from gorila.config import ConfigError
 from gorila.config.parsing import coerce, did_you_mean, closest_fields, field_types
 
+# What can rank a sweep's points, higher better: the mean return of the last 100 training episodes,
+# of the last 10, or the last evaluation's (a train or eval record's field).
+METRICS = ("return_mean", "return_mean_10", "eval_return_mean")
+
 # Fields a sweep sets per trial itself (each trial's run directory; the trial's seed comes from --seeds).
 SWEEP_SET = ("run_dir", "seed")
 

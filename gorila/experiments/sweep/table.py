@@ -11,6 +11,7 @@ import yaml
 
 from gorila.experiments.sweep.space import point_name
 from gorila.records.metrics import read_metrics
+from gorila.runtime.calls import failure_reason
 
 DONE_SHARE = 0.99          # a trial that reached this share of its budget ran to its end
 
@@ -53,7 +54,7 @@ def collect(plan, outcomes: list[tuple[dict, object]], total_frames: int, ended:
     given = {point_name(ordered(params, axes)): ordered(params, axes) for params, _ in outcomes}
     for row in rows:                           # a trial that failed before its run began has no config
         row["params"] = row["params"] or {k: v for k, v in given.get(row["trial"], {}).items() if k != "seed"}
-    return SweepResult(plan.out, plan.metric, axes, rows, points_of(rows))
+    return SweepResult(plan.out, plan.metric, axes, rows, points_of(rows, plan.metric))
 
 
 def ordered(params: dict, axes: tuple[str, ...]) -> dict:
@@ -78,25 +79,18 @@ def trial_row(run_dir: Path, axes: tuple[str, ...], metric: str, total_frames: i
             "seed": config.get("seed"), "status": status, metric: values[-1] if values else None,
             "best_eval": max(evals) if evals else None, "env_frames": frames,
             "wall_time": max((r["wall_time"] for r in records), default=0.0), "run_dir": str(run_dir),
-            "error": None if error is None else one_line(error)}
+            "error": None if error is None else failure_reason(error)}
 
 
 def plain(value):
     return tuple(value) if isinstance(value, list) else value
 
 
-def one_line(error) -> str:
-    cause = getattr(error, "cause", None) or error
-    lines = [line.strip() for line in str(cause).splitlines() if line.strip()]
-    return f"{type(cause).__name__}: {lines[-1] if lines else ''}"[:300]
-
-
-def points_of(rows: list[dict]) -> list[dict]:
-    """Rows grouped by point (the same params over the seeds): the metric's mean over the trials that
+def points_of(rows: list[dict], metric: str) -> list[dict]:
+    """Rows grouped by point (the same params over the seeds): `metric`'s mean over the trials that
     reported it, best first; points without a value last."""
     groups: dict[str, dict] = {}
     for row in rows:
-        metric = next(key for key in ("eval_return_mean", "return_mean_10", "return_mean") if key in row)
         point = groups.setdefault(describe(row["params"]), {"params": row["params"], "values": [], "trials": []})
         point["trials"].append(row["trial"])
         if row[metric] is not None:

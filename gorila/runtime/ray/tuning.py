@@ -60,7 +60,7 @@ def run_trials(trainable: Callable, arguments: dict, space: dict, *, metric: str
     and error (None when it ran), and the names (`name_of(params)`) of the trials that ended: those
     missing were cut by Ctrl-C, which Tune takes itself (it ends the trials and returns)."""
     tune = _tune()
-    lines = trial_lines(say, name_of)
+    lines = trial_lines(say, name_of, metric)
     tuner = tune.Tuner(
         tune.with_resources(tune.with_parameters(trainable, **arguments), {"cpu": cpus_per_trial}),
         param_space=space,
@@ -82,9 +82,9 @@ def report(metrics: dict) -> None:
     _tune().report(metrics)
 
 
-def trial_lines(say: Callable[[str], None], name_of: Callable[[dict], str]):
-    """A Tune callback with one line per trial started, ended or failed; `.ended` names the trials that
-    ended (ran their budget, were stopped early, or failed)."""
+def trial_lines(say: Callable[[str], None], name_of: Callable[[dict], str], metric: str):
+    """A Tune callback with one line per trial started, ended (with its last `metric`) or failed;
+    `.ended` names the trials that ended (ran their budget, were stopped early, or failed)."""
     from ray.tune import Callback
 
     class TrialLines(Callback):
@@ -94,9 +94,8 @@ def trial_lines(say: Callable[[str], None], name_of: Callable[[dict], str]):
         def on_trial_complete(self, iteration, trials, trial, **info):
             self.ended.add(name_of(trial.config))
             result = trial.last_result or {}
-            metric = next((k for k in ("eval_return_mean", "return_mean_10", "return_mean") if k in result), None)
-            reached = (f"{metric} {result[metric]:.2f} at {result.get('env_frames', 0):,} frames" if metric
-                       else "no record of the metric")
+            reached = (f"{metric} {result[metric]:.2f} at {result.get('env_frames', 0):,} frames" if metric in result
+                       else f"no record of {metric}")
             say(f"sweep: {name_of(trial.config)} ended: {reached}")
 
         def on_trial_error(self, iteration, trials, trial, **info):

@@ -102,4 +102,4 @@ def test_each_trial_gets_as_many_torch_threads_as_cpus_unless_given(tmp_path):
 
 def test_points_without_a_value_come_last():
     rows = [{"trial": "a", "params": {"x": 1}, "return_mean": None}, {"trial": "b", "params": {"x": 2}, "return_mean": 5.0}]
-    assert [p["params"]["x"] for p in points_of(rows)] == [2, 1]
+    assert [p["params"]["x"] for p in points_of(rows, "return_mean")] == [2, 1]
