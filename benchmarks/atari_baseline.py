@@ -11,7 +11,8 @@ Reads a run directory (metrics.jsonl, config.yaml) and writes, under benchmarks/
 The run directory itself stays where it is: what is kept in the repository is this compiled form.
 
 Usage: python benchmarks/atari_baseline.py RUN_DIR --name pong-atari-fast-seed0 --command "gorila train ..."
-       [--commit SHA] [--reference dopamine_dqn_pong.tsv ...] [--evaluation EVAL.json] [--memory MEM.txt]
+       [--commit SHA] [--machine TEXT] [--reference dopamine_dqn_pong.tsv ...] [--evaluation EVAL.json]
+       [--memory MEM.txt] [--note TEXT]
 """
 from __future__ import annotations
 
@@ -122,6 +123,7 @@ def main() -> None:
     parser.add_argument("--reference", nargs="*", default=[], help="files of benchmarks/reference/ to draw beside")
     parser.add_argument("--evaluation", type=Path, help="`gorila evaluate --json` output of the run's best.pt")
     parser.add_argument("--memory", type=Path, help="memwatch lines: time pid rss_kb command")
+    parser.add_argument("--machine", default=None, help="where the run ran, when not here (default: this machine)")
     parser.add_argument("--note", default="", help="one line kept with the result")
     args = parser.parse_args()
     rows = train_curve(args.run_dir)
@@ -130,12 +132,12 @@ def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     config = yaml.safe_load((args.run_dir / "config.yaml").read_text())
     with open(OUT / f"{args.name}.tsv", "w") as file:
-        file.write(f"# {args.name}: {args.command} (commit {args.commit or head_commit()}; {machine()})\n")
+        file.write(f"# {args.name}: {args.command} (commit {args.commit or head_commit()}; {args.machine or machine()})\n")
         file.write(f"# columns: frames, wall seconds from launch, updates, mean training return of the last {WINDOW} episodes\n")
         for r in rows:
             file.write(f"{r['env_frames']}\t{r['wall_time']:.1f}\t{r['updates']}\t{r['return_mean']:.2f}\n")
     summary = {
-        "name": args.name, "command": args.command, "commit": args.commit or head_commit(), "machine": machine(),
+        "name": args.name, "command": args.command, "commit": args.commit or head_commit(), "machine": args.machine or machine(),
         "env": config["env"], "note": args.note,
         "frames": rows[-1]["env_frames"], "wall_s": rows[-1]["wall_time"], "updates": rows[-1]["updates"],
         "final_return_100": rows[-1]["return_mean"], "best_return_100": max(r["return_mean"] for r in rows),

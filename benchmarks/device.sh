@@ -18,14 +18,18 @@
 # index. --smoke runs the same steps on the CPU in under 2 minutes, so that the one run on the GPU
 # machine does not fail on a typo.
 #
-# Usage: bash benchmarks/device.sh [--smoke] [--wheels DIR] [--out DIR] [--minutes M]
+# --pong-only skips the learner table (its figures are kept from an earlier run) and gives Pong the
+# whole time.
+#
+# Usage: bash benchmarks/device.sh [--smoke] [--pong-only] [--wheels DIR] [--out DIR] [--minutes M]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
-smoke=0; wheels=""; out=""; minutes=9
+smoke=0; pong_only=0; wheels=""; out=""; minutes=9
 while [ $# -gt 0 ]; do
   case "$1" in
     --smoke) smoke=1 ;;
+    --pong-only) pong_only=1 ;;
     --wheels) wheels=$2; shift ;;
     --out) out=$2; shift ;;
     --minutes) minutes=$2; shift ;;
@@ -62,8 +66,10 @@ fi
 echo "device.sh: $(nproc) cores, $("$PYTHON" -c "import torch; print(torch.cuda.get_device_name(0) if torch.cuda.is_available() else 'no GPU')"), device $device, $budget s in all, results in $out"
 
 # ---- 1. the learner table ----------------------------------------------------------------------------
-"$PYTHON" -m gorila bench --sections learner shared_device --device "$device" --seconds "$seconds" \
-  --json "$out/learners.json" | tee "$out/learners.txt"
+if [ "$pong_only" = 0 ]; then
+  "$PYTHON" -m gorila bench --sections learner shared_device --device "$device" --seconds "$seconds" \
+    --json "$out/learners.json" | tee "$out/learners.txt"
+fi
 
 # ---- 2. Pong for the rest of the time ----------------------------------------------------------------
 left=$(( budget - ($(date +%s) - start) - 15 ))      # room for the final checkpoint and the report
@@ -83,4 +89,4 @@ echo "device.sh: Pong for $left s: gorila train --preset $preset --env Pong --de
 # (a TERM to the whole group ended Ray's GCS too, and the driver waited 60 s for it, checkpointing nothing)
 timeout --foreground -k 60 -s TERM "$left" "$PYTHON" -m gorila train --preset "$preset" --env Pong --device "$device" \
   --total-frames 1000000000 --set eval_every_frames=0 --run-dir "$out/pong" $flags >"$out/pong.log" 2>&1 || true
-"$PYTHON" benchmarks/device_report.py "$out"
+"$PYTHON" benchmarks/device_report.py "$out" $([ "$pong_only" = 1 ] && echo --pong-only)
