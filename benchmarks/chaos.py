@@ -26,8 +26,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from gorila.records.metrics import read_metrics
 from processes import components
+
+from gorila.records.metrics import read_metrics
 
 SETUPS = {
     "bundled": ["--actors", "2", "--learners", "2", "--param-shards", "2"],

@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 import numpy as np
-
 from atari_baseline import first_reached, train_curve
+
 from gorila.records.metrics import read_metrics
 
 HERE = Path(__file__).resolve().parent
@@ -53,7 +53,7 @@ def main(out: Path, pong_only: bool = False) -> int:
     for name, goal in GOALS.items():
         value = summary[name]
         print(f"{name:34} {'-' if value is None else f'{value:10.2f}':>10} {'>= ' + str(goal):>8}")
-    print(f"\nPong (mean of the last 10 training episodes; Dopamine's DQN mean at the same frames):")
+    print("\nPong (mean of the last 10 training episodes; Dopamine's DQN mean at the same frames):")
     for point in returns[:: max(1, len(returns) // 12)] + returns[-1:]:
         dopamine = point["dopamine_at_frames"]
         print(f"  {point['wall_time']:6.0f} s  {point['env_frames']:>12,} frames  {point['return_10']:6.1f}"

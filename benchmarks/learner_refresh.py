@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from time_to_solve import time_to_solve                  # noqa: E402
+from time_to_solve import time_to_solve  # noqa: E402
 
 MODES = ("pipelined", "synchronous")
 

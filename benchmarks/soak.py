@@ -21,8 +21,9 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from gorila.records.metrics import read_metrics
 from processes import children, title
+
+from gorila.records.metrics import read_metrics
 
 
 def sample(pid: int) -> dict | None:

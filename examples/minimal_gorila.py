@@ -19,14 +19,21 @@ import argparse
 import sys
 import time
 
+from gorila.components.evaluator import Evaluator
+from gorila.components.replay.routing import ReplayWriter, Route
 from gorila.config import build_config
 from gorila.contracts import env_info
 from gorila.envs import make_vector_env_for
-from gorila.components.evaluator import Evaluator
-from gorila.system.builders import (initial_parameters, make_actor, make_learner, make_replay, make_shard,
-                            parameter_client, replay_warmup)
-from gorila.components.replay.routing import ReplayWriter, Route
 from gorila.runtime.calls import DirectCalls
+from gorila.system.builders import (
+    initial_parameters,
+    make_actor,
+    make_learner,
+    make_replay,
+    make_shard,
+    parameter_client,
+    replay_warmup,
+)
 
 TARGET = 475.0
 

@@ -192,6 +192,7 @@ def action_names(config: Config, info) -> list[str]:
     if not info.is_atari:
         return [str(index) for index in range(info.num_actions)]
     from ale_py import Action
+
     from gorila.envs.ale_single import AtariGame
     if config.full_action_set:
         return [action.name for action in Action][:info.num_actions]

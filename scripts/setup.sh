@@ -3,7 +3,7 @@
 # version the tests run with); the build is pip's choice: PyPI's on Linux is a CUDA one (several GB), a
 # local wheel or PyTorch's CPU index gives a CPU one. To pick it, install torch 2.13.0 of that build
 # into .venv before running this (README.md, "Install"): pip keeps it. Everything else comes from
-# pyproject.toml, with the dev extra (pytest, hypothesis, wandb) and the minatar one (the tests and
+# pyproject.toml, with the dev extra (pytest, hypothesis, wandb, ruff) and the minatar one (the tests and
 # benchmarks/minatar.py use MinAtar's games). pip's output goes to .venv/setup.log and is shown only
 # when something fails.
 set -euo pipefail

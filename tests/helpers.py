@@ -4,17 +4,17 @@
 `store_final_evaluation`: a suite game's final evaluation result file, as `gorila evaluate` writes it.
 `from_the_driver`: an event (a kill, say) made by a run's own driver loop as soon as it is due."""
 import json
-from typing import Callable
 from dataclasses import asdict
 from pathlib import Path
+from typing import Callable
 
 import torch
 
-from gorila.records.checkpoints import save_checkpoint
+from gorila.agent.networks import flat_parameters, q_network_for
 from gorila.config import build_config
 from gorila.contracts import env_info
 from gorila.envs import make_vector_env_for
-from gorila.agent.networks import flat_parameters, q_network_for
+from gorila.records.checkpoints import save_checkpoint
 
 
 def fresh_checkpoint(run_dir: Path, env: str = "Pong", preset: str = "atari", seed: int = 0) -> Path:

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from gorila.cli.errors import UserError
 
-
 EXAMPLES = """examples:
   gorila bench --json bench.json          # the six default sections, 7 minutes
   gorila bench --sections learner --device cuda --seconds 5

@@ -17,11 +17,11 @@ def user_error_types() -> tuple[type[Exception], ...]:
 
     Imported here, when called, because their modules import torch: `main` calls this only after the
     command line parsed, so `--help` and a mistyped flag stay fast."""
-    from gorila.records.checkpoints import CheckpointError
     from gorila.envs import EnvError
-    from gorila.experiments.report.summary import ReportError
     from gorila.evaluation.start_points import StartPointError
+    from gorila.experiments.report.summary import ReportError
     from gorila.plugins import PluginError
+    from gorila.records.checkpoints import CheckpointError
     return UserError, ConfigError, EnvError, CheckpointError, StartPointError, ReportError, PluginError
 
 

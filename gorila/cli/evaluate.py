@@ -7,7 +7,6 @@ from pathlib import Path
 
 from gorila.evaluation.protocols import PROTOCOL_NAMES
 
-
 EXAMPLES = """examples:
   gorila evaluate runs/Pong-20261129-120000 --episodes 30     # loads best.pt
   gorila evaluate runs/Pong-20261129-120000 --protocol machado --json score.json

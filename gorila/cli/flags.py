@@ -14,8 +14,18 @@ import textwrap
 import typing
 
 from gorila.cli.errors import UserError
-from gorila.config import (PRESETS, Config, ConfigError, apply_overrides, build_config, coerce, field_docs,
-                           field_types, preset_for_env, scaled_preset)
+from gorila.config import (
+    PRESETS,
+    Config,
+    ConfigError,
+    apply_overrides,
+    build_config,
+    coerce,
+    field_docs,
+    field_types,
+    preset_for_env,
+    scaled_preset,
+)
 from gorila.config.parsing import closest_fields, describe_type, did_you_mean, field_sections
 
 

@@ -1,7 +1,6 @@
 """`gorila record-starts`: record start points for `gorila evaluate --protocol human-starts`."""
 from __future__ import annotations
 
-
 EXAMPLES = """examples:
   gorila record-starts --env Pong --out starts/Pong.json         # random play
   gorila record-starts --env Pong --out starts/Pong.json --checkpoint runs/Pong

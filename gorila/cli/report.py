@@ -5,7 +5,6 @@ from pathlib import Path
 
 from gorila.cli.errors import UserError
 
-
 EXAMPLES = """examples:
   gorila report runs/Pong-20261129-120000      # plots, index.html in RUN/report
   gorila report runs/suite --video             # per-game bars, a video per game

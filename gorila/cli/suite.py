@@ -9,7 +9,6 @@ from gorila.cli.errors import UserError
 from gorila.cli.flags import add_config_flags, cli_overrides, given
 from gorila.config import PRESETS, build_config
 
-
 EXAMPLES = """examples:
   gorila suite --games Pong,Breakout --frames-per-game 10_000_000 --out runs/s
   gorila suite --frames-per-game 10_000_000 --parallel 4   # 49 games, 4 at once
@@ -96,8 +95,8 @@ def suite_seeds(text: str | None, overrides: dict) -> tuple[int, ...]:
 
 def run(args) -> int:
     """Check the plan, run the games not yet done; 1 if a game failed, 130 if interrupted, else 0."""
-    from gorila.experiments.suite.plan import check_plan
     from gorila.experiments.suite.driver import run_suite
+    from gorila.experiments.suite.plan import check_plan
     plan, address = suite_plan(args)
     check_plan(plan)
     try:

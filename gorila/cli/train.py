@@ -11,7 +11,6 @@ from gorila.config import PRESETS, Config, build_config, preset_for_env, scaled_
 from gorila.plugins import reference_of
 from gorila.records.run_dirs import claim_run_dir
 
-
 EXAMPLES = """examples:
   gorila train --preset cartpole --runtime local      # in one process
   gorila train --preset gorila-paper --scale 0.02 --env Breakout --address auto

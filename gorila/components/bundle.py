@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from gorila.components.actor import Actor
-from gorila.contracts import Report
 from gorila.components.learner import Learner
 from gorila.components.replay import ReplayMemory
+from gorila.contracts import Report
 
 
 class Bundle:

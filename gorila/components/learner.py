@@ -13,9 +13,9 @@ import numpy as np
 import torch
 
 from gorila.agent import dqn
+from gorila.agent.networks import flat_gradients, load_flat_parameters, q_network_for
 from gorila.config import Config, ConfigError
 from gorila.contracts import EnvInfo, Minibatch, MinibatchSource, ParameterSource, Report
-from gorila.agent.networks import flat_gradients, load_flat_parameters, q_network_for
 
 
 def learner_device(config: Config) -> str:

@@ -14,10 +14,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from gorila.components.evaluator import INDEPENDENT_SEED_OFFSET, Evaluator
 from gorila.config import Config, ConfigError
 from gorila.envs import EnvError, resolve_env
 from gorila.envs import atari_constants as atari
-from gorila.components.evaluator import INDEPENDENT_SEED_OFFSET, Evaluator
 from gorila.evaluation.protocol_env import ProtocolEnv
 from gorila.evaluation.protocols import get_protocol, trained_protocol
 from gorila.evaluation.saved_agent import load_saved_agent

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
-from typing import Callable, IO
+from typing import IO, Callable
 
 
 class WriteError(OSError):

@@ -12,18 +12,18 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from gorila.agent.networks import flat_parameters, q_network_for
 from gorila.components.actor import Actor
 from gorila.components.bundle import Bundle
-from gorila.records.checkpoints import load_shard_backup
-from gorila.components.parameter_server.staleness import staleness_limit
-from gorila.config import Config, ConfigError
-from gorila.contracts import EnvInfo, MinibatchSource, TransitionSink
 from gorila.components.learner import Learner, learner_device
-from gorila.agent.networks import flat_parameters, q_network_for
 from gorila.components.parameter_server import ParameterClient, ParameterShard, slice_bounds, synchronous_refresh
+from gorila.components.parameter_server.staleness import staleness_limit
 from gorila.components.replay import ReplayMemory
 from gorila.components.replay.priorities import PriorityRule
 from gorila.components.replay.routing import ReplayWriter, Route
+from gorila.config import Config, ConfigError
+from gorila.contracts import EnvInfo, MinibatchSource, TransitionSink
+from gorila.records.checkpoints import load_shard_backup
 from gorila.runtime.calls import DirectCalls
 
 

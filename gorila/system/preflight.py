@@ -10,14 +10,14 @@ from __future__ import annotations
 import socket
 
 from gorila.components.learner import learner_device
+from gorila.components.replay.storage import StreamStorage
 from gorila.config import Config, ConfigError
 from gorila.contracts import EnvInfo, env_info, learner_processes
 from gorila.plugins import reference_of
 from gorila.records.tracking import check_tracking
+from gorila.runtime.calls import split_address
 from gorila.system.builders import min_sample_size, parameter_bounds, replay_warmup
 from gorila.system.schedule import check_learning_start
-from gorila.components.replay.storage import StreamStorage
-from gorila.runtime.calls import split_address
 from gorila.system.topology import replay_layout
 
 PROBE_TIMEOUT_S = 5
@@ -74,6 +74,7 @@ def check_network(config: Config, info: EnvInfo) -> int:
     `meta` would cost over a second of torch's first-use setup, at every launch.
     """
     import torch
+
     from gorila.agent.networks import is_users_network, q_network_for
     users = is_users_network(config.network)
     # A built-in network fails with ValueError or RuntimeError; a user's factory may raise anything.

@@ -19,15 +19,34 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gorila.components.evaluator import Evaluator
 from gorila.components.parameter_server.client import synchronous_refresh
 from gorila.components.parameter_server.staleness import staleness_limit
-from gorila.config import Config
-from gorila.contracts import (ACTOR, BUNDLE, EVALUATOR, LEARNER, PARAMETER_SHARD, REPLAY, EnvInfo, Worker,
-                              WorkerId, learner_processes, shard_holders)
-from gorila.components.evaluator import Evaluator
-from gorila.system.builders import (initial_parameters, make_actor, make_bundle, make_learner, make_replay, make_shard_of,
-                            parameter_bounds, replay_warmup)
 from gorila.components.replay.routing import ReplaySampler, ReplayWriter, Route, remote_batch_steps
+from gorila.config import Config
+from gorila.contracts import (
+    ACTOR,
+    BUNDLE,
+    EVALUATOR,
+    LEARNER,
+    PARAMETER_SHARD,
+    REPLAY,
+    EnvInfo,
+    Worker,
+    WorkerId,
+    learner_processes,
+    shard_holders,
+)
+from gorila.system.builders import (
+    initial_parameters,
+    make_actor,
+    make_bundle,
+    make_learner,
+    make_replay,
+    make_shard_of,
+    parameter_bounds,
+    replay_warmup,
+)
 
 
 @dataclass

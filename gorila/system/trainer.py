@@ -22,8 +22,13 @@ from gorila.config import Config, save_yaml
 from gorila.contracts import EvaluatorServer, ReplayServer, Worker, WorkerId, env_info
 from gorila.envs import make_vector_env_for
 from gorila.plugins import reference_of
-from gorila.records.checkpoints import (prepare_saved_states, save_best, save_checkpoint, save_replays,
-                                        save_shard_backups)
+from gorila.records.checkpoints import (
+    prepare_saved_states,
+    save_best,
+    save_checkpoint,
+    save_replays,
+    save_shard_backups,
+)
 from gorila.records.durable import WriteError
 from gorila.records.metrics import MetricsWriter, TrainWindow, parameter_server_stats
 from gorila.records.progress import ProgressDisplay

@@ -11,9 +11,9 @@ import sys
 
 import pytest
 import torch
-from tests.helpers import fresh_checkpoint
 
 from gorila.records.checkpoints import load_checkpoint, save_checkpoint
+from tests.helpers import fresh_checkpoint
 
 
 def gorila(*argv, cwd):

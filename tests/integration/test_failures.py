@@ -10,14 +10,12 @@ import pytest
 import ray
 import ray.cloudpickle
 
-from gorila.system import builders
-
-from gorila.system import topology
 from gorila.components.bundle import Bundle
 from gorila.config import build_config
 from gorila.contracts import WorkerId
 from gorila.records.metrics import read_metrics
 from gorila.runtime.calls import WorkerError
+from gorila.system import builders, topology
 from gorila.system.trainer import Trainer
 from tests.helpers import from_the_driver
 

@@ -5,13 +5,12 @@ checkpoints."""
 import numpy as np
 import pytest
 
+from gorila.agent.networks import MinAtarCNN
 from gorila.config import build_config
 from gorila.contracts import WorkerId
 from gorila.evaluation.checkpoint_evaluation import evaluate_checkpoint
 from gorila.records.metrics import read_metrics
-from gorila.agent.networks import MinAtarCNN
 from gorila.system.trainer import Trainer
-
 
 CHANNELS = {"MinAtar/Asterix-v0": 4, "MinAtar/Breakout-v0": 4, "MinAtar/Freeway-v0": 7, "MinAtar/Seaquest-v0": 10,
             "MinAtar/SpaceInvaders-v0": 6}       # one boolean 10x10 plane per kind of object

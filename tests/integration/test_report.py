@@ -2,10 +2,10 @@
 the final evaluation of the saved parameters, and an evaluation episode as an animation."""
 import re
 
-from gorila.records.checkpoints import BEST, find_checkpoint, load_checkpoint, save_best
 from gorila.cli import main
-from gorila.experiments.suite.plan import SuitePlan
 from gorila.experiments.suite.driver import run_suite
+from gorila.experiments.suite.plan import SuitePlan
+from gorila.records.checkpoints import BEST, find_checkpoint, load_checkpoint, save_best
 
 FIELDS = dict(learning_starts=256, batch_size=32, hidden_sizes="32", eval_every_frames=512, eval_episodes=2,
               envs_per_actor=2, log_every_seconds=0.5, stop_at_return=0.0)

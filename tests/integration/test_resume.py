@@ -11,9 +11,9 @@ import signal
 import numpy as np
 import pytest
 
-from gorila.records.checkpoints import load_latest_good
 from gorila.config import build_config
 from gorila.contracts import WorkerId
+from gorila.records.checkpoints import load_latest_good
 from gorila.records.metrics import read_metrics
 from gorila.system.trainer import Trainer
 from tests.helpers import from_the_driver

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gorila.config import Config
 from gorila.components.parameter_server import ParameterShard
+from gorila.config import Config
 from gorila.contracts import PARAMETER_SHARD
 
 TCP_LISTEN = "0A"
@@ -68,6 +68,7 @@ def is_loopback(address: str) -> bool:
 @pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="reads Linux's /proc")
 def test_an_embedded_ray_run_listens_on_loopback_only():
     import ray
+
     from gorila.runtime.ray import RayRuntime
     if ray.is_initialized():
         pytest.skip("another test left Ray running")

@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 
 from gorila.cli import main
-from gorila.records.metrics import read_metrics
-from gorila.experiments.suite.plan import SuitePlan
 from gorila.experiments.suite.driver import run_suite
+from gorila.experiments.suite.plan import SuitePlan
+from gorila.records.metrics import read_metrics
 
 FIELDS = dict(learning_starts=256, batch_size=32, hidden_sizes="32", eval_every_frames=0, eval_episodes=2,
               envs_per_actor=2, log_every_seconds=0.5, stop_at_return=0.0)

@@ -14,9 +14,23 @@ from gorila.components.learner import Learner
 from gorila.components.parameter_server import ParameterShard
 from gorila.components.replay import ReplayMemory
 from gorila.config import build_config
-from gorila.contracts import (ACTOR, BUNDLE, EVALUATOR, LEARNER, PARAMETER_SHARD, REPLAY, ActorWorker, BundleWorker,
-                              EvaluatorServer, LearnerWorker, ReplayServer, ShardServer, contract_methods,
-                              env_info, learner_processes)
+from gorila.contracts import (
+    ACTOR,
+    BUNDLE,
+    EVALUATOR,
+    LEARNER,
+    PARAMETER_SHARD,
+    REPLAY,
+    ActorWorker,
+    BundleWorker,
+    EvaluatorServer,
+    LearnerWorker,
+    ReplayServer,
+    ShardServer,
+    contract_methods,
+    env_info,
+    learner_processes,
+)
 from gorila.envs import make_vector_env
 from gorila.experiments.bench.common import Timed
 from gorila.experiments.bench.stages import MeasuredLearner

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import numpy as np
 
-from gorila.contracts import Minibatch, ReplayMass
 from gorila.components.replay import sampling
 from gorila.components.replay.priorities import Priorities, PriorityRule, annealed_beta, importance_weights
 from gorila.components.replay.storage import StreamStorage
+from gorila.contracts import Minibatch, ReplayMass
 
 
 class ReplayMemory:

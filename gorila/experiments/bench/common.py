@@ -8,13 +8,13 @@ from typing import Callable, Protocol
 import numpy as np
 import torch
 
+from gorila.agent.networks import q_network_for
+from gorila.components.replay.routing import ReplayWriter, Route
 from gorila.config import Config, build_config
 from gorila.contracts import PARAMETER_SHARD, EnvInfo, Role, env_info
 from gorila.envs import make_vector_env_for
-from gorila.system.builders import initial_parameters, make_actor, make_replay, make_shard, make_shard_of
-from gorila.agent.networks import q_network_for
-from gorila.components.replay.routing import ReplayWriter, Route
 from gorila.runtime.calls import DirectCalls
+from gorila.system.builders import initial_parameters, make_actor, make_replay, make_shard, make_shard_of
 
 GAME = "Breakout"
 

@@ -9,14 +9,24 @@ import numpy as np
 import torch
 
 from gorila.components.actor import epsilon_end_step
+from gorila.components.parameter_server import slice_bounds
 from gorila.config import Config, build_config
 from gorila.contracts import EnvInfo
 from gorila.envs import make_vector_env_for
-from gorila.experiments.bench.common import (GAME, LEARNER_RATE, Timed, atari, bare_train_step, filled_replay,
-                                             local_actor, rate, ray_shards, single_shard)
-from gorila.components.parameter_server import slice_bounds
-from gorila.system.builders import initial_parameters, make_learner, make_replay
+from gorila.experiments.bench.common import (
+    GAME,
+    LEARNER_RATE,
+    Timed,
+    atari,
+    bare_train_step,
+    filled_replay,
+    local_actor,
+    rate,
+    ray_shards,
+    single_shard,
+)
 from gorila.runtime.calls import DirectCalls
+from gorila.system.builders import initial_parameters, make_learner, make_replay
 
 
 # ---- actor ---------------------------------------------------------------------------------------

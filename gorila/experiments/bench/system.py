@@ -8,15 +8,23 @@ import time
 import numpy as np
 import torch
 
+from gorila.agent.networks import q_network_for
 from gorila.components.actor import epsilon_end_step
 from gorila.config import Config
 from gorila.contracts import ActorWorker, EnvInfo, Worker
 from gorila.envs import make_vector_env_for
-from gorila.experiments.bench.common import (ACTOR_RATE, Timed, actor_with_replay, atari, bare_train_step, rate,
-                                             ray_shards, single_shard)
-from gorila.system.builders import initial_parameters, make_bundle
-from gorila.agent.networks import q_network_for
+from gorila.experiments.bench.common import (
+    ACTOR_RATE,
+    Timed,
+    actor_with_replay,
+    atari,
+    bare_train_step,
+    rate,
+    ray_shards,
+    single_shard,
+)
 from gorila.runtime.calls import DirectCalls
+from gorila.system.builders import initial_parameters, make_bundle
 
 
 # ---- actors on many cores ------------------------------------------------------------------------

@@ -7,11 +7,21 @@ from pathlib import Path
 
 import yaml
 
+from gorila.evaluation.scores import PUBLISHED_PROTOCOLS
 from gorila.experiments.report import plots
 from gorila.experiments.report.aggregates import aggregate_note, aggregate_table
-from gorila.experiments.report.summary import (BEST_SEEN_NOTE, RunSummary, SuiteSummary, attach_final_evaluation, attach_video,
-                           classify, load_run, load_suite, suite_text, summary_lines_of)
-from gorila.evaluation.scores import PUBLISHED_PROTOCOLS
+from gorila.experiments.report.summary import (
+    BEST_SEEN_NOTE,
+    RunSummary,
+    SuiteSummary,
+    attach_final_evaluation,
+    attach_video,
+    classify,
+    load_run,
+    load_suite,
+    suite_text,
+    summary_lines_of,
+)
 from gorila.experiments.suite import minatar_table
 from gorila.experiments.suite.table import COUNTS_NOTE, column_key, footnotes, marks, summary_lines
 

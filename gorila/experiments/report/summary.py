@@ -20,12 +20,12 @@ from pathlib import Path
 
 import yaml
 
-from gorila.records.checkpoints import CheckpointError, find_checkpoint
-from gorila.records.metrics import read_metrics
 from gorila.experiments.report.aggregates import SuiteScores, aggregate_lines, suite_scores
 from gorila.experiments.suite.minatar_table import against_published, minatar_rows, minatar_summary, summary_line
 from gorila.experiments.suite.plan import SUITE_FILE, SuitePlan, is_minatar, result_file
 from gorila.experiments.suite.table import collect, footnotes, summaries, summary_lines, table_row
+from gorila.records.checkpoints import CheckpointError, find_checkpoint
+from gorila.records.metrics import read_metrics
 
 BEST_SEEN_NOTE = "best evaluation seen during training: biased upwards (the maximum of many noisy evaluations)"
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 import json
 from typing import Callable
 
+from gorila.experiments.suite.minatar_table import against_published, ran_env, write_minatar_tables
+from gorila.experiments.suite.plan import SUITE_FILE, SuitePlan, play_game
+from gorila.experiments.suite.table import write_tables as write_atari_tables
 from gorila.records.metrics import read_metrics
 from gorila.runtime.calls import failure_reason
-from gorila.experiments.suite.plan import SUITE_FILE, SuitePlan, play_game
-from gorila.experiments.suite.minatar_table import against_published, ran_env, write_minatar_tables
-from gorila.experiments.suite.table import write_tables as write_atari_tables
 from gorila.system.signals import restore_signals, stop_on_signals
 
 PROGRESS_EVERY_S = 30.0

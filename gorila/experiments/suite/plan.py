@@ -26,12 +26,12 @@ import re
 import shutil
 from pathlib import Path
 
-from gorila.records.checkpoints import LATEST, load_latest_good
 from gorila.config import Config, ConfigError, build_config
-from gorila.records.metrics import read_metrics
+from gorila.envs.registry import MINATAR_PREFIX, resolve_env
 from gorila.evaluation.protocols import get_protocol
 from gorila.evaluation.scores import paper_game
-from gorila.envs.registry import MINATAR_PREFIX, resolve_env
+from gorila.records.checkpoints import LATEST, load_latest_good
+from gorila.records.metrics import read_metrics
 
 SUITE_FILE = "suite.json"
 FINAL_PARAMETERS = "parameters saved at the end of training (checkpoints/latest.pt)"

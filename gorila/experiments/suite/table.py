@@ -16,7 +16,14 @@ import json
 from pathlib import Path
 
 from gorila.evaluation.protocols import LABELS, get_protocol
-from gorila.evaluation.scores import DQN_MULTIPLES, HUMAN_LEVEL, PUBLISHED_PROTOCOLS, paper_game, published, suite_summary
+from gorila.evaluation.scores import (
+    DQN_MULTIPLES,
+    HUMAN_LEVEL,
+    PUBLISHED_PROTOCOLS,
+    paper_game,
+    published,
+    suite_summary,
+)
 from gorila.evaluation.start_points import HUMAN_PLAY, start_points_source
 from gorila.experiments.suite.plan import FINAL_PARAMETERS, SuitePlan
 

@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 
 from gorila.config import ConfigError
-from gorila.config.parsing import coerce, did_you_mean, closest_fields, field_types
+from gorila.config.parsing import closest_fields, coerce, did_you_mean, field_types
 
 # What can rank a sweep's points, higher better: the mean return of the last 100 training episodes,
 # of the last 10, or the last evaluation's (a train or eval record's field).

@@ -32,8 +32,7 @@ import os
 # set before Ray starts its processes. Ray 2.x otherwise binds to all interfaces.
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 
-from gorila.runtime.ray.cluster import (cancel, connect, disconnect, join_cluster, remote_task,  # noqa: E402
-                                        start_embedded)
+from gorila.runtime.ray.cluster import cancel, connect, disconnect, join_cluster, remote_task, start_embedded  # noqa: E402
 from gorila.runtime.ray.hosts import Located, NamedActor, RayCalls, WaitsForState, host_class  # noqa: E402
 from gorila.runtime.ray.runtime import RayRuntime  # noqa: E402
 

@@ -9,8 +9,18 @@ import ray
 from gorila.contracts import Role, learner_processes, shard_holders
 from gorila.runtime.calls import ClusterError
 from gorila.runtime.ray.cluster import connect
-from gorila.runtime.ray.hosts import (CONTROL, CONTROL_THREADS, SHARDS, HostedShard, NamedActor, RayCalls, RestartWatch,
-                                      host_class, restart_count)
+from gorila.runtime.ray.hosts import (
+    CONTROL,
+    CONTROL_THREADS,
+    SHARDS,
+    HostedShard,
+    NamedActor,
+    RayCalls,
+    RestartWatch,
+    host_class,
+    restart_count,
+)
+
 
 class RayRuntime:
     name = "ray"

@@ -3,8 +3,15 @@ import numpy as np
 import pytest
 import torch
 
-from gorila.agent.networks import (MLPQNetwork, NatureCNN, build_q_network, flat_gradients, flat_parameters,
-                             load_flat_parameters, num_parameters)
+from gorila.agent.networks import (
+    MLPQNetwork,
+    NatureCNN,
+    build_q_network,
+    flat_gradients,
+    flat_parameters,
+    load_flat_parameters,
+    num_parameters,
+)
 
 
 def test_flat_parameters_round_trip():

@@ -14,7 +14,7 @@ import pytest
 from gorila.cli import bench, evaluate, record_starts, report, suite, train
 from gorila.cli.flags import short_help
 from gorila.cli.main import build_parser
-from gorila.config import PRESETS, Config, field_docs, field_types
+from gorila.config import PRESETS, field_docs, field_types
 from gorila.config.parsing import field_sections
 
 SUBCOMMANDS = ["train", "evaluate", "record-starts", "suite", "report", "bench"]

@@ -7,12 +7,12 @@ import pytest
 import torch
 
 from gorila.agent import dqn
-from gorila.system import builders
-from gorila.config import Config
-from gorila.contracts import EnvInfo, Report
 from gorila.components.learner import LossOutlierFilter
 from gorila.components.replay import ReplayMemory
+from gorila.config import Config
+from gorila.contracts import EnvInfo, Report
 from gorila.runtime.calls import DirectCalls
+from gorila.system import builders
 
 CARTPOLE = EnvInfo(obs_shape=(4,), obs_dtype="float32", num_actions=2, frame_shape=(4,), stack=1,
                    frames_per_step=1, is_atari=False)

@@ -6,11 +6,18 @@ import pytest
 import torch
 
 from gorila import cli, make_config
-
-from gorila.system import builders
-from gorila.config import (PRESETS, Config, ConfigError, apply_overrides, build_config, save_yaml, scaled_preset,
-                           validate)
+from gorila.config import (
+    PRESETS,
+    Config,
+    ConfigError,
+    apply_overrides,
+    build_config,
+    save_yaml,
+    scaled_preset,
+    validate,
+)
 from gorila.contracts import EnvInfo
+from gorila.system import builders
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))

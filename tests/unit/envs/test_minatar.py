@@ -4,12 +4,12 @@ import numpy as np
 import pytest
 import torch
 
-from gorila.config import build_config
-from gorila.envs import EnvError, EnvSpec, make_vector_env, resolve_env
-from gorila.envs.registry import register_minatar
 from gorila.agent.networks import MinAtarCNN, NatureCNN, build_q_network, num_parameters
 from gorila.components.replay import ReplayMemory
 from gorila.components.replay.storage import StreamStorage
+from gorila.config import build_config
+from gorila.envs import EnvError, EnvSpec, make_vector_env, resolve_env
+from gorila.envs.registry import register_minatar
 
 
 @pytest.mark.parametrize("name", ["MinAtar/Breakout-v1", "MinAtar/Breakout", "minatar/breakout", " MinAtar/Breakout-v1"])

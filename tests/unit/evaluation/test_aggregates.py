@@ -3,8 +3,16 @@ out by hand below, and the stratified bootstrap's intervals."""
 import numpy as np
 import pytest
 
-from gorila.evaluation.aggregates import (aggregates, iqm, mean, median, performance_profile, profile_with_band,
-                                          score_matrix, stratified_resamples)
+from gorila.evaluation.aggregates import (
+    aggregates,
+    iqm,
+    mean,
+    median,
+    performance_profile,
+    profile_with_band,
+    score_matrix,
+    stratified_resamples,
+)
 
 # 4 runs x 3 games. All 12 scores sorted: 1 2 3 | 4 5 6 7 9 10 | 11 20 100; the IQM drops 3 at each end:
 # (4 + 5 + 6 + 7 + 9 + 10) / 6 = 41 / 6. Game means 2.5, 9.5, 32.5: median 9.5, mean 44.5 / 3.

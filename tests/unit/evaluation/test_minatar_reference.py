@@ -5,8 +5,7 @@ import numpy as np
 import pytest
 
 from gorila.envs import EnvError
-from gorila.evaluation.minatar_reference import (MINATAR_GAMES, minatar_game, published_dqn_curve,
-                                                 published_dqn_return)
+from gorila.evaluation.minatar_reference import MINATAR_GAMES, minatar_game, published_dqn_curve, published_dqn_return
 
 
 def tsv_rows(game):

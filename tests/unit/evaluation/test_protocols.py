@@ -5,7 +5,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from tests.helpers import fresh_checkpoint
 
 from gorila.components import evaluator as evaluator_module
 from gorila.config import ConfigError
@@ -17,6 +16,7 @@ from gorila.evaluation.protocol_env import ProtocolEnv, action_ids
 from gorila.evaluation.protocols import PROTOCOLS, trained_protocol
 from gorila.evaluation.record_starts import play_trajectory, random_policy
 from gorila.evaluation.start_points import StartPoint, save_start_points, start_points_of
+from tests.helpers import fresh_checkpoint
 
 
 def test_noop_starts_play_at_most_30_frames_before_the_agent():

@@ -1,11 +1,11 @@
 """A checkpoint written before the Atari emulator settings existed loads as it was trained: DQN's
 settings (no sticky actions, the minimal action set, the life-loss signal, 108,000-frame episodes)."""
 import torch
-from tests.helpers import fresh_checkpoint
 
 from gorila.envs.vector import ATARI_SETTINGS
 from gorila.evaluation.saved_agent import load_saved_agent
 from gorila.records.checkpoints import load_checkpoint, save_checkpoint
+from tests.helpers import fresh_checkpoint
 
 
 def test_a_checkpoint_without_the_atari_settings_keeps_dqns(tmp_path):

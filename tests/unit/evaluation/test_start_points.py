@@ -126,9 +126,8 @@ def test_human_play_without_a_display_is_one_clear_line(monkeypatch, tmp_path):
 
 
 def test_record_starts_from_a_checkpoint_says_so_and_refuses_another_games(monkeypatch, tmp_path):
-    from tests.helpers import fresh_checkpoint
-
     import gorila.evaluation.record_starts as recording
+    from tests.helpers import fresh_checkpoint
     run = fresh_checkpoint(tmp_path / "run")
     monkeypatch.setattr(recording, "RECORD_MAX_FRAMES", 400)     # a short game keeps the test short
     done = record_starts("Pong", str(tmp_path / "s.json"), 2, checkpoint=str(run))

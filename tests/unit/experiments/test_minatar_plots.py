@@ -4,8 +4,17 @@ a game whose run ended before the published curve begins says so instead."""
 import pytest
 
 from gorila.evaluation.minatar_reference import published_dqn_curve, published_dqn_return
-from gorila.experiments.report.plots import (END_LABEL, OURS_LABEL, PARTIAL_LABEL, PUBLISHED_LABEL, SEED_LABEL,
-                                             minatar_figure, minatar_panels, minatar_seeds_panel, plot_minatar_curves)
+from gorila.experiments.report.plots import (
+    END_LABEL,
+    OURS_LABEL,
+    PARTIAL_LABEL,
+    PUBLISHED_LABEL,
+    SEED_LABEL,
+    minatar_figure,
+    minatar_panels,
+    minatar_seeds_panel,
+    plot_minatar_curves,
+)
 
 
 def train_records(frames, episodes_per_record=30):

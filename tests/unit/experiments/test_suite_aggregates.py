@@ -12,12 +12,11 @@ import json
 import numpy as np
 import pytest
 
-from tests.helpers import store_final_evaluation
-from tests.unit.experiments.test_minatar_table import hand_made_run
-
 from gorila.experiments.report.aggregates import suite_scores
 from gorila.experiments.report.page import make_report
 from gorila.experiments.suite.plan import SUITE_FILE, SuitePlan
+from tests.helpers import store_final_evaluation
+from tests.unit.experiments.test_minatar_table import hand_made_run
 
 GAMES = ("MinAtar/Breakout-v0", "MinAtar/Freeway-v0", "MinAtar/SpaceInvaders-v0", "MinAtar/Seaquest-v0",
          "MinAtar/Asterix-v0")

@@ -2,10 +2,9 @@
 with double and 5 times DQN, and the table's marks and footnotes, on the page and in the text."""
 import json
 
-from tests.helpers import store_final_evaluation
-
 from gorila.experiments.report.page import make_report
 from gorila.experiments.suite.plan import SUITE_FILE, SuitePlan
+from tests.helpers import store_final_evaluation
 
 
 def test_the_report_shows_the_counts_and_marks_of_the_suite_table(tmp_path):

@@ -7,10 +7,10 @@ import csv
 import json
 
 import pytest
-from tests.helpers import store_final_evaluation as store
 
 from gorila.experiments.suite.plan import SuitePlan
 from gorila.experiments.suite.table import write_tables
+from tests.helpers import store_final_evaluation as store
 
 NOOP = {"Pong": 19.0, "Breakout": 10.0, "Alien": 5300.0}
 

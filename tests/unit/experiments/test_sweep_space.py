@@ -5,9 +5,9 @@ import pytest
 
 from gorila.config import ConfigError
 from gorila.experiments.sweep.driver import SweepPlan, param_space
-from gorila.runtime.ray.tuning import early_stopping
 from gorila.experiments.sweep.space import Axis, check_axes, grid_axis, point_name, random_axis
 from gorila.experiments.sweep.table import collect, markdown, points_of
+from gorila.runtime.ray.tuning import early_stopping
 
 
 def test_grid_values_are_read_in_the_fields_type():

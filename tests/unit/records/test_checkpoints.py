@@ -6,9 +6,18 @@ import stat
 import pytest
 import torch
 
-from gorila.records.checkpoints import (CheckpointError, find_checkpoint, load_checkpoint, load_latest_good,
-                                        remove_stale_temporaries, save_best, save_checkpoint, software_versions,
-                                        training_checkpoints, version_note)
+from gorila.records.checkpoints import (
+    CheckpointError,
+    find_checkpoint,
+    load_checkpoint,
+    load_latest_good,
+    remove_stale_temporaries,
+    save_best,
+    save_checkpoint,
+    software_versions,
+    training_checkpoints,
+    version_note,
+)
 
 
 def payload(value: float) -> dict:

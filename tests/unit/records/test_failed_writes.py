@@ -10,8 +10,13 @@ import signal
 import pytest
 import torch
 
-from gorila.records.checkpoints import (load_checkpoint, load_latest_good, save_best, save_checkpoint,
-                                        training_checkpoints)
+from gorila.records.checkpoints import (
+    load_checkpoint,
+    load_latest_good,
+    save_best,
+    save_checkpoint,
+    training_checkpoints,
+)
 from gorila.records.durable import WriteError
 from gorila.records.metrics import MetricsWriter, read_metrics
 

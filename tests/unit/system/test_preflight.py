@@ -6,14 +6,22 @@ import numpy as np
 import pytest
 import torch
 
+from gorila.components.replay import ReplayMemory
+from gorila.components.replay.storage import StreamStorage
 from gorila.config import Config, ConfigError, build_config
 from gorila.contracts import EnvInfo
 from gorila.envs import EnvError
 from gorila.system.builders import min_sample_size, replay_warmup
-from gorila.system.preflight import (available_memory_bytes, check_address, check_devices, check_fits_env,
-                              check_replay_memory, preflight, probe_env, replay_memory_need)
-from gorila.components.replay import ReplayMemory
-from gorila.components.replay.storage import StreamStorage
+from gorila.system.preflight import (
+    available_memory_bytes,
+    check_address,
+    check_devices,
+    check_fits_env,
+    check_replay_memory,
+    preflight,
+    probe_env,
+    replay_memory_need,
+)
 
 CARTPOLE = EnvInfo((4,), "float32", 2, (4,), 1, 1, False)
 ATARI = EnvInfo((4, 84, 84), "uint8", 6, (84, 84), 4, 4, True)

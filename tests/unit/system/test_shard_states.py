@@ -1,7 +1,6 @@
 """The driver's copy of the shards' states: what it gives a restarted shard, what it says it gave, and
 the first states it keeps (theta_0's, or the resumed ones) computed as the shards compute them."""
 import numpy as np
-import pytest
 import torch
 
 from gorila.config import build_config

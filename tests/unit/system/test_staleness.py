@@ -5,8 +5,8 @@ import contextlib
 from gorila.components.parameter_server.staleness import staleness_limit
 from gorila.config import build_config
 from gorila.contracts import WorkerId
-from gorila.system.preflight import probe_env
 from gorila.runtime.local import LocalRuntime
+from gorila.system.preflight import probe_env
 from gorila.system.topology import build_system, describe_topology
 
 LEARNERS = 100

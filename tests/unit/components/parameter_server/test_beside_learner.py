@@ -20,7 +20,6 @@ from gorila.config import Config
 from gorila.contracts import EnvInfo, Minibatch
 from gorila.runtime.calls import DirectCalls
 from gorila.system import builders
-
 from tests.unit.components.parameter_server.test_parameter_server import InAnotherProcess
 
 CARTPOLE = EnvInfo(obs_shape=(4,), obs_dtype="float32", num_actions=2, frame_shape=(4,), stack=1,

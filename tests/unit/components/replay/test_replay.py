@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from gorila.components.replay import ReplayMemory, StreamStorage
-from gorila.components.replay import sampling
+from gorila.components.replay import ReplayMemory, StreamStorage, sampling
 
 
 def write_stream(memory, steps, stream=0, start=1):
