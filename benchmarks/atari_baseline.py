@@ -14,6 +14,7 @@ Usage: python benchmarks/atari_baseline.py RUN_DIR --name pong-atari-fast-seed0 
        [--commit SHA] [--machine TEXT] [--reference dopamine_dqn_pong.tsv ...] [--evaluation EVAL.json]
        [--memory MEM.txt] [--note TEXT]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -51,15 +52,23 @@ def first_reached(rows: list[dict], marks=MARKS) -> dict:
 
 
 def machine() -> str:
-    model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                  if line.startswith("model name")), platform.processor())
+    model = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        ),
+        platform.processor(),
+    )
     import os
+
     return f"{model}, {os.cpu_count()} cores, {platform.system()} {platform.machine()}"
 
 
 def head_commit() -> str:
-    return subprocess.run(["git", "-C", str(HERE), "rev-parse", "--short", "HEAD"], capture_output=True,
-                          text=True).stdout.strip()
+    return subprocess.run(
+        ["git", "-C", str(HERE), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
 
 
 def memory_summary(path: Path) -> dict:
@@ -70,10 +79,17 @@ def memory_summary(path: Path) -> dict:
         parts = line.split()
         if len(parts) >= 4:
             seen.setdefault(parts[1], []).append((int(parts[0]), int(parts[2]) / 1024, " ".join(parts[3:5])))
-    return {pid: {"command": samples[0][2], "first_mb": round(samples[0][1]), "max_mb": round(max(s[1] for s in samples)),
-                  "last_mb": round(samples[-1][1]), "samples": len(samples),
-                  "minutes": round((samples[-1][0] - samples[0][0]) / 60, 1)}
-            for pid, samples in seen.items()}
+    return {
+        pid: {
+            "command": samples[0][2],
+            "first_mb": round(samples[0][1]),
+            "max_mb": round(max(s[1] for s in samples)),
+            "last_mb": round(samples[-1][1]),
+            "samples": len(samples),
+            "minutes": round((samples[-1][0] - samples[0][0]) / 60, 1),
+        }
+        for pid, samples in seen.items()
+    }
 
 
 def reference(name: str) -> np.ndarray:
@@ -83,8 +99,10 @@ def reference(name: str) -> np.ndarray:
 
 def figure(rows: list[dict], references: list[str], title: str, path: Path) -> None:
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     frames = np.array([r["env_frames"] for r in rows]) / 1e6
     returns = np.array([r["return_mean"] for r in rows])
     minutes = np.array([r["wall_time"] for r in rows]) / 60
@@ -94,7 +112,7 @@ def figure(rows: list[dict], references: list[str], title: str, path: Path) -> N
     for index, name in enumerate(references):
         curve = reference(name)
         curve = curve[curve[:, 0] / 1e6 <= max(end * 1.5, 2)]
-        _, agent, _ = name.removesuffix(".tsv").split("_")              # dopamine_<agent>_<game>.tsv
+        _, agent, _ = name.removesuffix(".tsv").split("_")  # dopamine_<agent>_<game>.tsv
         label = f"Dopamine {'Rainbow' if agent == 'rainbow' else agent.upper()}, sticky actions"
         by_frames.plot(curve[:, 0] / 1e6, curve[:, 1], color=f"C{index + 1}", label=f"{label} (mean of 5)")
         by_frames.fill_between(curve[:, 0] / 1e6, curve[:, 2], curve[:, 3], color=f"C{index + 1}", alpha=0.15)
@@ -105,8 +123,13 @@ def figure(rows: list[dict], references: list[str], title: str, path: Path) -> N
         hit = np.flatnonzero(returns >= mark)
         if hit.size:
             by_time.plot(minutes[hit[0]], mark, "o", color="C0")
-            by_time.annotate(f"{mark:+g} at {minutes[hit[0]]:.0f} min", (minutes[hit[0]], mark),
-                             textcoords="offset points", xytext=(6, -10), fontsize=8)
+            by_time.annotate(
+                f"{mark:+g} at {minutes[hit[0]]:.0f} min",
+                (minutes[hit[0]], mark),
+                textcoords="offset points",
+                xytext=(6, -10),
+                fontsize=8,
+            )
     by_time.set(xlabel="wall time from launch (minutes)", title="the same run by wall time")
     for axes in (by_frames, by_time):
         axes.grid(alpha=0.3)
@@ -132,15 +155,26 @@ def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     config = yaml.safe_load((args.run_dir / "config.yaml").read_text())
     with open(OUT / f"{args.name}.tsv", "w") as file:
-        file.write(f"# {args.name}: {args.command} (commit {args.commit or head_commit()}; {args.machine or machine()})\n")
-        file.write(f"# columns: frames, wall seconds from launch, updates, mean training return of the last {WINDOW} episodes\n")
+        file.write(
+            f"# {args.name}: {args.command} (commit {args.commit or head_commit()}; {args.machine or machine()})\n"
+        )
+        file.write(
+            f"# columns: frames, wall seconds from launch, updates, mean training return of the last {WINDOW} episodes\n"
+        )
         for r in rows:
             file.write(f"{r['env_frames']}\t{r['wall_time']:.1f}\t{r['updates']}\t{r['return_mean']:.2f}\n")
     summary = {
-        "name": args.name, "command": args.command, "commit": args.commit or head_commit(), "machine": args.machine or machine(),
-        "env": config["env"], "note": args.note,
-        "frames": rows[-1]["env_frames"], "wall_s": rows[-1]["wall_time"], "updates": rows[-1]["updates"],
-        "final_return_100": rows[-1]["return_mean"], "best_return_100": max(r["return_mean"] for r in rows),
+        "name": args.name,
+        "command": args.command,
+        "commit": args.commit or head_commit(),
+        "machine": args.machine or machine(),
+        "env": config["env"],
+        "note": args.note,
+        "frames": rows[-1]["env_frames"],
+        "wall_s": rows[-1]["wall_time"],
+        "updates": rows[-1]["updates"],
+        "final_return_100": rows[-1]["return_mean"],
+        "best_return_100": max(r["return_mean"] for r in rows),
         "first_reached": first_reached(rows),
         "evaluation": json.loads(args.evaluation.read_text()) if args.evaluation else None,
         "memory": memory_summary(args.memory) if args.memory else None,

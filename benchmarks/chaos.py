@@ -11,6 +11,7 @@ Each chaos run must reach a confirmed solve, record a fault for each kill, never
 or wall time go back in metrics.jsonl, and keep collecting frames after its last kill.
 Usage: python benchmarks/chaos.py [--kills 20] [--every 10 20] [--setups bundled global] [--out FILE.json]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,16 +33,40 @@ from gorila.records.metrics import read_metrics
 
 SETUPS = {
     "bundled": ["--actors", "2", "--learners", "2", "--param-shards", "2"],
-    "global": ["--no-bundled", "--replay", "global", "--replay-shards", "2", "--actors", "3", "--learners", "1",
-               "--param-shards", "2"],
+    "global": [
+        "--no-bundled",
+        "--replay",
+        "global",
+        "--replay-shards",
+        "2",
+        "--actors",
+        "3",
+        "--learners",
+        "1",
+        "--param-shards",
+        "2",
+    ],
 }
 SOLVED = 475.0
 
 
 def train_command(setup: str, seed: int, run_dir: Path, chaos: bool) -> list[str]:
-    command = [sys.executable, "-m", "gorila", "train", "--preset", "cartpole", "--runtime", "ray",
-               "--seed", str(seed), "--run-dir", str(run_dir), *SETUPS[setup]]
-    if chaos:       # train on past the solve; the benchmark stops the run itself
+    command = [
+        sys.executable,
+        "-m",
+        "gorila",
+        "train",
+        "--preset",
+        "cartpole",
+        "--runtime",
+        "ray",
+        "--seed",
+        str(seed),
+        "--run-dir",
+        str(run_dir),
+        *SETUPS[setup],
+    ]
+    if chaos:  # train on past the solve; the benchmark stops the run itself
         command += ["--no-stop-when-solved", "--total-frames", "100000000", "--max-failures", "1000"]
     return command
 
@@ -51,8 +76,11 @@ def undisturbed(setup: str, seed: int, folder: Path) -> dict:
     with open(folder / f"{setup}-undisturbed.out", "w") as log:
         process = subprocess.run(train_command(setup, seed, run_dir, chaos=False), stdout=log, stderr=subprocess.STDOUT)
     summary = next((r for r in read_metrics(run_dir) if r["kind"] == "summary"), {})
-    return {"rc": process.returncode, "solve_s": summary.get("solved_at_seconds"),
-            "solve_frames": summary.get("solved_at_frames")}
+    return {
+        "rc": process.returncode,
+        "solve_s": summary.get("solved_at_seconds"),
+        "solve_frames": summary.get("solved_at_frames"),
+    }
 
 
 def chaos(setup: str, seed: int, folder: Path, kills: int, every: tuple[float, float], grace: float) -> dict:
@@ -73,7 +101,9 @@ def chaos(setup: str, seed: int, folder: Path, kills: int, every: tuple[float, f
         except ProcessLookupError:
             continue
         killed.append({"t": round(time.time() - start, 1), "kind": victims[pid], "pid": pid})
-        print(f"  {setup}: kill {len(killed)}/{kills} at {killed[-1]['t']:.0f} s: {victims[pid]} (pid {pid})", flush=True)
+        print(
+            f"  {setup}: kill {len(killed)}/{kills} at {killed[-1]['t']:.0f} s: {victims[pid]} (pid {pid})", flush=True
+        )
     frames_at_last_kill = last_frames(run_dir)
     time.sleep(grace)
     alive = driver.poll() is None
@@ -84,8 +114,13 @@ def chaos(setup: str, seed: int, folder: Path, kills: int, every: tuple[float, f
     except subprocess.TimeoutExpired:
         driver.kill()
         rc = "killed: no clean stop within 300 s"
-    return {**judge(read_metrics(run_dir), killed), "rc": rc, "alive_at_end": alive,
-            "frames_at_last_kill": frames_at_last_kill, "frames_at_end": last_frames(run_dir)}
+    return {
+        **judge(read_metrics(run_dir), killed),
+        "rc": rc,
+        "alive_at_end": alive,
+        "frames_at_last_kill": frames_at_last_kill,
+        "frames_at_end": last_frames(run_dir),
+    }
 
 
 def last_frames(run_dir: Path) -> int:
@@ -98,38 +133,60 @@ def judge(records: list[dict], killed: list[dict]) -> dict:
     faults = [r for r in records if r["kind"] == "fault"]
     solves = [r for r in records if r["kind"] == "eval" and r.get("confirmation") and r["eval_return_mean"] >= SOLVED]
     train = [r for r in records if r["kind"] == "train"]
-    back = {key: sum(b < a for a, b in zip(series, series[1:])) for key, series in
-            {"env_frames": [r["env_frames"] for r in train], "updates": [r["updates"] for r in train],
-             "wall_time": [r["wall_time"] for r in records]}.items()}
+    back = {
+        key: sum(b < a for a, b in zip(series, series[1:]))
+        for key, series in {
+            "env_frames": [r["env_frames"] for r in train],
+            "updates": [r["updates"] for r in train],
+            "wall_time": [r["wall_time"] for r in records],
+        }.items()
+    }
     first = solves[0] if solves else None
-    return {"kills": len(killed), "kills_by_kind": dict(Counter(k["kind"] for k in killed)),
-            "kill_log": killed, "faults": len(faults),
-            "fault_reasons": [f"{r['wall_time']:.0f} s: {r['reason']}" for r in faults],
-            "solved": first is not None, "solve_s": first["wall_time"] if first else None,
-            "solve_frames": first["env_frames"] if first else None,
-            "kills_before_solve": sum(k["t"] <= first["wall_time"] for k in killed) if first else None,
-            "counters_back": back}
+    return {
+        "kills": len(killed),
+        "kills_by_kind": dict(Counter(k["kind"] for k in killed)),
+        "kill_log": killed,
+        "faults": len(faults),
+        "fault_reasons": [f"{r['wall_time']:.0f} s: {r['reason']}" for r in faults],
+        "solved": first is not None,
+        "solve_s": first["wall_time"] if first else None,
+        "solve_frames": first["env_frames"] if first else None,
+        "kills_before_solve": sum(k["t"] <= first["wall_time"] for k in killed) if first else None,
+        "counters_back": back,
+    }
 
 
 def verdict(result: dict) -> bool:
     chaotic = result["chaos"]
-    return (chaotic["solved"] and chaotic["faults"] >= chaotic["kills"] and not any(chaotic["counters_back"].values())
-            and chaotic["frames_at_end"] > chaotic["frames_at_last_kill"]
-            and chaotic["rc"] == (130 if chaotic["alive_at_end"] else 0))    # 130: stopped by our SIGINT, cleanly
+    return (
+        chaotic["solved"]
+        and chaotic["faults"] >= chaotic["kills"]
+        and not any(chaotic["counters_back"].values())
+        and chaotic["frames_at_end"] > chaotic["frames_at_last_kill"]
+        and chaotic["rc"] == (130 if chaotic["alive_at_end"] else 0)
+    )  # 130: stopped by our SIGINT, cleanly
 
 
 def table(results: list[dict]) -> list[str]:
-    lines = ["| topology | kills (by kind) | faults recorded | confirmed solve | time to solve, chaos / undisturbed "
-             "| frames after last kill | counters back |", "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| topology | kills (by kind) | faults recorded | confirmed solve | time to solve, chaos / undisturbed "
+        "| frames after last kill | counters back |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for result in results:
         chaotic, calm = result["chaos"], result["undisturbed"]
         kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(chaotic["kills_by_kind"].items()))
-        times = (f"{chaotic['solve_s']:.0f} s / {calm['solve_s']:.0f} s ({chaotic['solve_s'] / calm['solve_s']:.1f}x)"
-                 if chaotic["solve_s"] and calm["solve_s"] else f"{chaotic['solve_s']} / {calm['solve_s']}")
+        times = (
+            f"{chaotic['solve_s']:.0f} s / {calm['solve_s']:.0f} s ({chaotic['solve_s'] / calm['solve_s']:.1f}x)"
+            if chaotic["solve_s"] and calm["solve_s"]
+            else f"{chaotic['solve_s']} / {calm['solve_s']}"
+        )
         solved = f"yes, after {chaotic['kills_before_solve']} kills" if chaotic["solved"] else "no"
-        lines.append(f"| {result['setup']} | {chaotic['kills']} ({kinds}) | {chaotic['faults']} | {solved} | {times} | "
-                     f"{chaotic['frames_at_end'] - chaotic['frames_at_last_kill']:,} | "
-                     f"{sum(chaotic['counters_back'].values())} |")
+        lines.append(
+            f"| {result['setup']} | {chaotic['kills']} ({kinds}) | {chaotic['faults']} | {solved} | {times} | "
+            f"{chaotic['frames_at_end'] - chaotic['frames_at_last_kill']:,} | "
+            f"{sum(chaotic['counters_back'].values())} |"
+        )
     return lines
 
 
@@ -148,11 +205,17 @@ def main() -> int:
     for setup in args.setups:
         calm = undisturbed(setup, args.seed, folder)
         print(f"{setup}: undisturbed solve at {calm['solve_s']} s", flush=True)
-        result = {"setup": setup, "seed": args.seed, "undisturbed": calm,
-                  "chaos": chaos(setup, args.seed, folder, args.kills, tuple(args.every), args.grace)}
+        result = {
+            "setup": setup,
+            "seed": args.seed,
+            "undisturbed": calm,
+            "chaos": chaos(setup, args.seed, folder, args.kills, tuple(args.every), args.grace),
+        }
         result["ok"] = verdict(result)
         results.append(result)
-        Path(args.out).write_text(json.dumps({"kills": args.kills, "every_s": args.every, "results": results}, indent=1))
+        Path(args.out).write_text(
+            json.dumps({"kills": args.kills, "every_s": args.every, "results": results}, indent=1)
+        )
     print("\n".join(table(results)))
     print(f"wrote {args.out}; run directories in {folder}")
     return 0 if all(r["ok"] for r in results) else 1

@@ -8,6 +8,7 @@ the theta+ that includes the gradient it just pushed. Side by side in one run:
 - Atari (Breakout): agent steps/s and updates/s of one bundle on Ray, both ways, alternated.
 Usage: python benchmarks/learner_refresh.py [--seeds 0 1 2 3 4] [--atari-seconds 20] [--repeats 3] [--json FILE]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,6 +36,7 @@ def cartpole(seeds: list[int]) -> list[dict]:
 
 def atari(seconds: float, repeats: int) -> dict[str, list[dict]]:
     from gorila.experiments.bench.system import bundles_rate
+
     rates = {mode: [] for mode in MODES}
     for _ in range(repeats):
         for mode in MODES:
@@ -50,13 +52,17 @@ def table(runs: list[dict], rates: dict[str, list[dict]]) -> str:
         frames = [r["solve_frames"] for r in mine]
         times = [r["solve_s"] if r["solve_s"] is not None else float("inf") for r in mine]
         solved = [f for f in frames if f is not None]
-        lines.append(f"| {setup} | {len(solved)}/{len(mine)} | {' / '.join(f'{f:,}' if f else '-' for f in frames)} "
-                     f"| {statistics.median(f or float('inf') for f in frames):,.0f} | {statistics.median(times):.1f} |")
+        lines.append(
+            f"| {setup} | {len(solved)}/{len(mine)} | {' / '.join(f'{f:,}' if f else '-' for f in frames)} "
+            f"| {statistics.median(f or float('inf') for f in frames):,.0f} | {statistics.median(times):.1f} |"
+        )
     if rates:
         lines += ["", "| Atari, 1 bundle on Ray | agent steps/s (median) | updates/s (median) |", "|---|---|---|"]
         for mode, measured in rates.items():
-            lines.append(f"| {mode} | {statistics.median(r['steps_per_s'] for r in measured):.1f} "
-                         f"| {statistics.median(r['updates_per_s'] for r in measured):.1f} |")
+            lines.append(
+                f"| {mode} | {statistics.median(r['steps_per_s'] for r in measured):.1f} "
+                f"| {statistics.median(r['updates_per_s'] for r in measured):.1f} |"
+            )
     return "\n".join(lines)
 
 

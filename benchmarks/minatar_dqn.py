@@ -8,6 +8,7 @@ results/minatar-<game>-<setup>-seed<S>.json and a PNG of that curve with the pub
 published curve over its whole 5M frames beside it.
 Usage: python benchmarks/minatar_dqn.py [--frames 100000] [--setup local|ray-1|ray-2] [--seed 0] [--set KEY=VALUE]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,20 +25,35 @@ from gorila.evaluation.minatar_reference import published_dqn_curve, published_d
 from gorila.records.metrics import read_metrics
 
 HERE = Path(__file__).resolve().parent
-GAMES = {"breakout": "MinAtar/Breakout-v0"}       # v0: the full action set of the published curves
+GAMES = {"breakout": "MinAtar/Breakout-v0"}  # v0: the full action set of the published curves
 SETUPS = {
     "local": ["--runtime", "local"],
     "ray-1": ["--runtime", "ray", "--actors", "1", "--learners", "1"],
     "ray-2": ["--runtime", "ray", "--actors", "2", "--learners", "2"],
 }
-WINDOW = 100        # MinAtar's moving average: returns of the last 100 training episodes
+WINDOW = 100  # MinAtar's moving average: returns of the last 100 training episodes
 
 
 def train(args, run_dir: Path) -> float:
     """One `gorila train` run; its wall time in seconds (launch to exit, imports and evaluation included)."""
-    command = [sys.executable, "-m", "gorila", "train", "--preset", "minatar", "--env", GAMES[args.game],
-               "--total-frames", str(args.frames), "--seed", str(args.seed), "--run-dir", str(run_dir),
-               *SETUPS[args.setup], *[f"--set={item}" for item in args.set]]
+    command = [
+        sys.executable,
+        "-m",
+        "gorila",
+        "train",
+        "--preset",
+        "minatar",
+        "--env",
+        GAMES[args.game],
+        "--total-frames",
+        str(args.frames),
+        "--seed",
+        str(args.seed),
+        "--run-dir",
+        str(run_dir),
+        *SETUPS[args.setup],
+        *[f"--set={item}" for item in args.set],
+    ]
     start = time.time()
     process = subprocess.run(command, capture_output=True, text=True)
     if process.returncode != 0:
@@ -48,8 +64,11 @@ def train(args, run_dir: Path) -> float:
 def measured_curve(records: list[dict]) -> list[tuple[int, float]]:
     """(frames, mean return of the last 100 training episodes) from each train record once 100 episodes
     have ended, as MinAtar's curves start."""
-    return [(r["env_frames"], r["return_mean"]) for r in records
-            if r["kind"] == "train" and r.get("episodes_recent", 0) >= WINDOW]
+    return [
+        (r["env_frames"], r["return_mean"])
+        for r in records
+        if r["kind"] == "train" and r.get("episodes_recent", 0) >= WINDOW
+    ]
 
 
 def compare(curve: list[tuple[int, float]], game: str) -> list[dict]:
@@ -66,6 +85,7 @@ def compare(curve: list[tuple[int, float]], game: str) -> list[dict]:
 
 def plot(result: dict, published: np.ndarray, path: Path) -> None:
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -79,8 +99,14 @@ def plot(result: dict, published: np.ndarray, path: Path) -> None:
         axes.set_xlabel("training frames")
         axes.grid(alpha=0.3)
     greedy = result["greedy_evaluations"]
-    near.plot([e["frames"] for e in greedy], [e["greedy_mean"] for e in greedy], "o", color="tab:red",
-              fillstyle="none", label="gorila, greedy evaluation (20 episodes)")
+    near.plot(
+        [e["frames"] for e in greedy],
+        [e["greedy_mean"] for e in greedy],
+        "o",
+        color="tab:red",
+        fillstyle="none",
+        label="gorila, greedy evaluation (20 episodes)",
+    )
     whole.ticklabel_format(axis="x", style="sci", scilimits=(6, 6))
     near.set_ylabel(f"mean return, last {WINDOW} training episodes")
     near.set_title(f"MinAtar {result['game']}: {result['frames']:,} frames in {result['minutes']:.1f} min on CPU")
@@ -97,8 +123,9 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=100_000)
     parser.add_argument("--setup", default="local", choices=list(SETUPS))
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a preset field (repeatable)")
+    parser.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE", help="override a preset field (repeatable)"
+    )
     parser.add_argument("--out", default=str(HERE / "results"), help="folder of the JSON and PNG")
     args = parser.parse_args()
     published = published_dqn_curve(args.game)
@@ -106,19 +133,34 @@ def main() -> None:
         wall = train(args, Path(folder) / "run")
         records = read_metrics(Path(folder) / "run")
     curve = measured_curve(records)
-    evals = [{"frames": r["env_frames"], "greedy_mean": r["eval_return_mean"], "episodes": r["eval_episodes"]}
-             for r in records if r["kind"] == "eval"]
-    result = {"game": args.game, "env": GAMES[args.game], "setup": args.setup, "seed": args.seed,
-              "frames": args.frames, "wall_s": round(wall, 1), "minutes": round(wall / 60, 2),
-              "overrides": args.set, "curve": curve, "final_return_100": curve[-1][1] if curve else None,
-              "greedy_evaluations": evals, "vs_published": compare(curve, args.game),
-              "published_final": {"frames": int(published[-1, 0]), "return": float(published[-1, 1])}}
+    evals = [
+        {"frames": r["env_frames"], "greedy_mean": r["eval_return_mean"], "episodes": r["eval_episodes"]}
+        for r in records
+        if r["kind"] == "eval"
+    ]
+    result = {
+        "game": args.game,
+        "env": GAMES[args.game],
+        "setup": args.setup,
+        "seed": args.seed,
+        "frames": args.frames,
+        "wall_s": round(wall, 1),
+        "minutes": round(wall / 60, 2),
+        "overrides": args.set,
+        "curve": curve,
+        "final_return_100": curve[-1][1] if curve else None,
+        "greedy_evaluations": evals,
+        "vs_published": compare(curve, args.game),
+        "published_final": {"frames": int(published[-1, 0]), "return": float(published[-1, 1])},
+    }
     stem = Path(args.out) / f"minatar-{args.game}-{args.setup}-seed{args.seed}"
     stem.parent.mkdir(parents=True, exist_ok=True)
     stem.with_suffix(".json").write_text(json.dumps(result, indent=1))
     plot(result, published, stem.with_suffix(".png"))
-    print(f"{args.game}, {args.setup}: {args.frames:,} frames in {wall / 60:.1f} min; last-100-episode return "
-          f"{result['final_return_100']}; greedy {evals[-1]['greedy_mean'] if evals else None}")
+    print(
+        f"{args.game}, {args.setup}: {args.frames:,} frames in {wall / 60:.1f} min; last-100-episode return "
+        f"{result['final_return_100']}; greedy {evals[-1]['greedy_mean'] if evals else None}"
+    )
     for row in result["vs_published"]:
         print(f"  {row['frames']:>9,} frames: gorila {row['gorila']:6.2f}   published DQN {row['published_dqn']}")
     print(f"wrote {stem}.json and .png")

@@ -12,6 +12,7 @@ Exit status 0 when both hold (only the first below 10M frames). Writes results/p
 Without a GPU it runs the same way on the CPU, e.g. a smoke run: python benchmarks/pong.py --frames 20000
 Usage: python benchmarks/pong.py [--frames 10000000] [--bundles 4] [--set KEY=VALUE]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,7 +28,7 @@ import numpy as np
 from gorila.records.metrics import read_metrics
 
 HERE = Path(__file__).resolve().parent
-RANDOM_PONG = -20.7          # random play (reference/atari_scores.tsv)
+RANDOM_PONG = -20.7  # random play (reference/atari_scores.tsv)
 LEARNED = -15.0
 WINDOW = 100
 
@@ -43,9 +44,26 @@ def train(args, run_dir: Path) -> float:
     evaluation = ["--set=eval_every_frames=0"]
     if args.frames < 1_000_000:
         evaluation += ["--set=eval_episodes=1", "--set=eval_max_frames=2000"]
-    command = [sys.executable, "-m", "gorila", "train", "--preset", "atari", "--env", "Pong",
-               "--total-frames", str(args.frames), "--actors", str(args.bundles), "--learners", str(args.bundles),
-               "--run-dir", str(run_dir), *evaluation, *[f"--set={item}" for item in args.set]]
+    command = [
+        sys.executable,
+        "-m",
+        "gorila",
+        "train",
+        "--preset",
+        "atari",
+        "--env",
+        "Pong",
+        "--total-frames",
+        str(args.frames),
+        "--actors",
+        str(args.bundles),
+        "--learners",
+        str(args.bundles),
+        "--run-dir",
+        str(run_dir),
+        *evaluation,
+        *[f"--set={item}" for item in args.set],
+    ]
     start = time.time()
     process = subprocess.run(command, capture_output=True, text=True)
     if process.returncode != 0:
@@ -55,8 +73,11 @@ def train(args, run_dir: Path) -> float:
 
 def curve_at_millions(records: list[dict], frames: int) -> list[tuple[int, float]]:
     """(frames, last-100-episode training return) at each million frames reached (and at the end)."""
-    train = [(r["env_frames"], r["return_mean"]) for r in records
-             if r["kind"] == "train" and r.get("return_mean") is not None]
+    train = [
+        (r["env_frames"], r["return_mean"])
+        for r in records
+        if r["kind"] == "train" and r.get("return_mean") is not None
+    ]
     marks = list(range(1_000_000, frames + 1, 1_000_000)) or [frames]
     return [next(((f, v) for f, v in train if f >= mark), train[-1]) for mark in marks if train]
 
@@ -74,7 +95,9 @@ def main() -> None:
         records = read_metrics(Path(folder) / "run")
     curve = curve_at_millions(records, args.frames)
     final = curve[-1][1] if curve else None
-    print(f"Pong, {args.bundles} bundle{'s' if args.bundles > 1 else ''}: {args.frames:,} frames in {wall / 60:.1f} min")
+    print(
+        f"Pong, {args.bundles} bundle{'s' if args.bundles > 1 else ''}: {args.frames:,} frames in {wall / 60:.1f} min"
+    )
     print(f"{'frames':>12} {'gorila':>8} {'Dopamine DQN mean [min, max]':>30}")
     for frames, value in curve:
         row = expected[np.argmin(abs(expected[:, 0] - frames))]
@@ -86,10 +109,20 @@ def main() -> None:
         floor = float(np.interp(args.frames, expected[:, 0], expected[:, 2]))
         on_curve = final >= floor
         print(f"on the curve: {final:.1f} >= Dopamine's lowest run {floor:.1f}: {'yes' if on_curve else 'NO'}")
-    print(f"learned: last-{WINDOW}-episode return {final} > {LEARNED} (random {RANDOM_PONG}): {'yes' if learned else 'NO'}")
+    print(
+        f"learned: last-{WINDOW}-episode return {final} > {LEARNED} (random {RANDOM_PONG}): {'yes' if learned else 'NO'}"
+    )
     Path(args.out).mkdir(parents=True, exist_ok=True)
-    result = {"frames": args.frames, "bundles": args.bundles, "wall_s": round(wall, 1), "curve": curve,
-              "final_return_100": final, "learned": learned, "on_curve": on_curve, "overrides": args.set}
+    result = {
+        "frames": args.frames,
+        "bundles": args.bundles,
+        "wall_s": round(wall, 1),
+        "curve": curve,
+        "final_return_100": final,
+        "learned": learned,
+        "on_curve": on_curve,
+        "overrides": args.set,
+    }
     (Path(args.out) / f"pong-{args.frames}.json").write_text(json.dumps(result, indent=1))
     sys.exit(0 if learned and on_curve is not False else 1)
 

@@ -1,5 +1,6 @@
 """The processes of a run started as a subprocess: found under its driver through /proc (Linux), and
 named by what they are (`ray::<Class>` for a component's Ray worker). Used by soak.py and chaos.py."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -33,7 +34,7 @@ def title(pid: int) -> str | None:
         name = (Path("/proc") / str(pid) / "cmdline").read_bytes().split(b"\0")[0].decode(errors="replace")
     except OSError:
         return None
-    if name.startswith("ray::"):        # ray::<class>.<method>, or ray::<actor name>:<class>
+    if name.startswith("ray::"):  # ray::<class>.<method>, or ray::<actor name>:<class>
         return "ray::" + name[5:].rsplit(":", 1)[-1]
     return Path(name).name
 

@@ -29,6 +29,7 @@ Usage: python benchmarks/read_minatar_curves.py LEARNING_CURVES_GIF [--out DIR] 
 (the GIF: `git show 4241f24:img/learning_curves.gif` in a clone of kenjyoung/MinAtar; --plots draws
 the points read over each panel, to check them by eye).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,18 +42,18 @@ from PIL import Image
 
 OUT = Path(__file__).resolve().parent.parent / "gorila" / "evaluation" / "minatar"
 
-DQN_BLUE = np.array([1, 115, 178])    # the DQN line's colour (seaborn's colourblind blue)
+DQN_BLUE = np.array([1, 115, 178])  # the DQN line's colour (seaborn's colourblind blue)
 WHITE = np.array([255, 255, 255])
-BLUE_DISTANCE = 50      # RGB distance from DQN_BLUE of the line's pixels: its core and darkest edge pixels
-STROKE_ROWS = 5         # the line's thickness in a column where it is flat and free of other curves
-EDGE_ROWS = 6           # pixels looked at beyond the line's edge: its anti-aliased edge fades over up to 5
-MIN_RUN = 3             # fewest neighbouring readable columns kept (a shorter run is a sliver of the line)
-PALE = 170              # smallest channel of a pale pixel: the white ground and the curves' pale bands
-OFF_THE_LINE = 25       # RGB distance from the line's own blue-to-white blends of another colour's pixel
-DARK = 200              # sum of R, G, B below which a pixel belongs to a spine or a tick mark
-X_TICKS = (0, 1e6, 2e6, 3e6, 4e6, 5e6)      # every panel: "frames (in millions)", 0 to 5
-EVERY_COLUMN_UNTIL = 500_000                # frames; one readable column in ten after that
-PRECISION_ROWS = 2      # the middle found lies within about 2 rows of the line's centre where it shows whole
+BLUE_DISTANCE = 50  # RGB distance from DQN_BLUE of the line's pixels: its core and darkest edge pixels
+STROKE_ROWS = 5  # the line's thickness in a column where it is flat and free of other curves
+EDGE_ROWS = 6  # pixels looked at beyond the line's edge: its anti-aliased edge fades over up to 5
+MIN_RUN = 3  # fewest neighbouring readable columns kept (a shorter run is a sliver of the line)
+PALE = 170  # smallest channel of a pale pixel: the white ground and the curves' pale bands
+OFF_THE_LINE = 25  # RGB distance from the line's own blue-to-white blends of another colour's pixel
+DARK = 200  # sum of R, G, B below which a pixel belongs to a spine or a tick mark
+X_TICKS = (0, 1e6, 2e6, 3e6, 4e6, 5e6)  # every panel: "frames (in millions)", 0 to 5
+EVERY_COLUMN_UNTIL = 500_000  # frames; one readable column in ten after that
+PRECISION_ROWS = 2  # the middle found lies within about 2 rows of the line's centre where it shows whole
 
 
 @dataclass(frozen=True)
@@ -72,20 +73,34 @@ class Panel:
 # MinAtar's own Environment, which always has the 6 actions: Gymnasium's v0 ids; the v1 ids have the
 # game's minimal set.
 PANELS = (
-    Panel("asterix", "Asterix", "Asterix", (40, 900, 830, 1480), (0, 5, 10, 15, 20),
-          "no-op, left, up, right, down (5)"),
+    Panel(
+        "asterix", "Asterix", "Asterix", (40, 900, 830, 1480), (0, 5, 10, 15, 20), "no-op, left, up, right, down (5)"
+    ),
     Panel("breakout", "Breakout", "Breakout", (1500, 120, 2300, 700), (0, 5, 10, 15), "no-op, left, right (3)"),
-    Panel("freeway", "Freeway", "Freeway", (1150, 900, 1930, 1480), (0, 10, 20, 30, 40, 50),
-          "no-op, up, down (3)"),
-    Panel("seaquest", "Seaquest", "Seaquest", (560, 120, 1340, 700), (0, 5, 10, 15, 20),
-          "all 6, so -v0 and -v1 are the same game"),
-    Panel("space_invaders", "Space Invaders", "SpaceInvaders", (2230, 900, 3020, 1480), (0, 50, 100, 150, 200),
-          "no-op, left, right, fire (4)"),
+    Panel("freeway", "Freeway", "Freeway", (1150, 900, 1930, 1480), (0, 10, 20, 30, 40, 50), "no-op, up, down (3)"),
+    Panel(
+        "seaquest",
+        "Seaquest",
+        "Seaquest",
+        (560, 120, 1340, 700),
+        (0, 5, 10, 15, 20),
+        "all 6, so -v0 and -v1 are the same game",
+    ),
+    Panel(
+        "space_invaders",
+        "Space Invaders",
+        "SpaceInvaders",
+        (2230, 900, 3020, 1480),
+        (0, 50, 100, 150, 200),
+        "no-op, left, right, fire (4)",
+    ),
 )
 VERSION = "MinAtar 1.0.x (the figure was committed in February 2020, with 1.0.5)"
-SEAQUEST_VERSION = ("MinAtar 1.0.10 or older (the figure predates 1.0.11's fix of the oxygen bar, which "
-                    "flashed to full one step before the oxygen ran out; MinAtar's README warns that results "
-                    "with the fixed game may differ)")
+SEAQUEST_VERSION = (
+    "MinAtar 1.0.10 or older (the figure predates 1.0.11's fix of the oxygen bar, which "
+    "flashed to full one step before the oxygen ran out; MinAtar's README warns that results "
+    "with the fixed game may differ)"
+)
 
 
 @dataclass(frozen=True)
@@ -152,10 +167,10 @@ def find_axes(figure: np.ndarray, panel: Panel) -> Axes:
     darkness = np.clip(765 - figure.sum(axis=2), 0, None)
     # Tick marks point outwards, about 12 pixels long: the strips skip the spine's anti-aliased edge
     # and stop short of the tick labels.
-    below = darkness[outer_bottom + 2:outer_bottom + 11, left - 10:right + 10].sum(axis=0)
-    beside = darkness[top - 10:bottom + 10, outer_left - 11:outer_left - 1].sum(axis=1)
+    below = darkness[outer_bottom + 2 : outer_bottom + 11, left - 10 : right + 10].sum(axis=0)
+    beside = darkness[top - 10 : bottom + 10, outer_left - 11 : outer_left - 1].sum(axis=1)
     x_ticks = [left - 10 + c for c in tick_centres(below)]
-    y_ticks = sorted((top - 10 + r for r in tick_centres(beside)), reverse=True)   # the bottom one first
+    y_ticks = sorted((top - 10 + r for r in tick_centres(beside)), reverse=True)  # the bottom one first
     return Axes(left, top, right, bottom, fit(x_ticks, X_TICKS, "x"), fit(y_ticks, panel.y_ticks, "y"))
 
 
@@ -181,17 +196,17 @@ def covered(outward: np.ndarray) -> bool:
 @dataclass(frozen=True)
 class Reading:
     row: float
-    from_edge: bool     # another curve covers one side; the row is reckoned from the other edge
+    from_edge: bool  # another curve covers one side; the row is reckoned from the other edge
 
 
 def read_column(figure: np.ndarray, axes: Axes, column: int) -> Reading | None:
     """The DQN line's centre row in one column, or None where it does not show or both its sides are covered."""
-    pixels = figure[axes.top:axes.bottom + 1, column]
+    pixels = figure[axes.top : axes.bottom + 1, column]
     blue = axes.top + np.flatnonzero(np.sqrt(((pixels - DQN_BLUE) ** 2).sum(axis=1)) <= BLUE_DISTANCE)
     if len(blue) == 0:
         return None
     top, bottom = int(blue.min()), int(blue.max())
-    above, below = covered(figure[top - 1::-1, column]), covered(figure[bottom + 1:, column])
+    above, below = covered(figure[top - 1 :: -1, column]), covered(figure[bottom + 1 :, column])
     if above and below:
         return None
     half = max(bottom - top, STROKE_ROWS - 1 if above or below else 0) / 2
@@ -238,8 +253,13 @@ def read_panel(figure: np.ndarray, panel: Panel) -> Curve:
     axes = find_axes(figure, panel)
     readings = read_columns(figure, axes)
     points = [(int(round(axes.frames(c), -2)), round(axes.value(readings[c].row), 2)) for c in thin_out(readings, axes)]
-    return Curve(panel, axes, points, [c for c, r in readings.items() if r is None],
-                 [c for c, r in readings.items() if r is not None and r.from_edge])
+    return Curve(
+        panel,
+        axes,
+        points,
+        [c for c, r in readings.items() if r is None],
+        [c for c, r in readings.items() if r is not None and r.from_edge],
+    )
 
 
 def spans(columns: list[int], axes: Axes, bridge: int = 5) -> str:
@@ -252,8 +272,13 @@ def spans(columns: list[int], axes: Axes, bridge: int = 5) -> str:
         else:
             joined.append([column, column])
     start = int(np.ceil(axes.column(0)))
-    return ", ".join(f"{0 if a == start else axes.frames(a - 0.5) / 1e3:,.0f}-{axes.frames(b + 0.5) / 1e3:,.0f}k"
-                     for a, b in joined) or "none"
+    return (
+        ", ".join(
+            f"{0 if a == start else axes.frames(a - 0.5) / 1e3:,.0f}-{axes.frames(b + 0.5) / 1e3:,.0f}k"
+            for a, b in joined
+        )
+        or "none"
+    )
 
 
 def header(curve: Curve) -> str:
@@ -291,6 +316,7 @@ def write_tsv(path: Path, curve: Curve) -> None:
 def plot_check(figure: np.ndarray, curve: Curve, path: Path) -> None:
     """The panel with the points read drawn over it in red: whole, and its first 1M frames magnified."""
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -302,10 +328,17 @@ def plot_check(figure: np.ndarray, curve: Curve, path: Path) -> None:
     for view in (whole, start):
         view.imshow(figure.astype(np.uint8), interpolation="nearest")
         view.plot(columns, rows, ".", color="red", markersize=3)
-    whole.set(xlim=(axes.left - 15, axes.right + 15), ylim=(axes.bottom + 15, axes.top - 15),
-              title=f"{curve.panel.game}: {len(curve.points)} points read")
-    start.set(xlim=(axes.column(0) - 3, axes.column(1e6)), ylim=(max(early) + 30, min(early) - 30),
-              title="first 1M frames", aspect="auto")
+    whole.set(
+        xlim=(axes.left - 15, axes.right + 15),
+        ylim=(axes.bottom + 15, axes.top - 15),
+        title=f"{curve.panel.game}: {len(curve.points)} points read",
+    )
+    start.set(
+        xlim=(axes.column(0) - 3, axes.column(1e6)),
+        ylim=(max(early) + 30, min(early) - 30),
+        title="first 1M frames",
+        aspect="auto",
+    )
     plot.tight_layout()
     plot.savefig(path, dpi=110)
     plt.close(plot)

@@ -8,6 +8,7 @@ It stops the run with SIGTERM at the end (the clean stop a cluster scheduler sen
 the run wrote its final checkpoint and summary.
 Usage: python benchmarks/soak.py [--minutes 10] [--bundles 4] [--out soak]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -48,10 +49,30 @@ def main() -> int:
     parser.add_argument("--out", default="soak", help="prefix of the .csv and .png written")
     args = parser.parse_args()
     run_dir = Path(tempfile.mkdtemp()) / "run"
-    command = [sys.executable, "-m", "gorila", "train", "--preset", "cartpole", "--runtime", "ray",
-               "--actors", str(args.bundles), "--learners", str(args.bundles), "--param-shards", "2",
-               "--stop-at-return", "0", "--total-frames", "1000000000", "--replay-capacity", "20000",
-               "--run-dir", str(run_dir)]
+    command = [
+        sys.executable,
+        "-m",
+        "gorila",
+        "train",
+        "--preset",
+        "cartpole",
+        "--runtime",
+        "ray",
+        "--actors",
+        str(args.bundles),
+        "--learners",
+        str(args.bundles),
+        "--param-shards",
+        "2",
+        "--stop-at-return",
+        "0",
+        "--total-frames",
+        "1000000000",
+        "--replay-capacity",
+        "20000",
+        "--run-dir",
+        str(run_dir),
+    ]
     driver = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     rows, start = [], time.time()
     try:
@@ -73,8 +94,10 @@ def main() -> int:
     summary = any(r["kind"] == "summary" for r in records)
     checkpoint = any((run_dir / "checkpoints").glob("ckpt-*.pt"))
     frames = max((r["env_frames"] for r in records), default=0)
-    print(f"{args.minutes:g} min, {args.bundles} bundles, {frames:,} frames; SIGTERM -> exit {code}, "
-          f"final checkpoint {'yes' if checkpoint else 'NO'}, summary {'yes' if summary else 'NO'}")
+    print(
+        f"{args.minutes:g} min, {args.bundles} bundles, {frames:,} frames; SIGTERM -> exit {code}, "
+        f"final checkpoint {'yes' if checkpoint else 'NO'}, summary {'yes' if summary else 'NO'}"
+    )
     for line in growth(rows):
         print(line)
     print(f"wrote {args.out}.csv and {args.out}.png")
@@ -107,17 +130,20 @@ def growth(rows: list[dict]) -> list[str]:
     for (name, pid), points in sorted(by_process(rows).items()):
         mid = min(points, key=lambda r: abs(r["t"] - end / 2))
         last = points[-1]
-        if last["t"] < end - 30:        # a process that ended early (Ray's start-up helpers)
+        if last["t"] < end - 30:  # a process that ended early (Ray's start-up helpers)
             continue
-        lines.append(f"{name[:34]:34} {pid:>7} {mid['rss_mb']:8.0f} {last['rss_mb']:8.0f} "
-                     f"{mid['fds']:>8} {last['fds']:>8}")
+        lines.append(
+            f"{name[:34]:34} {pid:>7} {mid['rss_mb']:8.0f} {last['rss_mb']:8.0f} {mid['fds']:>8} {last['fds']:>8}"
+        )
     return lines
 
 
 def plot(rows: list[dict], path: Path) -> None:
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     figure, (memory, files) = plt.subplots(2, 1, figsize=(10, 8), sharex=True)
     totals = defaultdict(float)
     for row in rows:

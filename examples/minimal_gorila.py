@@ -13,6 +13,7 @@ here the loop of Nair et al. (2015) is written out, to read against the paper:
 Usage: python examples/minimal_gorila.py [--frames 250000] [--seed 0]
 Exits 0 once a greedy evaluation reaches 475 and a second one on fresh episodes confirms it.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,16 +43,17 @@ def train(total_frames: int, seed: int) -> bool:
     config = build_config("cartpole", overrides=dict(runtime="local", seed=seed, total_frames=total_frames))
     with make_vector_env_for(config, 1, 0) as probe:
         info = env_info(probe)
-    calls = DirectCalls()                                  # everything lives in this process
+    calls = DirectCalls()  # everything lives in this process
 
     # The parameter server: one shard holding all of theta+ (and theta-).
     theta0 = initial_parameters(config, info)
     shards, bounds = [make_shard(config, 0, theta0)], [(0, theta0.size)]
 
     # One bundle: actor -> local replay -> learner, each talking to the server through its own client.
-    copies = tuple(range(config.envs_per_actor))           # one replay stream per env copy
-    replay = make_replay(config, info, config.replay_capacity, num_streams=len(copies), seed=seed,
-                         warmup=replay_warmup(config))
+    copies = tuple(range(config.envs_per_actor))  # one replay stream per env copy
+    replay = make_replay(
+        config, info, config.replay_capacity, num_streams=len(copies), seed=seed, warmup=replay_warmup(config)
+    )
     writer = ReplayWriter([replay], [Route(0, copies, copies)], calls)
     actor = make_actor(config, info, 0, shards, bounds, calls, writer)
     learner = make_learner(config, info, 0, shards, bounds, calls, replay)
@@ -61,24 +63,27 @@ def train(total_frames: int, seed: int) -> bool:
     eval_every, steps, credit = info.steps(config.eval_every_frames), 0, 0
     next_eval = eval_every
     while steps < info.steps(config.total_frames):
-        taken = actor.step()                               # each env copy acts once, writes to replay
-        writer.flush()                                     # (a copy that only resets takes no agent step)
+        taken = actor.step()  # each env copy acts once, writes to replay
+        writer.flush()  # (a copy that only resets takes no agent step)
         steps, credit = steps + taken, credit + taken
-        while credit >= config.update_every:               # DQN's ratio: one update per update_every steps
+        while credit >= config.update_every:  # DQN's ratio: one update per update_every steps
             credit -= config.update_every
-            learner.update()                               # sample, gradient vs theta-, push to shard
+            learner.update()  # sample, gradient vs theta-, push to shard
         returns += actor.report(steps).episode_returns
         if steps < next_eval:
             continue
         next_eval += eval_every
-        learner.send(refresh=False)                        # nothing left in the learner's outbox
+        learner.send(refresh=False)  # nothing left in the learner's outbox
         theta, _ = server.pull()
         score = evaluator.evaluate(theta)["eval_return_mean"]
         recent = sum(returns[-20:]) / max(len(returns[-20:]), 1)
-        print(f"{info.frames(steps):>8,} frames {time.time() - start:6.1f} s | PS v{shards[0].version:>6,} | "
-              f"training return {recent:6.1f} | greedy eval {score:6.1f}", flush=True)
+        print(
+            f"{info.frames(steps):>8,} frames {time.time() - start:6.1f} s | PS v{shards[0].version:>6,} | "
+            f"training return {recent:6.1f} | greedy eval {score:6.1f}",
+            flush=True,
+        )
         if score >= TARGET:
-            confirmation = evaluator.evaluate(theta)["eval_return_mean"]   # same theta, fresh episodes
+            confirmation = evaluator.evaluate(theta)["eval_return_mean"]  # same theta, fresh episodes
             print(f"confirmation on fresh episodes: {confirmation:.1f}")
             if confirmation >= TARGET:
                 print(f"solved after {info.frames(steps):,} frames, {time.time() - start:.1f} s")

@@ -25,12 +25,26 @@ From Python:
 The names below are imported from their modules on first use: `import gorila` (which the `gorila`
 command does first) loads neither torch nor Ray.
 """
+
 from gorila.lazy import lazy_attributes
 
-_HOMES = {"make_config": "api", "train": "api", "resume": "api", "evaluate": "api", "load_q_network": "api", "sweep": "api",
-          "TrainResult": "api", "Evaluation": "api", "QNetwork": "api",
-          "Config": "config", "ConfigError": "config", "PRESETS": "config",
-          "EnvError": "envs.registry", "PluginError": "plugins", "CheckpointError": "records.checkpoints"}
+_HOMES = {
+    "make_config": "api",
+    "train": "api",
+    "resume": "api",
+    "evaluate": "api",
+    "load_q_network": "api",
+    "sweep": "api",
+    "TrainResult": "api",
+    "Evaluation": "api",
+    "QNetwork": "api",
+    "Config": "config",
+    "ConfigError": "config",
+    "PRESETS": "config",
+    "EnvError": "envs.registry",
+    "PluginError": "plugins",
+    "CheckpointError": "records.checkpoints",
+}
 
 __all__ = sorted(_HOMES)
 

@@ -1,4 +1,5 @@
 """`python -m gorila`: the same command as `gorila`."""
+
 import sys
 
 from gorila.cli import main

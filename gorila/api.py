@@ -13,6 +13,7 @@ handler (the main thread). Your own environment and network are config values li
 `env="package.module:Env-v0"`, or the callable itself, `env=make_env, env_kwargs={...}`,
 `network=make_network`.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -27,8 +28,9 @@ from gorila.config import Config, build_config, validate
 from gorila.plugins import reference_of
 
 
-def make_config(preset: str | None = None, file: str | Path | None = None, *, scale: float | None = None,
-                **fields) -> Config:
+def make_config(
+    preset: str | None = None, file: str | Path | None = None, *, scale: float | None = None, **fields
+) -> Config:
     """The config of a preset (`gorila.PRESETS`), then a YAML file, then keyword fields, as `gorila
     train --preset P --config FILE --FIELD VALUE` builds it; `scale` as `--scale`."""
     return build_config(preset, None if file is None else str(file), fields, scale)
@@ -37,19 +39,20 @@ def make_config(preset: str | None = None, file: str | Path | None = None, *, sc
 @dataclass(frozen=True)
 class TrainResult:
     """What a run did and where it left its parameters."""
+
     run_dir: Path
     env_frames: int
     updates: int
-    wall_time: float                      # seconds, from launch
-    stop_reason: str                      # budget, solved, interrupted, ...
+    wall_time: float  # seconds, from launch
+    stop_reason: str  # budget, solved, interrupted, ...
     interrupted: bool
-    best_eval_return: float | None        # the best evaluation mean of the run
-    final_eval_return: float | None       # the last evaluation mean
-    solved_at_frames: int | None          # the first confirmed evaluation at or above stop_at_return
+    best_eval_return: float | None  # the best evaluation mean of the run
+    final_eval_return: float | None  # the last evaluation mean
+    solved_at_frames: int | None  # the first confirmed evaluation at or above stop_at_return
     solved_at_seconds: float | None
-    checkpoint: Path                      # the final checkpoint
-    best_checkpoint: Path | None          # best.pt, what `evaluate(run_dir)` loads
-    summary: dict = field(repr=False)     # everything the run's summary record holds
+    checkpoint: Path  # the final checkpoint
+    best_checkpoint: Path | None  # best.pt, what `evaluate(run_dir)` loads
+    summary: dict = field(repr=False)  # everything the run's summary record holds
 
 
 def train(config: Config, run_dir: str | Path | None = None, *, live_progress: bool | None = None) -> TrainResult:
@@ -57,6 +60,7 @@ def train(config: Config, run_dir: str | Path | None = None, *, live_progress: b
     created and must be empty. `live_progress`: a progress bar (default: when stdout is a terminal)."""
     from gorila.records.run_dirs import claim_run_dir
     from gorila.system.preflight import preflight
+
     if not isinstance(config, Config):
         raise TypeError(f"train takes a gorila.Config (see gorila.make_config), not a {type(config).__name__}")
     config = validate(dataclasses.replace(config, run_dir=str(run_dir)) if run_dir is not None else config)
@@ -69,6 +73,7 @@ def resume(run_dir: str | Path, *, live_progress: bool | None = None, **changes)
     """Continue the run in `run_dir` from its latest good checkpoint, with `changes` to its config
     (e.g. a larger total_frames), as `gorila train --resume RUN_DIR` does."""
     from gorila.system.preflight import preflight
+
     run_dir = Path(run_dir)
     payload = latest_payload(run_dir, "resume")
     config = build_config(None, None, {**payload["config"], **changes, "run_dir": str(run_dir)})
@@ -82,23 +87,34 @@ def latest_payload(run_dir: Path, what: str, warn=print) -> dict:
     checkpoint skipped."""
     from gorila.records.checkpoints import CheckpointError, load_latest_good
     from gorila.records.run_dirs import RunLock
+
     if not (run_dir / "checkpoints").is_dir():
         raise CheckpointError(f"{what}: {run_dir} is not a run directory (no checkpoints/ in it)")
-    RunLock.refuse_if_held(run_dir)                 # before reading checkpoints a live run is writing
+    RunLock.refuse_if_held(run_dir)  # before reading checkpoints a live run is writing
     return load_latest_good(run_dir, warn=warn)
 
 
-def run_in(config: Config, run_dir: Path, *, created: bool = False, payload: dict | None = None,
-           live_progress: bool | None = None, start_time: float | None = None, trackers=()) -> TrainResult:
+def run_in(
+    config: Config,
+    run_dir: Path,
+    *,
+    created: bool = False,
+    payload: dict | None = None,
+    live_progress: bool | None = None,
+    start_time: float | None = None,
+    trackers=(),
+) -> TrainResult:
     """Train a checked config in a claimed run directory (or resume `payload` in it), holding the
     directory's lock; a directory this launch `created` that nothing was written to is removed.
     `trackers` hear every record's scalars (`gorila.records.metrics.MetricsWriter`)."""
     from gorila.records.run_dirs import RunLock, remove_if_empty
     from gorila.system.trainer import Trainer
+
     lock = RunLock(run_dir)
     try:
-        summary = Trainer(config, run_dir, live_progress=live_progress, start_time=start_time,
-                          resume=payload, trackers=trackers).run()
+        summary = Trainer(
+            config, run_dir, live_progress=live_progress, start_time=start_time, resume=payload, trackers=trackers
+        ).run()
     finally:
         lock.release()
         if created:
@@ -110,18 +126,27 @@ def train_result(run_dir: Path, summary: dict) -> TrainResult:
     """A `TrainResult` of the summary dict `Trainer.run` returns."""
     checkpoint = Path(summary["checkpoint"])
     best = checkpoint.parent / "best.pt"
-    return TrainResult(run_dir=Path(run_dir), env_frames=summary["env_frames"], updates=summary["updates"],
-                       wall_time=summary["wall_time"], stop_reason=summary["stop_reason"],
-                       interrupted=summary["interrupted"], best_eval_return=summary["best_eval_return_mean"],
-                       final_eval_return=summary.get("final_eval_return_mean"),
-                       solved_at_frames=summary.get("solved_at_frames"),
-                       solved_at_seconds=summary.get("solved_at_seconds"), checkpoint=checkpoint,
-                       best_checkpoint=best if best.is_file() else None, summary=summary)
+    return TrainResult(
+        run_dir=Path(run_dir),
+        env_frames=summary["env_frames"],
+        updates=summary["updates"],
+        wall_time=summary["wall_time"],
+        stop_reason=summary["stop_reason"],
+        interrupted=summary["interrupted"],
+        best_eval_return=summary["best_eval_return_mean"],
+        final_eval_return=summary.get("final_eval_return_mean"),
+        solved_at_frames=summary.get("solved_at_frames"),
+        solved_at_seconds=summary.get("solved_at_seconds"),
+        checkpoint=checkpoint,
+        best_checkpoint=best if best.is_file() else None,
+        summary=summary,
+    )
 
 
 @dataclass(frozen=True)
 class Evaluation:
     """A checkpoint's score under an evaluation protocol."""
+
     checkpoint: Path
     env: str
     protocol: str
@@ -129,23 +154,47 @@ class Evaluation:
     return_mean: float
     return_std: float
     returns: list[float]
-    details: dict = field(repr=False)     # what `gorila evaluate --json` writes: seeds, settings, normalised scores
+    details: dict = field(repr=False)  # what `gorila evaluate --json` writes: seeds, settings, normalised scores
 
 
-def evaluate(run_or_checkpoint: str | Path, *, protocol: str | None = None, episodes: int | None = None,
-             epsilon: float | None = None, seed: int | None = None, starts: str | Path | None = None,
-             max_frames: int | None = None, env=None, network=None) -> Evaluation:
+def evaluate(
+    run_or_checkpoint: str | Path,
+    *,
+    protocol: str | None = None,
+    episodes: int | None = None,
+    epsilon: float | None = None,
+    seed: int | None = None,
+    starts: str | Path | None = None,
+    max_frames: int | None = None,
+    env=None,
+    network=None,
+) -> Evaluation:
     """Evaluate a run's best checkpoint (or a checkpoint file) on fresh episodes, as `gorila evaluate`
     does. `protocol` (noop, human-starts, machado; default: the one it was trained for), `episodes`
     (default: the run's eval_episodes). `env`, `network`: the callables a run was trained with, when
     they have no importable name (a lambda, a function of a notebook)."""
     from gorila.evaluation.checkpoint_evaluation import evaluate_checkpoint
-    result = evaluate_checkpoint(run_or_checkpoint, episodes=episodes, epsilon=epsilon, seed=seed, protocol=protocol,
-                                 starts=None if starts is None else str(starts), max_frames=max_frames,
-                                 objects=_objects(env, network))
-    return Evaluation(checkpoint=Path(result["checkpoint"]), env=result["env"], protocol=result["protocol"],
-                      episodes=result["eval_episodes"], return_mean=result["eval_return_mean"],
-                      return_std=result["eval_return_std"], returns=result["eval_returns"], details=result)
+
+    result = evaluate_checkpoint(
+        run_or_checkpoint,
+        episodes=episodes,
+        epsilon=epsilon,
+        seed=seed,
+        protocol=protocol,
+        starts=None if starts is None else str(starts),
+        max_frames=max_frames,
+        objects=_objects(env, network),
+    )
+    return Evaluation(
+        checkpoint=Path(result["checkpoint"]),
+        env=result["env"],
+        protocol=result["protocol"],
+        episodes=result["eval_episodes"],
+        return_mean=result["eval_return_mean"],
+        return_std=result["eval_return_std"],
+        returns=result["eval_returns"],
+        details=result,
+    )
 
 
 class QNetwork(nn.Module):
@@ -153,8 +202,16 @@ class QNetwork(nn.Module):
     observations (or one), `q.act(obs)` the greedy actions as the environment takes them, and
     `action_names` what each output means (Atari: ALE's action names, in the network's order)."""
 
-    def __init__(self, network: nn.Module, obs_shape: tuple, obs_dtype: str, action_names: list[str],
-                 checkpoint: Path, env: str, env_frames: int):
+    def __init__(
+        self,
+        network: nn.Module,
+        obs_shape: tuple,
+        obs_dtype: str,
+        action_names: list[str],
+        checkpoint: Path,
+        env: str,
+        env_frames: int,
+    ):
         super().__init__()
         self.network = network.eval().requires_grad_(False)
         self.obs_shape, self.obs_dtype, self.action_names = tuple(obs_shape), obs_dtype, list(action_names)
@@ -181,9 +238,17 @@ def load_q_network(run_or_checkpoint: str | Path, *, env=None, network=None) -> 
     """The Q-network of a run's best checkpoint (or of a checkpoint file) with theta+ loaded, checked to
     fit its environment. `env`, `network` as in `evaluate`."""
     from gorila.evaluation.saved_agent import load_saved_agent
+
     agent = load_saved_agent(run_or_checkpoint, _objects(env, network))
-    return QNetwork(agent.network, agent.info.obs_shape, agent.info.obs_dtype, action_names(agent.config, agent.info),
-                    agent.file, reference_of(agent.config.env), agent.payload["env_frames"])
+    return QNetwork(
+        agent.network,
+        agent.info.obs_shape,
+        agent.info.obs_dtype,
+        action_names(agent.config, agent.info),
+        agent.file,
+        reference_of(agent.config.env),
+        agent.payload["env_frames"],
+    )
 
 
 def action_names(config: Config, info) -> list[str]:
@@ -194,8 +259,9 @@ def action_names(config: Config, info) -> list[str]:
     from ale_py import Action
 
     from gorila.envs.ale_single import AtariGame
+
     if config.full_action_set:
-        return [action.name for action in Action][:info.num_actions]
+        return [action.name for action in Action][: info.num_actions]
     game = AtariGame(config.env)
     try:
         return [Action(value).name for value in game.minimal_actions]
@@ -208,10 +274,23 @@ def _objects(env, network) -> dict:
     return {key: value for key, value in (("env", env), ("network", network)) if value is not None}
 
 
-def sweep(grid: dict | None = None, random: dict | None = None, *, preset: str | None = None,
-          file: str | Path | None = None, seeds=(0,), samples: int = 1, metric: str = "return_mean",
-          early_stop: bool = False, concurrent: int = 0, cpus_per_trial: float = 1.0,
-          out: str | Path = "runs/sweep", address: str = "", say=print, **fields):
+def sweep(
+    grid: dict | None = None,
+    random: dict | None = None,
+    *,
+    preset: str | None = None,
+    file: str | Path | None = None,
+    seeds=(0,),
+    samples: int = 1,
+    metric: str = "return_mean",
+    early_stop: bool = False,
+    concurrent: int = 0,
+    cpus_per_trial: float = 1.0,
+    out: str | Path = "runs/sweep",
+    address: str = "",
+    say=print,
+    **fields,
+):
     """A hyperparameter sweep with Ray Tune, as `gorila sweep` runs it: `grid` maps config fields to the
     values to try (their product), `random` maps number fields to a range `(low, high)` or
     `(low, high, "log")` drawn `samples` times; every point once per seed, each trial a run of
@@ -222,8 +301,22 @@ def sweep(grid: dict | None = None, random: dict | None = None, *, preset: str |
     """
     from gorila.experiments.sweep.driver import SweepPlan, run_sweep
     from gorila.experiments.sweep.space import range_axis, values_axis
+
     axes = tuple(values_axis(name, values) for name, values in (grid or {}).items()) + tuple(
-        range_axis(name, spec[0], spec[1], tuple(spec[2:]) == ("log",)) for name, spec in (random or {}).items())
-    plan = SweepPlan(Path(out), axes, preset, None if file is None else str(file), fields, tuple(seeds), samples,
-                     metric, early_stop, concurrent, cpus_per_trial, address)
+        range_axis(name, spec[0], spec[1], tuple(spec[2:]) == ("log",)) for name, spec in (random or {}).items()
+    )
+    plan = SweepPlan(
+        Path(out),
+        axes,
+        preset,
+        None if file is None else str(file),
+        fields,
+        tuple(seeds),
+        samples,
+        metric,
+        early_stop,
+        concurrent,
+        cpus_per_trial,
+        address,
+    )
     return run_sweep(plan, say=say)

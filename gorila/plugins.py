@@ -6,6 +6,7 @@ reference, `module:qualname`, in config.yaml and checkpoints; reading a run back
 reference. An object that has no importable name (a lambda, a function defined inside another) is
 written as its reference all the same, and reading it back asks for the object again.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -36,7 +37,7 @@ def import_module_of(reference: str, what: str):
         return importlib.import_module(module_name)
     except ImportError as error:
         raise PluginError(f"{what}: cannot import {module_name!r} of {reference!r} ({error})") from None
-    except Exception as error:     # the user's module failed while importing: say so in one line
+    except Exception as error:  # the user's module failed while importing: say so in one line
         raise PluginError(f"{what}: importing {module_name!r} failed: {type(error).__name__}: {error}") from None
 
 
@@ -48,8 +49,10 @@ def resolve_callable(value, what: str):
     target = module
     qualname = value.partition(":")[2].strip()
     if "<" in qualname:
-        raise PluginError(f"{what}: {value!r} was defined inside a function or as a lambda and cannot be imported; "
-                          "pass the object itself again (from Python) or define it at a module's top level")
+        raise PluginError(
+            f"{what}: {value!r} was defined inside a function or as a lambda and cannot be imported; "
+            "pass the object itself again (from Python) or define it at a module's top level"
+        )
     for part in qualname.split("."):
         target = getattr(target, part, None)
         if target is None:

@@ -8,6 +8,7 @@
 
 Nothing here is copied by hand: change a docstring, a preset or a flag and the next build shows it.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -18,7 +19,7 @@ from pathlib import Path
 from mkdocs.structure.files import File
 
 ROOT = Path(__file__).resolve().parent.parent
-FIGURES = "benchmarks"                 # PNGs under it are served as figures/<path below it>
+FIGURES = "benchmarks"  # PNGs under it are served as figures/<path below it>
 HELP_COLUMNS = "80"
 
 
@@ -34,12 +35,14 @@ def on_files(files, config):
     files.append(File.generated(config, "reference/config.md", content=config_reference()))
     files.append(File.generated(config, "reference/cli.md", content=cli_reference()))
     for png in sorted((ROOT / FIGURES).rglob("*.png")):
-        files.append(File.generated(config, "figures/" + png.relative_to(ROOT / FIGURES).as_posix(),
-                                    abs_src_path=str(png)))
+        files.append(
+            File.generated(config, "figures/" + png.relative_to(ROOT / FIGURES).as_posix(), abs_src_path=str(png))
+        )
     return files
 
 
 # --- config reference -------------------------------------------------------------------------------
+
 
 def config_reference() -> str:
     from gorila.cli.flags import shown
@@ -130,19 +133,27 @@ def prose(text: str) -> str:
     """A docstring as Markdown: its `code` spans kept, and outside them the characters that Markdown
     would read as emphasis or HTML escaped (`2 * N * k`, `0.4 ** (1 + ...)`, `<env>`)."""
     parts = re.split(r"(`[^`]*`)", text)
-    return "".join(part if part.startswith("`") else
-                   part.replace("\\", "\\\\").replace("*", "\\*").replace("_", "\\_")
-                   .replace("<", "&lt;").replace(">", "&gt;").replace("[", "\\[")
-                   for part in parts)
+    return "".join(
+        part
+        if part.startswith("`")
+        else part.replace("\\", "\\\\")
+        .replace("*", "\\*")
+        .replace("_", "\\_")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace("[", "\\[")
+        for part in parts
+    )
 
 
 # --- CLI reference ----------------------------------------------------------------------------------
+
 
 def cli_reference() -> str:
     from gorila.cli.main import COMMANDS, build_parser
 
     before = os.environ.get("COLUMNS")
-    os.environ["COLUMNS"] = HELP_COLUMNS           # argparse and `--help-field` wrap to the terminal
+    os.environ["COLUMNS"] = HELP_COLUMNS  # argparse and `--help-field` wrap to the terminal
     try:
         parser = build_parser([])
         helps = {"gorila": parser.format_help()}

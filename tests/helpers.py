@@ -3,6 +3,7 @@
 `fresh_checkpoint`: an untrained agent's checkpoint, written in a second: what evaluation tests need from a run.
 `store_final_evaluation`: a suite game's final evaluation result file, as `gorila evaluate` writes it.
 `from_the_driver`: an event (a kill, say) made by a run's own driver loop as soon as it is due."""
+
 import json
 from dataclasses import asdict
 from pathlib import Path
@@ -33,9 +34,14 @@ def store_final_evaluation(plan, game: str, protocol: str, score: float, starts:
     """The result file of `game` under `protocol` in suite `plan`: its mean score, normalised, and under
     human starts who played to its start points (`starts`)."""
     from gorila.evaluation.scores import normalised_scores
+
     plan.game_dir(game).mkdir(parents=True, exist_ok=True)
-    result = {"eval_return_mean": score, "eval_episodes": 30, "env_frames": 20_000,
-              "normalised": normalised_scores(game, score, protocol)}
+    result = {
+        "eval_return_mean": score,
+        "eval_episodes": 30,
+        "env_frames": 20_000,
+        "normalised": normalised_scores(game, score, protocol),
+    }
     if protocol == "human-starts":
         result["start_points_source"] = starts
     plan.result_file(game, protocol).write_text(json.dumps(result))
@@ -52,5 +58,6 @@ def from_the_driver(trainer, due: Callable[[], bool], event: Callable[[], object
         if not made and due():
             made.append(event())
         periodic()
+
     trainer.periodic = event_then_periodic
     return made

@@ -2,6 +2,7 @@
 
 Nothing here holds state; the learner and the actors call these with tensors or numbers.
 """
+
 from __future__ import annotations
 
 from typing import Callable
@@ -39,8 +40,12 @@ def n_step_return(rewards: np.ndarray, terminals: np.ndarray, lasts: np.ndarray,
     return returns.astype(np.float32), discounts.astype(np.float32), steps
 
 
-def td_targets(rewards: torch.Tensor, discounts: torch.Tensor, next_q_target: torch.Tensor,
-               next_q_online: torch.Tensor | None = None) -> torch.Tensor:
+def td_targets(
+    rewards: torch.Tensor,
+    discounts: torch.Tensor,
+    next_q_target: torch.Tensor,
+    next_q_online: torch.Tensor | None = None,
+) -> torch.Tensor:
     """y = R + discount * Q_target(s', a*): a* = argmax Q_target (DQN) or argmax Q_online (double DQN).
 
     `rewards` and `discounts` come from `n_step_return` (discount is 0 after a terminal);
@@ -52,8 +57,9 @@ def td_targets(rewards: torch.Tensor, discounts: torch.Tensor, next_q_target: to
     return rewards + discounts * bootstrap
 
 
-def huber_loss(q_taken: torch.Tensor, targets: torch.Tensor, delta: float = 1.0,
-               reduction: str = "mean") -> torch.Tensor:
+def huber_loss(
+    q_taken: torch.Tensor, targets: torch.Tensor, delta: float = 1.0, reduction: str = "mean"
+) -> torch.Tensor:
     """Huber loss: quadratic within `delta` of the target, linear outside (DQN's error clipping).
 
     Its gradient is the TD error y - Q clipped to [-delta, delta], DQN's clipped error term.
@@ -63,8 +69,9 @@ def huber_loss(q_taken: torch.Tensor, targets: torch.Tensor, delta: float = 1.0,
     return F.huber_loss(q_taken, targets.detach(), delta=delta, reduction=reduction)
 
 
-def weighted_huber_loss(q_taken: torch.Tensor, targets: torch.Tensor, weights: torch.Tensor,
-                        delta: float = 1.0, reduction: str = "mean") -> torch.Tensor:
+def weighted_huber_loss(
+    q_taken: torch.Tensor, targets: torch.Tensor, weights: torch.Tensor, delta: float = 1.0, reduction: str = "mean"
+) -> torch.Tensor:
     """Huber loss with each transition's term scaled by its importance-sampling weight w_i (prioritised
     replay, Schaul et al. 2016: the gradient is w_i times the clipped TD error), summed or averaged."""
     losses = F.huber_loss(q_taken, targets.detach(), delta=delta, reduction="none") * weights
@@ -76,15 +83,26 @@ def taken_q(q_online: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
     return q_online.gather(1, actions.long().unsqueeze(1)).squeeze(1)
 
 
-def dqn_loss(q_online: torch.Tensor, actions: torch.Tensor, targets: torch.Tensor,
-             huber_delta: float = 1.0, reduction: str = "mean", weights: torch.Tensor | None = None) -> torch.Tensor:
+def dqn_loss(
+    q_online: torch.Tensor,
+    actions: torch.Tensor,
+    targets: torch.Tensor,
+    huber_delta: float = 1.0,
+    reduction: str = "mean",
+    weights: torch.Tensor | None = None,
+) -> torch.Tensor:
     """Loss of Q(s, a) against fixed targets y for the actions taken, summed or averaged over the batch;
     with `weights`, each transition's term scaled by its importance-sampling weight."""
     return taken_q_loss(taken_q(q_online, actions), targets, huber_delta, reduction, weights)
 
 
-def taken_q_loss(q_taken: torch.Tensor, targets: torch.Tensor, huber_delta: float = 1.0,
-                 reduction: str = "mean", weights: torch.Tensor | None = None) -> torch.Tensor:
+def taken_q_loss(
+    q_taken: torch.Tensor,
+    targets: torch.Tensor,
+    huber_delta: float = 1.0,
+    reduction: str = "mean",
+    weights: torch.Tensor | None = None,
+) -> torch.Tensor:
     """`dqn_loss` from the taken actions' Q(s, a) (`taken_q`), for a caller that also reports them."""
     if weights is None:
         return huber_loss(q_taken, targets, huber_delta, reduction)
@@ -133,26 +151,35 @@ def greedy_actions(q_values: np.ndarray, rng: np.random.Generator | None = None)
     counts = tied.sum(axis=1)
     rows = np.flatnonzero(counts > 1)
     if rng is not None and rows.size:
-        picks = rng.integers(0, counts[rows])                       # which of each row's tied actions
+        picks = rng.integers(0, counts[rows])  # which of each row's tied actions
         actions[rows] = (tied[rows].cumsum(axis=1) > picks[:, None]).argmax(axis=1)
     return actions
 
 
-def greedy_with_epsilon(q_values: np.ndarray, epsilon: float | np.ndarray, rng: np.random.Generator,
-                        tie_rng: np.random.Generator | None = None):
+def greedy_with_epsilon(
+    q_values: np.ndarray,
+    epsilon: float | np.ndarray,
+    rng: np.random.Generator,
+    tie_rng: np.random.Generator | None = None,
+):
     """Epsilon-greedy actions for a batch of Q-value rows ([B, A] -> [B]); greedy ties drawn from `tie_rng`."""
     batch, num_actions = q_values.shape
     return epsilon_greedy(lambda rows: greedy_actions(q_values[rows], tie_rng), batch, num_actions, epsilon, rng)
 
 
-def epsilon_greedy(greedy: Callable[[np.ndarray], np.ndarray], batch: int, num_actions: int,
-                   epsilon: float | np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def epsilon_greedy(
+    greedy: Callable[[np.ndarray], np.ndarray],
+    batch: int,
+    num_actions: int,
+    epsilon: float | np.ndarray,
+    rng: np.random.Generator,
+) -> np.ndarray:
     """Epsilon-greedy actions for `batch` rows, asking `greedy(rows)` (a boolean mask) for the greedy
     actions of the rows that do not explore, and only when there are some: as in DQN's own code, the
     network is not run for a step that acts at random. The random draws do not depend on `greedy`."""
     explore = rng.random(batch) < epsilon
     actions = np.zeros(batch, np.int64)
-    if explore.any():            # most steps explore nowhere: skip the second draw
+    if explore.any():  # most steps explore nowhere: skip the second draw
         actions[explore] = rng.integers(0, num_actions, size=int(explore.sum()))
     if not explore.all():
         actions[~explore] = greedy(~explore)

@@ -4,6 +4,7 @@ of their parameters.
 Parameters and gradients travel between components as one flat float32 vector;
 `flat_parameters`, `load_flat_parameters` and `flat_gradients` are the only conversions.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -29,7 +30,7 @@ class QHead(nn.Module):
         super().__init__()
         self.dueling = dueling
         self.advantage = nn.Sequential(nn.Linear(features, hidden), nn.ReLU(), nn.Linear(hidden, num_actions))
-        self._advantage = [self.advantage[0], self.advantage[2]]       # the same layers, for `_dense`
+        self._advantage = [self.advantage[0], self.advantage[2]]  # the same layers, for `_dense`
         if dueling:
             self.value = nn.Sequential(nn.Linear(features, hidden), nn.ReLU(), nn.Linear(hidden, 1))
             self._value = [self.value[0], self.value[2]]
@@ -51,7 +52,7 @@ class MLPQNetwork(nn.Module):
             layers += [nn.Linear(width, size), nn.ReLU()]
             width = size
         self.torso = nn.Sequential(nn.Flatten(), *layers)
-        self._hidden = layers[::2]                                     # the torso's Linear layers
+        self._hidden = layers[::2]  # the torso's Linear layers
         self.head = QHead(width, num_actions, hidden_sizes[-1], dueling)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
@@ -67,9 +68,12 @@ class NatureCNN(nn.Module):
     def __init__(self, in_channels: int, num_actions: int, dueling: bool = False):
         super().__init__()
         self.torso = nn.Sequential(
-            nn.Conv2d(in_channels, 32, 8, stride=4), nn.ReLU(),
-            nn.Conv2d(32, 64, 4, stride=2), nn.ReLU(),
-            nn.Conv2d(64, 64, 3, stride=1), nn.ReLU(),
+            nn.Conv2d(in_channels, 32, 8, stride=4),
+            nn.ReLU(),
+            nn.Conv2d(32, 64, 4, stride=2),
+            nn.ReLU(),
+            nn.Conv2d(64, 64, 3, stride=1),
+            nn.ReLU(),
             nn.Flatten(),
         )
         self.head = QHead(64 * 7 * 7, num_actions, 512, dueling)
@@ -101,11 +105,12 @@ class MinAtarCNN(nn.Module):
         return self.head(self.torso(cells.float()))
 
 
-NATURE_CNN_MIN_SIZE = 36     # smaller frames vanish in its 8x8 / 4x4 / 3x3 convolutions
+NATURE_CNN_MIN_SIZE = 36  # smaller frames vanish in its 8x8 / 4x4 / 3x3 convolutions
 
 
-def build_q_network(network, obs_shape: tuple, num_actions: int, hidden_sizes=(128, 128),
-                    dueling: bool = False) -> nn.Module:
+def build_q_network(
+    network, obs_shape: tuple, num_actions: int, hidden_sizes=(128, 128), dueling: bool = False
+) -> nn.Module:
     """The Q-network a config asks for; `auto` means the Nature CNN for Atari's image stacks, MinAtar's
     CNN for small images (MinAtar's 10x10 frames), else an MLP. A user's factory (a callable, or its
     `module:name`) is called as `factory(obs_shape, num_actions)`."""
@@ -136,8 +141,10 @@ def _users_network(factory, obs_shape: tuple, num_actions: int) -> nn.Module:
     except PluginError as error:
         raise ValueError(str(error)) from None
     if not isinstance(model, nn.Module):
-        raise ValueError(f"network: {reference_of(factory)}(obs_shape, num_actions) returned a "
-                         f"{type(model).__name__}, not a torch.nn.Module")
+        raise ValueError(
+            f"network: {reference_of(factory)}(obs_shape, num_actions) returned a "
+            f"{type(model).__name__}, not a torch.nn.Module"
+        )
     return model
 
 
@@ -149,8 +156,7 @@ def _auto_network(obs_shape: tuple) -> str:
 
 def q_network_for(config, info) -> nn.Module:
     """The Q-network an experiment's config asks for, shaped for its environment (an `EnvInfo`)."""
-    return build_q_network(config.network, info.obs_shape, info.num_actions, config.hidden_sizes,
-                           config.dueling)
+    return build_q_network(config.network, info.obs_shape, info.num_actions, config.hidden_sizes, config.dueling)
 
 
 def flat_parameters(model: nn.Module) -> np.ndarray:
@@ -174,8 +180,10 @@ def load_flat_parameters(model, flat) -> None:
 def flat_gradients(model) -> torch.Tensor:
     """The gradient of every parameter of a model (or of its parameter list), concatenated in
     parameter order (zeros where none): a fresh tensor on the parameters' device."""
-    parts = [p.grad.reshape(-1) if p.grad is not None else torch.zeros(p.numel(), device=p.device)
-             for p in _parameters(model)]
+    parts = [
+        p.grad.reshape(-1) if p.grad is not None else torch.zeros(p.numel(), device=p.device)
+        for p in _parameters(model)
+    ]
     return torch.cat(parts).detach()
 
 

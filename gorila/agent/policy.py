@@ -1,5 +1,6 @@
 """The epsilon-greedy policy over a Q-network: what actors, evaluations, the report's video and
 `gorila record-starts` act with, built on the pure functions of `gorila.agent.dqn`."""
+
 from __future__ import annotations
 
 import contextlib
@@ -43,8 +44,7 @@ class EpsilonGreedyPolicy:
     changes what the policy does.
     """
 
-    def __init__(self, network: torch.nn.Module, num_actions: int, rng: np.random.Generator,
-                 whole_batch: bool = False):
+    def __init__(self, network: torch.nn.Module, num_actions: int, rng: np.random.Generator, whole_batch: bool = False):
         self.network, self.num_actions, self.rng, self.whole_batch = network, num_actions, rng, whole_batch
         self.tie_rng = rng.spawn(1)[0]
 
@@ -60,5 +60,6 @@ class EpsilonGreedyPolicy:
         """One action per row of `obs` ([B, ...] -> [B] int64)."""
         if self.whole_batch:
             return dqn.greedy_with_epsilon(self.q_values(obs), epsilon, self.rng, self.tie_rng)
-        return dqn.epsilon_greedy(lambda rows: self.greedy(obs if rows.all() else obs[rows]), len(obs),
-                                  self.num_actions, epsilon, self.rng)
+        return dqn.epsilon_greedy(
+            lambda rows: self.greedy(obs if rows.all() else obs[rows]), len(obs), self.num_actions, epsilon, self.rng
+        )

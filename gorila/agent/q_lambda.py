@@ -12,13 +12,20 @@ ended at step t (`last_t`: its next step belongs to a new episode; a truncated e
 bootstraps from its final observation). lambda = 0 is the one-step Q-learning target; lambda = 1 the
 rollout's discounted return, bootstrapped at its end.
 """
+
 from __future__ import annotations
 
 import torch
 
 
-def q_lambda_targets(rewards: torch.Tensor, terminals: torch.Tensor, lasts: torch.Tensor,
-                     next_max_q: torch.Tensor, gamma: float, lam: float) -> torch.Tensor:
+def q_lambda_targets(
+    rewards: torch.Tensor,
+    terminals: torch.Tensor,
+    lasts: torch.Tensor,
+    next_max_q: torch.Tensor,
+    gamma: float,
+    lam: float,
+) -> torch.Tensor:
     """The Q(lambda) target of every step of a rollout.
 
     Args (each [T, N]: step t of copy n):
@@ -35,7 +42,7 @@ def q_lambda_targets(rewards: torch.Tensor, terminals: torch.Tensor, lasts: torc
     alive = 1.0 - terminals.float()
     cut = lasts.bool()
     targets = torch.empty_like(rewards)
-    following = next_max_q[-1]                         # the rollout's end: bootstrap only
+    following = next_max_q[-1]  # the rollout's end: bootstrap only
     for t in range(rewards.shape[0] - 1, -1, -1):
         following = torch.where(cut[t], next_max_q[t], following)
         blended = (1.0 - lam) * next_max_q[t] + lam * following

@@ -8,11 +8,12 @@ One module per subcommand (`train`, `evaluate`, `record_starts`, `suite`, `repor
 `add_parser(commands)` and `run(args)`; `main` parses and dispatches; `flags` turns config fields into
 flags and back; `errors` names the errors that are the user's to fix.
 """
+
 from __future__ import annotations
 
 import time
 
-LAUNCHED = time.time()     # metrics count wall time from here: what a user waits includes start-up
+LAUNCHED = time.time()  # metrics count wall time from here: what a user waits includes start-up
 
 from gorila.cli.main import main  # noqa: E402
 

@@ -1,5 +1,6 @@
 """The errors `gorila` prints as one line: those a user causes and can fix (exit code 2), and the
 foreseen failures of a run (exit code 1)."""
+
 from __future__ import annotations
 
 from gorila.config import ConfigError
@@ -22,6 +23,7 @@ def user_error_types() -> tuple[type[Exception], ...]:
     from gorila.experiments.report.summary import ReportError
     from gorila.plugins import PluginError
     from gorila.records.checkpoints import CheckpointError
+
     return UserError, ConfigError, EnvError, CheckpointError, StartPointError, ReportError, PluginError
 
 
@@ -31,4 +33,5 @@ def run_failure_types() -> tuple[type[Exception], ...]:
     which names the component or the file, and exits with 1."""
     from gorila.records.durable import WriteError
     from gorila.runtime.calls import WorkerError
+
     return WorkerError, WriteError

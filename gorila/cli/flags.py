@@ -5,6 +5,7 @@ the flags, `--preset`, `--config` and `--scale` describe.
 The help shows each field's first sentence and its default as the command line's preset gives it (the
 `--preset` and `--scale` in argv, else the preset its `--env` implies): a person reads what this run
 would use, and `--help-field NAME` prints the whole docstring."""
+
 from __future__ import annotations
 
 import argparse
@@ -29,24 +30,39 @@ from gorila.config import (
 from gorila.config.parsing import closest_fields, describe_type, did_you_mean, field_sections
 
 
-def add_config_flags(parser: argparse.ArgumentParser, argv: list[str], preset: str | None = None,
-                     hidden: typing.Iterable[str] = ()) -> None:
+def add_config_flags(
+    parser: argparse.ArgumentParser, argv: list[str], preset: str | None = None, hidden: typing.Iterable[str] = ()
+) -> None:
     """One flag per config field, in one group per section of the schema, each with the first clause of
     its docstring (`short_help`) and its default under the preset of `argv` (else `preset`). The fields in `hidden`
     are accepted but left out of the help (a command that refuses them says so when it runs)."""
     defaults, whose = help_defaults(argv, preset)
     docs, types = field_docs(), field_types()
     lead = parser.add_argument_group(
-        "config fields", f"Flags that override the preset and the config file; defaults shown are {whose}. "
-                         "A help that ends in ... is the first clause of the field's docstring: --help-field NAME "
-                         "prints the whole.")
-    lead.add_argument("--help-field", nargs="+", metavar="NAME", action=HelpField, defaults=defaults, whose=whose,
-                      help="print the whole docstring, rule and default of config fields, and exit")
+        "config fields",
+        f"Flags that override the preset and the config file; defaults shown are {whose}. "
+        "A help that ends in ... is the first clause of the field's docstring: --help-field NAME "
+        "prints the whole.",
+    )
+    lead.add_argument(
+        "--help-field",
+        nargs="+",
+        metavar="NAME",
+        action=HelpField,
+        defaults=defaults,
+        whose=whose,
+        help="print the whole docstring, rule and default of config fields, and exit",
+    )
     for title, names in field_sections().items():
         group = parser.add_argument_group(title or "other fields")
         for name in names:
-            help_text = argparse.SUPPRESS if name in hidden else (
-                f"{short_help(docs.get(name, ''))} [default: {shown(getattr(defaults, name))}]".replace("%", "%%"))
+            help_text = (
+                argparse.SUPPRESS
+                if name in hidden
+                else (
+                    f"{short_help(docs.get(name, ''))} [default: {shown(getattr(defaults, name))}]".replace("%", "%%")
+                )
+            )
             add_field_flag(group, name, types[name], help_text)
 
 
@@ -56,7 +72,7 @@ def add_field_flag(group, name: str, kind, help_text: str) -> None:
     flag = "--" + name.replace("_", "-")
     if kind is bool:
         group.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction, default=None, help=help_text)
-    elif kind is dict:              # --env-kwargs KEY=VALUE, repeatable
+    elif kind is dict:  # --env-kwargs KEY=VALUE, repeatable
         group.add_argument(flag, dest=name, action="append", default=None, metavar="KEY=VALUE", help=help_text)
     elif typing.get_origin(kind) is typing.Literal:
         group.add_argument(flag, dest=name, choices=typing.get_args(kind), default=None, help=help_text)
@@ -64,7 +80,7 @@ def add_field_flag(group, name: str, kind, help_text: str) -> None:
         group.add_argument(flag, dest=name, default=None, metavar=METAVARS.get(kind, name.upper()), help=help_text)
 
 
-METAVARS = {int: "N", float: "X", tuple[int, ...]: "N,N"}     # short, so the help stays beside its flag
+METAVARS = {int: "N", float: "X", tuple[int, ...]: "N,N"}  # short, so the help stays beside its flag
 
 
 def help_defaults(argv: list[str], preset: str | None = None) -> tuple[Config, str]:
@@ -77,7 +93,7 @@ def help_defaults(argv: list[str], preset: str | None = None) -> tuple[Config, s
     name = preset if preset in PRESETS else implied
     try:
         values = scaled_preset(name, scale)[0] if name else {}
-    except ConfigError:                         # a bad --scale
+    except ConfigError:  # a bad --scale
         values, scale = scaled_preset(name)[0], None
     config = apply_overrides(Config(), {**values, **({"env": env} if env else {})})
     if not name:
@@ -112,21 +128,26 @@ def short_help(doc: str) -> str:
     depth = 0
     for end, char in enumerate(doc):
         depth += {"(": 1, ")": -1}.get(char, 0)
-        if depth == 0 and (char == ";" or char == ":" and end >= LABEL and doc[end + 1:end + 2] == " "
-                           or sentence_ends(doc, end)):
+        if depth == 0 and (
+            char == ";" or char == ":" and end >= LABEL and doc[end + 1 : end + 2] == " " or sentence_ends(doc, end)
+        ):
             return doc[:end].rstrip(".") + "..."
     return doc
 
 
-LABEL = 40      # characters before a colon that make it end a clause rather than a label (`Atari:`)
+LABEL = 40  # characters before a colon that make it end a clause rather than a label (`Atari:`)
 
 
 def sentence_ends(doc: str, end: int) -> bool:
     """Whether the full stop at `end` ends a sentence: a capital or a digit follows, and it ends no
     abbreviation (`Mnih et al. 2015`, `e.g. Pong`)."""
-    following = doc[end + 2:end + 3]
-    return doc[end] == "." and doc[end + 1:end + 2] == " " and (following.isupper() or following.isdigit()) \
+    following = doc[end + 2 : end + 3]
+    return (
+        doc[end] == "."
+        and doc[end + 1 : end + 2] == " "
+        and (following.isupper() or following.isdigit())
         and not doc[:end].endswith(ABBREVIATIONS)
+    )
 
 
 ABBREVIATIONS = (" al", "e.g", "i.e", " cf", " vs")
@@ -163,17 +184,21 @@ class HelpField(argparse.Action):
         section = next(title for title, names in field_sections().items() if name in names)
         rule = next(item.metadata.get("rule") for item in dataclasses.fields(Config) if item.name == name)
         width = min(shutil.get_terminal_size().columns, 100) - 2
-        return "\n".join([f"--{name.replace('_', '-')} ({name}, {section})",
-                          textwrap.fill(field_docs()[name], width, initial_indent="  ", subsequent_indent="  "),
-                          f"  {describe_type(field_types()[name])}" + (f" that must {rule[1]}" if rule else ""),
-                          f"  default: {shown(getattr(self.defaults, name))} ({self.whose})"])
+        return "\n".join(
+            [
+                f"--{name.replace('_', '-')} ({name}, {section})",
+                textwrap.fill(field_docs()[name], width, initial_indent="  ", subsequent_indent="  "),
+                f"  {describe_type(field_types()[name])}" + (f" that must {rule[1]}" if rule else ""),
+                f"  default: {shown(getattr(self.defaults, name))} ({self.whose})",
+            ]
+        )
 
 
 def cli_overrides(args) -> dict:
     """The config fields given on the command line, as flags or `--set KEY=VALUE`."""
     types = field_types()
     overrides = {name: getattr(args, name) for name in types if getattr(args, name) is not None}
-    for name in [name for name, value in overrides.items() if types[name] is dict]:    # KEY=VALUE, repeated
+    for name in [name for name, value in overrides.items() if types[name] is dict]:  # KEY=VALUE, repeated
         overrides[name] = {key: value for item in overrides[name] for key, value in coerce(name, item, dict).items()}
     for item in args.set:
         key, sep, value = item.partition("=")

@@ -3,6 +3,7 @@
 
 Building the parser imports only the config schema: torch, Ray and the environments are imported by
 the subcommand that runs, so `--help`, `--version` and a mistyped flag answer at once."""
+
 from __future__ import annotations
 
 import argparse
@@ -17,8 +18,15 @@ from gorila.config.parsing import closest_fields, did_you_mean
 from gorila.runtime.calls import ClusterError
 from gorila.system.signals import restore_signals, stop_honoured, stop_on_signals
 
-COMMANDS = {"train": train, "evaluate": evaluate, "record-starts": record_starts, "suite": suite,
-            "report": report, "sweep": sweep, "bench": bench}     # in the order `gorila --help` lists them
+COMMANDS = {
+    "train": train,
+    "evaluate": evaluate,
+    "record-starts": record_starts,
+    "suite": suite,
+    "report": report,
+    "sweep": sweep,
+    "bench": bench,
+}  # in the order `gorila --help` lists them
 
 
 class HelpFormatter(argparse.HelpFormatter):
@@ -30,15 +38,17 @@ class HelpFormatter(argparse.HelpFormatter):
         super().__init__(prog, max_help_position=28)
 
     def _format_action_invocation(self, action):
-        if isinstance(action, argparse.BooleanOptionalAction):      # `--[no-]dueling` fits beside its help
+        if isinstance(action, argparse.BooleanOptionalAction):  # `--[no-]dueling` fits beside its help
             return "--[no-]" + action.option_strings[0].removeprefix("--")
         return super()._format_action_invocation(action)
 
     def _fill_text(self, text, width, indent):
-        return "\n\n".join(paragraph if any(line.startswith(" ") for line in paragraph.splitlines()) else
-                           textwrap.fill(" ".join(paragraph.split()), width, initial_indent=indent,
-                                         subsequent_indent=indent)
-                           for paragraph in text.strip("\n").split("\n\n"))
+        return "\n\n".join(
+            paragraph
+            if any(line.startswith(" ") for line in paragraph.splitlines())
+            else textwrap.fill(" ".join(paragraph.split()), width, initial_indent=indent, subsequent_indent=indent)
+            for paragraph in text.strip("\n").split("\n\n")
+        )
 
 
 class Parser(argparse.ArgumentParser):
@@ -57,8 +67,10 @@ class Parser(argparse.ArgumentParser):
             commands = getattr(self, "commands", None)
             command = commands.choices.get(args.command, self) if commands else self
             flags = [token for token in extras if token.startswith("-")] or extras
-            command.error(f"unrecognized argument{'s' if len(extras) > 1 else ''}: {' '.join(extras)}"
-                          f"{did_you_mean(closest_flags(flags[0], known_flags(command)))}")
+            command.error(
+                f"unrecognized argument{'s' if len(extras) > 1 else ''}: {' '.join(extras)}"
+                f"{did_you_mean(closest_flags(flags[0], known_flags(command)))}"
+            )
         return args
 
 
@@ -75,19 +87,24 @@ def closest_flags(token: str, flags: list[str]) -> list[str]:
     if dashed in flags:
         return [dashed]
     near = ["--" + field.replace("_", "-") for field in closest_fields(dashed)]
-    return list(dict.fromkeys([flag for flag in near if flag in flags]
-                              + difflib.get_close_matches(dashed, flags, n=3, cutoff=0.75)))[:3]
+    return list(
+        dict.fromkeys(
+            [flag for flag in near if flag in flags] + difflib.get_close_matches(dashed, flags, n=3, cutoff=0.75)
+        )
+    )[:3]
 
 
 class ShowVersion(argparse.Action):
     """`--version`: print `gorila <version>` (the installed package's, looked up only when asked) and exit 0."""
 
     def __init__(self, option_strings, dest, **kwargs):
-        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
-                         help="print gorila's version and exit")
+        super().__init__(
+            option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="print gorila's version and exit"
+        )
 
     def __call__(self, parser, namespace, values, option_string=None):
         from importlib.metadata import PackageNotFoundError, version
+
         try:
             print(f"gorila {version('gorila')}")
         except PackageNotFoundError:
@@ -137,9 +154,12 @@ def run_reporting_errors(argv: list[str] | None) -> int:
         if isinstance(error, run_failure_types()):
             print(f"gorila: error: {error}", file=sys.stderr)
         else:
-            print(f"gorila: error: {type(error).__name__}: "
-                  f"{str(error).strip().splitlines()[0] if str(error).strip() else ''}"
-                  " (set GORILA_DEBUG=1 for the traceback)", file=sys.stderr)
+            print(
+                f"gorila: error: {type(error).__name__}: "
+                f"{str(error).strip().splitlines()[0] if str(error).strip() else ''}"
+                " (set GORILA_DEBUG=1 for the traceback)",
+                file=sys.stderr,
+            )
         return RUN_FAILURE
 
 

@@ -1,4 +1,5 @@
 """`gorila train`: check the config, claim a run directory (or resume one) and train."""
+
 from __future__ import annotations
 
 import sys
@@ -17,28 +18,46 @@ EXAMPLES = """examples:
   gorila train --resume runs/CartPole-v1-20261129-120000 --total-frames 500_000
   gorila train --env mypkg.envs:Corridor-v0 --network mypkg.nets:make_q  # yours"""
 
-USAGE = ("gorila train [--preset NAME [--scale F]] [--config FILE]\n"
-         "                    [--FIELD VALUE ...] [--set KEY=VALUE ...]\n"
-         "       gorila train --resume RUN_DIR [--FIELD VALUE ...] [--set KEY=VALUE ...]")
+USAGE = (
+    "gorila train [--preset NAME [--scale F]] [--config FILE]\n"
+    "                    [--FIELD VALUE ...] [--set KEY=VALUE ...]\n"
+    "       gorila train --resume RUN_DIR [--FIELD VALUE ...] [--set KEY=VALUE ...]"
+)
 
 
 def add_parser(commands, argv: list[str]) -> None:
     """`gorila train`: the preset, config file, `--set`, `--scale`, `--resume` and one flag per field,
     whose defaults shown are those of the preset `argv` names."""
-    train = commands.add_parser("train", help="train an agent", epilog=EXAMPLES, usage=USAGE,
-                                description="Train a Gorila DQN agent. Layers, last wins: --preset, then "
-                                            "--config FILE, then the field flags and --set KEY=VALUE.")
-    train.add_argument("--preset", choices=sorted(PRESETS), metavar="NAME", help=f"start from a preset ({', '.join(PRESETS)})")
-    train.add_argument("--scale", type=float, metavar="F", default=None,
-                       help="run the preset on a cluster F times its size: bundles and shards times F, theta-'s "
-                            "period in server updates by the learners' ratio (e.g. --preset gorila-paper --scale "
-                            "0.02: 2 bundles, 1 shard, theta- every 1,200)")
+    train = commands.add_parser(
+        "train",
+        help="train an agent",
+        epilog=EXAMPLES,
+        usage=USAGE,
+        description="Train a Gorila DQN agent. Layers, last wins: --preset, then "
+        "--config FILE, then the field flags and --set KEY=VALUE.",
+    )
+    train.add_argument(
+        "--preset", choices=sorted(PRESETS), metavar="NAME", help=f"start from a preset ({', '.join(PRESETS)})"
+    )
+    train.add_argument(
+        "--scale",
+        type=float,
+        metavar="F",
+        default=None,
+        help="run the preset on a cluster F times its size: bundles and shards times F, theta-'s "
+        "period in server updates by the learners' ratio (e.g. --preset gorila-paper --scale "
+        "0.02: 2 bundles, 1 shard, theta- every 1,200)",
+    )
     train.add_argument("--config", metavar="FILE", help="YAML file of config fields")
-    train.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
-                       help="override any config field (repeatable)")
-    train.add_argument("--resume", metavar="RUN_DIR",
-                       help="continue the run in RUN_DIR from its latest good checkpoint (its config, "
-                            "with any fields given here changed, e.g. a larger --total-frames)")
+    train.add_argument(
+        "--set", metavar="KEY=VALUE", action="append", default=[], help="override any config field (repeatable)"
+    )
+    train.add_argument(
+        "--resume",
+        metavar="RUN_DIR",
+        help="continue the run in RUN_DIR from its latest good checkpoint (its config, "
+        "with any fields given here changed, e.g. a larger --total-frames)",
+    )
     add_config_flags(train, argv)
 
 
@@ -47,6 +66,7 @@ def checked_train_config(args) -> tuple[Config, typing.Any]:
     can be made before anything starts (values, fields against each other, the environment, this
     machine, the cluster address). A bad input raises one of `user_error_types()`."""
     from gorila.system.preflight import preflight
+
     config = config_from_args(args)
     return config, preflight(config)
 
@@ -56,8 +76,11 @@ def resumed_run(args) -> tuple[Config, Path, dict]:
     from gorila.api import latest_payload
     from gorila.records.checkpoints import version_note
     from gorila.system.preflight import preflight
+
     if args.preset or args.config or args.scale is not None:
-        raise UserError("--resume takes the run's own config; --preset, --config and --scale cannot be combined with it")
+        raise UserError(
+            "--resume takes the run's own config; --preset, --config and --scale cannot be combined with it"
+        )
     run_dir = Path(args.resume)
     payload = latest_payload(run_dir, "--resume", warn=lambda line: print(f"gorila: {line}", file=sys.stderr))
     note = version_note(payload, payload["path"])
@@ -74,6 +97,7 @@ def run(args) -> int:
     created and nothing wrote to is removed."""
     from gorila.api import run_in
     from gorila.cli import LAUNCHED
+
     if args.resume:
         config, run_dir, payload = resumed_run(args)
         created = False
@@ -83,8 +107,10 @@ def run(args) -> int:
             print(scaled_preset(args.preset, args.scale)[1])
         implied = None if args.preset else preset_for_env(config.env)
         if implied:
-            print(f"no --preset given: {reference_of(config.env)} starts from the {implied} preset, the settings for its kind "
-                  f"of game (name --preset or set fields to change them)")
+            print(
+                f"no --preset given: {reference_of(config.env)} starts from the {implied} preset, the settings for its kind "
+                f"of game (name --preset or set fields to change them)"
+            )
         run_dir, created = claim_run_dir(config)
     result = run_in(config, run_dir, created=created, payload=payload, start_time=LAUNCHED).summary
     print_outcome(config, run_dir, result)
@@ -94,12 +120,16 @@ def run(args) -> int:
 def print_outcome(config: Config, run_dir: Path, result: dict) -> None:
     """Frames, updates, wall time and best evaluation; solved or not; where the parameters are."""
     best = result["best_eval_return_mean"]
-    print(f"done: {result['env_frames']:,} frames, {result['updates']:,} updates in {result['wall_time']:.1f} s; "
-          + (f"best eval mean {best:.1f}" if best is not None else "no evaluation finished"))
+    print(
+        f"done: {result['env_frames']:,} frames, {result['updates']:,} updates in {result['wall_time']:.1f} s; "
+        + (f"best eval mean {best:.1f}" if best is not None else "no evaluation finished")
+    )
     if config.stop_at_return:
         if "solved_at_seconds" in result:
-            print(f"solved: eval mean >= {config.stop_at_return:g} reached after {result['solved_at_frames']:,} "
-                  f"frames, {result['solved_at_seconds']:.1f} s, and confirmed on fresh episodes")
+            print(
+                f"solved: eval mean >= {config.stop_at_return:g} reached after {result['solved_at_frames']:,} "
+                f"frames, {result['solved_at_seconds']:.1f} s, and confirmed on fresh episodes"
+            )
         else:
             print(f"not solved: eval mean stayed below {config.stop_at_return:g}")
     print(f"checkpoint: {result['checkpoint']}")

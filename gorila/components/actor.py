@@ -3,6 +3,7 @@
 Each step writes one entry per environment copy to replay (the newest frame of s_t, a_t, r_t, and the
 terminal / episode-end flags), refreshing the network from theta+ every `actor_sync_every` steps.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -39,22 +40,21 @@ def epsilon_end_step(config: Config) -> int:
 class Actor:
     """Acts in `envs_per_actor` environment copies with one batched forward pass per step."""
 
-    def __init__(self, config: Config, info: EnvInfo, index: int, params: ParameterSource,
-                 writer: TransitionSink):
+    def __init__(self, config: Config, info: EnvInfo, index: int, params: ParameterSource, writer: TransitionSink):
         torch.set_num_threads(config.torch_threads)
         self.config, self.info, self.index = config, info, index
         self.params, self.writer = params, writer
         seed = config.seed + 1000 * (index + 1)
         self.env = make_vector_env_for(config, config.envs_per_actor, seed)
         self.network = q_network_for(config, info).requires_grad_(False)
-        self.parameters = list(self.network.parameters())     # walking the module at every sync costs more
+        self.parameters = list(self.network.parameters())  # walking the module at every sync costs more
         self.policy = EpsilonGreedyPolicy(self.network, info.num_actions, np.random.default_rng(seed))
         self.epsilon_end = final_epsilon(config, index)
         self.epsilon_decay_steps = config.epsilon_decay_steps
         self.epsilon_hold = epsilon_hold_steps(config)
         self.obs = self.env.reset(seed=seed)
         num_envs = self.env.num_envs
-        self.episode_ended = np.zeros(num_envs, bool)   # the current obs is the last of its episode
+        self.episode_ended = np.zeros(num_envs, bool)  # the current obs is the last of its episode
         self.episode_return = np.zeros(num_envs, np.float64)
         self.episode_length = np.zeros(num_envs, np.int64)
         self.steps = 0
@@ -63,10 +63,10 @@ class Actor:
         self.steps_since_sync = config.actor_sync_every
         self.completed: list[float] = []
         self.completed_lengths: list[int] = []
-        self.epsilon_sum = 0.0           # epsilon summed over the agent steps taken since the last report
+        self.epsilon_sum = 0.0  # epsilon summed over the agent steps taken since the last report
 
     def sync(self) -> None:
-        flat, _ = self.params.pull(prefetch=True)     # never waits: takes the previous request's answer
+        flat, _ = self.params.pull(prefetch=True)  # never waits: takes the previous request's answer
         load_flat_parameters(self.parameters, flat)
         self.steps_since_sync = 0
 
@@ -77,8 +77,9 @@ class Actor:
 
     @property
     def epsilon(self) -> float:
-        return dqn.linear_epsilon(self.steps - self.epsilon_hold, self.config.epsilon_start, self.epsilon_end,
-                                  self.epsilon_decay_steps)
+        return dqn.linear_epsilon(
+            self.steps - self.epsilon_hold, self.config.epsilon_start, self.epsilon_end, self.epsilon_decay_steps
+        )
 
     def step(self) -> int:
         """One step of every environment copy, one replay entry per copy; the agent steps taken.
@@ -95,8 +96,13 @@ class Actor:
         newest_frame = self.obs[:, -1] if self.info.stack > 1 else self.obs
         # A slot whose obs ended an episode takes no action: its entry only marks the episode end.
         ended = self.episode_ended
-        self.writer.add(newest_frame, actions, np.where(ended, 0.0, reward).astype(np.float32),
-                        result.terminal & ~ended, ended.copy())
+        self.writer.add(
+            newest_frame,
+            actions,
+            np.where(ended, 0.0, reward).astype(np.float32),
+            result.terminal & ~ended,
+            ended.copy(),
+        )
         self._track_episodes(result, ended)
         self.obs = result.obs
         self.episode_ended = result.episode_end.copy()
@@ -130,8 +136,12 @@ class Actor:
         self.steps = steps
 
     def report(self, steps: int) -> Report:
-        report = Report(steps=steps, episode_returns=tuple(self.completed),
-                        episode_lengths=tuple(self.completed_lengths), epsilon_sum=self.epsilon_sum)
+        report = Report(
+            steps=steps,
+            episode_returns=tuple(self.completed),
+            episode_lengths=tuple(self.completed_lengths),
+            epsilon_sum=self.epsilon_sum,
+        )
         self.completed, self.completed_lengths, self.epsilon_sum = [], [], 0.0
         return report
 

@@ -4,6 +4,7 @@ Bundles share nothing but the parameter server. Inside a bundle the learner make
 `update_every` agent steps, DQN's ratio, once the local replay holds enough entries to sample from.
 The parts are built and connected by `gorila.system.builders.make_bundle`.
 """
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -17,12 +18,13 @@ from gorila.contracts import Report
 class Bundle:
     """An `Actor`, its own `ReplayMemory` and a `Learner`, stepped in lockstep in one process."""
 
-    def __init__(self, actor: Actor, replay: ReplayMemory, learner: Learner, update_every: int,
-                 hosted_shards: dict | None = None):
+    def __init__(
+        self, actor: Actor, replay: ReplayMemory, learner: Learner, update_every: int, hosted_shards: dict | None = None
+    ):
         self.actor, self.replay, self.learner = actor, replay, learner
-        self.hosted_shards = hosted_shards or {}     # index -> ParameterShard held in this process
+        self.hosted_shards = hosted_shards or {}  # index -> ParameterShard held in this process
         self.update_every = update_every
-        self.update_credit = 0     # agent steps not yet matched by an update
+        self.update_credit = 0  # agent steps not yet matched by an update
 
     def run(self, budget: int) -> Report:
         """At least `budget` agent steps, with one learner update every `update_every` of them."""

@@ -1,6 +1,7 @@
 """Evaluation of theta+: `eval_episodes` episodes played epsilon-greedily at `eval_epsilon` (the Atari
 preset's 0.05), on Atari with null-op starts (up to 30 no-ops) and the config's sticky actions and
 action set unless `make_env` builds the copies another protocol plays on."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -15,22 +16,28 @@ from gorila.contracts import EnvInfo
 from gorila.envs import VectorEnv, make_vector_env_for, play_episodes
 
 MAX_PARALLEL_EPISODES = 32
-TRAINING_SEED_OFFSET = 10**6       # evaluations during training
-INDEPENDENT_SEED_OFFSET = 10**9    # `gorila evaluate`: episodes that no training evaluation played
+TRAINING_SEED_OFFSET = 10**6  # evaluations during training
+INDEPENDENT_SEED_OFFSET = 10**9  # `gorila evaluate`: episodes that no training evaluation played
 
 
 class Evaluator:
     """Plays `eval_episodes` episodes with an epsilon-greedy copy of the given parameters."""
 
-    def __init__(self, config: Config, info: EnvInfo, seed_offset: int = TRAINING_SEED_OFFSET,
-                 make_env: Callable[[int, int], VectorEnv] | None = None):
+    def __init__(
+        self,
+        config: Config,
+        info: EnvInfo,
+        seed_offset: int = TRAINING_SEED_OFFSET,
+        make_env: Callable[[int, int], VectorEnv] | None = None,
+    ):
         torch.set_num_threads(config.torch_threads)
         self.config, self.info = config, info
         self.episodes = config.eval_episodes
         self.seed = config.seed + seed_offset
         self.network = q_network_for(config, info).requires_grad_(False)
-        self.policy = EpsilonGreedyPolicy(self.network, info.num_actions, np.random.default_rng(self.seed),
-                                          whole_batch=True)
+        self.policy = EpsilonGreedyPolicy(
+            self.network, info.num_actions, np.random.default_rng(self.seed), whole_batch=True
+        )
         copies = min(self.episodes, MAX_PARALLEL_EPISODES)
         if make_env is None:
             self.env = make_vector_env_for(config, copies, self.seed, evaluation=True)
@@ -57,8 +64,12 @@ class Evaluator:
         self.round_seed = self.next_seed
         self.next_seed += max(self.env.num_envs, episodes)
         returns = play_episodes(self.env, self.act, episodes, seed=self.round_seed)
-        return {"eval_return_mean": float(np.mean(returns)), "eval_return_std": float(np.std(returns)),
-                "eval_episodes": len(returns), "eval_returns": [float(r) for r in returns]}
+        return {
+            "eval_return_mean": float(np.mean(returns)),
+            "eval_return_std": float(np.std(returns)),
+            "eval_episodes": len(returns),
+            "eval_returns": [float(r) for r in returns],
+        }
 
     def close(self) -> None:
         self.env.close()

@@ -4,6 +4,7 @@ The learner never applies its gradient: the parameter-server shards do (Nair et 
 It refreshes its copy of theta+ every `learner_sync_every` updates and its theta- whenever the server
 reports a new target version, and it drops gradients whose loss is an outlier.
 """
+
 from __future__ import annotations
 
 import copy
@@ -21,8 +22,7 @@ from gorila.contracts import EnvInfo, Minibatch, MinibatchSource, ParameterSourc
 def learner_device(config: Config) -> str:
     """`cpu` or `cuda`: where this process's learners compute, as `config.device` asks."""
     if config.device == "cuda" and not torch.cuda.is_available():
-        raise ConfigError("device: cuda was asked for, but torch sees no CUDA device here "
-                          "(use --device auto or cpu)")
+        raise ConfigError("device: cuda was asked for, but torch sees no CUDA device here (use --device auto or cpu)")
     return "cuda" if config.device != "cpu" and torch.cuda.is_available() else "cpu"
 
 
@@ -55,7 +55,7 @@ class LossOutlierFilter:
 
     def _observe(self, loss: float) -> None:
         self.count += 1
-        if self.count <= self.warmup:   # plain average while warming up
+        if self.count <= self.warmup:  # plain average while warming up
             delta = loss - self.mean
             self.mean += delta / self.count
             self.var += (delta * (loss - self.mean) - self.var) / self.count
@@ -68,10 +68,17 @@ class LossOutlierFilter:
 class Learner:
     """Computes DQN gradients from minibatches of a replay and pushes them to the parameter server."""
 
-    def __init__(self, config: Config, info: EnvInfo, index: int, params: ParameterSource,
-                 replay: MinibatchSource, hosted_shards: dict | None = None):
+    def __init__(
+        self,
+        config: Config,
+        info: EnvInfo,
+        index: int,
+        params: ParameterSource,
+        replay: MinibatchSource,
+        hosted_shards: dict | None = None,
+    ):
         torch.set_num_threads(config.torch_threads)
-        self.hosted_shards = hosted_shards or {}     # index -> ParameterShard held in this process
+        self.hosted_shards = hosted_shards or {}  # index -> ParameterShard held in this process
         torch.manual_seed(config.seed + 7919 * index)
         self.config, self.index, self.params, self.replay = config, index, params, replay
         self.device = torch.device(learner_device(config))
@@ -84,7 +91,7 @@ class Learner:
         self.outliers = LossOutlierFilter(config.outlier_k, config.outlier_warmup)
         self.updates = 0
         self.dropped = 0
-        self.outbox: list[torch.Tensor] = []      # gradients waiting to travel together (push_every)
+        self.outbox: list[torch.Tensor] = []  # gradients waiting to travel together (push_every)
         self.outbox_versions = None
         self.losses: list[float] = []
         # Q(s, a) summed on the learner's device: adding to it makes the GPU wait for nothing; the
@@ -126,8 +133,7 @@ class Learner:
         with torch.no_grad():
             next_q_target = self.target(next_obs)
             next_q_online = self.online(next_obs) if self.config.double_dqn else None
-            targets = dqn.td_targets(as_tensor(batch.returns), as_tensor(batch.discounts), next_q_target,
-                                     next_q_online)
+            targets = dqn.td_targets(as_tensor(batch.returns), as_tensor(batch.discounts), next_q_target, next_q_online)
         q_online, actions = self.online(obs), as_tensor(batch.actions)
         q_taken = dqn.taken_q(q_online, actions)
         weights = None if batch.weights is None else as_tensor(batch.weights)
@@ -138,11 +144,14 @@ class Learner:
             parameter.grad = None
         loss.backward()
         errors = dqn.td_errors(q_online, actions, targets)
-        if batch.streams is not None:       # prioritised: the new |delta| go back to the memory that gave them
+        if batch.streams is not None:  # prioritised: the new |delta| go back to the memory that gave them
             self.replay.update_priorities(batch.streams, batch.indices, errors)
         per_transition = float(loss.item()) / (len(batch) if self.config.loss_reduction == "sum" else 1)
-        return per_transition, float(errors.mean()), dqn.clip_norm(flat_gradients(self.online_parameters),
-                                                        self.config.max_grad_norm)
+        return (
+            per_transition,
+            float(errors.mean()),
+            dqn.clip_norm(flat_gradients(self.online_parameters), self.config.max_grad_norm),
+        )
 
     def update(self) -> bool:
         """One learner step; False when the replay cannot give a minibatch yet."""
@@ -158,7 +167,7 @@ class Learner:
         else:
             self.losses.append(loss)
             if not self.outbox:
-                self.outbox_versions = self.params.versions.copy()   # what these gradients were computed on
+                self.outbox_versions = self.params.versions.copy()  # what these gradients were computed on
             self.outbox.append(grad)
         refresh = self.updates % self.config.learner_sync_every == 0
         if refresh or len(self.outbox) >= self.config.push_every:
@@ -190,5 +199,11 @@ class Learner:
         dropped, self.dropped = self.dropped, 0
         q_sum, q_count, self.q_count = float(self.q_sum), self.q_count, 0
         self.q_sum.zero_()
-        return Report(updates=updates, loss_sum=float(np.sum(losses)), loss_count=len(losses),
-                      dropped_outliers=dropped, q_sum=q_sum, q_count=q_count)
+        return Report(
+            updates=updates,
+            loss_sum=float(np.sum(losses)),
+            loss_count=len(losses),
+            dropped_outliers=dropped,
+            q_sum=q_sum,
+            q_count=q_count,
+        )

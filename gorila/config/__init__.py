@@ -5,10 +5,24 @@
 - `parsing`: text and YAML to typed values, layered preset -> file -> overrides (`build_config`);
 - `migration`: configs saved by older versions, read as they were meant.
 """
+
 from gorila.config.parsing import apply_overrides, build_config, coerce, field_docs, field_types, load_yaml, save_yaml
 from gorila.config.presets import PRESETS, preset_for_env, scaled_preset
 from gorila.config.schema import MAX_SEED, Config, ConfigError, validate
 
-__all__ = ["Config", "ConfigError", "MAX_SEED", "PRESETS", "apply_overrides", "build_config", "coerce",
-           "field_docs", "field_types", "load_yaml", "preset_for_env", "save_yaml", "scaled_preset",
-           "validate"]
+__all__ = [
+    "Config",
+    "ConfigError",
+    "MAX_SEED",
+    "PRESETS",
+    "apply_overrides",
+    "build_config",
+    "coerce",
+    "field_docs",
+    "field_types",
+    "load_yaml",
+    "preset_for_env",
+    "save_yaml",
+    "scaled_preset",
+    "validate",
+]

@@ -1,4 +1,5 @@
 """Configs written by older versions of gorila, read as they were meant."""
+
 from __future__ import annotations
 
 FRAME_COUNTED_KEY = "epsilon_decay_frames"
@@ -16,9 +17,9 @@ def in_agent_steps(values: dict, env: str) -> dict:
         return values
     values = dict(values)
     from gorila.envs.registry import frames_per_agent_step
+
     per_step = frames_per_agent_step(env)
     values["epsilon_decay_steps"] = values.pop(FRAME_COUNTED_KEY) // per_step
     if "learning_starts" in values:
         values["learning_starts"] //= per_step
     return values
-

@@ -2,6 +2,7 @@
 
 Values given as text (a flag, `--set`) are parsed; typed values (YAML, Python) are checked as they are.
 """
+
 from __future__ import annotations
 
 import ast
@@ -34,13 +35,17 @@ def field_docs() -> dict[str, str]:
     body = _config_source()[1]
     docs = {}
     for node, following in zip(body, body[1:]):
-        if isinstance(node, ast.AnnAssign) and isinstance(following, ast.Expr) \
-                and isinstance(following.value, ast.Constant) and isinstance(following.value.value, str):
+        if (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(following, ast.Expr)
+            and isinstance(following.value, ast.Constant)
+            and isinstance(following.value.value, str)
+        ):
             docs[node.target.id] = following.value.value.strip()
     return docs
 
 
-SECTION_COMMENT = re.compile(r"^\s*# -{3}\s*(.*?)\s*-*\s*$")     # `# --- runtime and topology -----`
+SECTION_COMMENT = re.compile(r"^\s*# -{3}\s*(.*?)\s*-*\s*$")  # `# --- runtime and topology -----`
 
 
 def field_sections() -> dict[str | None, list[str]]:
@@ -107,7 +112,7 @@ def _from_text(text: str, kind):
             raise ValueError(text)
         return text
     if typing.get_origin(kind) is tuple:
-        items = text.strip().removeprefix("[").removesuffix("]")     # YAML's flow style is accepted too
+        items = text.strip().removeprefix("[").removesuffix("]")  # YAML's flow style is accepted too
         return tuple(_from_text(item.strip(), int) for item in items.split(","))
     if kind is bool:
         lowered = text.strip().lower()
@@ -156,7 +161,7 @@ def _from_typed(value, kind):
         if not isinstance(value, bool):
             raise TypeError(value)
         return value
-    if isinstance(value, bool):                  # bool is an int subclass: `actors: yes` is not 1
+    if isinstance(value, bool):  # bool is an int subclass: `actors: yes` is not 1
         raise TypeError(value)
     if kind is int:
         if isinstance(value, float):
@@ -202,10 +207,21 @@ def apply_overrides(config: Config, overrides: dict, source: str = "") -> Config
 
 
 # Names other DQN code and papers give some fields, for "did you mean" (never accepted as keys).
-ALIASES = {"lr": "learning_rate", "discount": "gamma", "batch": "batch_size",
-           "buffer_size": "replay_capacity", "memory_size": "replay_capacity", "replay_size": "replay_capacity",
-           "frames": "total_frames", "steps": "total_frames", "game": "env", "env_id": "env",
-           "num_envs": "envs_per_actor", "gpus": "learner_gpus", "threads": "torch_threads"}
+ALIASES = {
+    "lr": "learning_rate",
+    "discount": "gamma",
+    "batch": "batch_size",
+    "buffer_size": "replay_capacity",
+    "memory_size": "replay_capacity",
+    "replay_size": "replay_capacity",
+    "frames": "total_frames",
+    "steps": "total_frames",
+    "game": "env",
+    "env_id": "env",
+    "num_envs": "envs_per_actor",
+    "gpus": "learner_gpus",
+    "threads": "torch_threads",
+}
 
 
 def closest_fields(key: str) -> list[str]:
@@ -213,8 +229,10 @@ def closest_fields(key: str) -> list[str]:
     (`learning-rate`, `learnig_rate`), at most three."""
     name = key.strip().lstrip("-").replace("-", "_").lower()
     near = [ALIASES[name]] if name in ALIASES else []
-    return (near + [match for match in difflib.get_close_matches(name, field_types(), n=3, cutoff=0.75)
-                    if match not in near])[:3]
+    return (
+        near
+        + [match for match in difflib.get_close_matches(name, field_types(), n=3, cutoff=0.75) if match not in near]
+    )[:3]
 
 
 def did_you_mean(candidates: list[str]) -> str:
@@ -241,8 +259,9 @@ def load_yaml(path: str | Path) -> dict:
     return data
 
 
-def build_config(preset: str | None = None, file: str | None = None, overrides: dict | None = None,
-                 scale: float | None = None) -> Config:
+def build_config(
+    preset: str | None = None, file: str | None = None, overrides: dict | None = None, scale: float | None = None
+) -> Config:
     """Preset (shrunk by `scale`, see `scaled_preset`), then YAML file, then explicit overrides; validated.
 
     Without a preset, an Atari or MinAtar game starts from its kind's preset (`preset_for_env`)."""

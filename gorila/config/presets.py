@@ -1,4 +1,5 @@
 """Presets: ready sets of config values, each with the reasons for its choices, and their scaling."""
+
 from __future__ import annotations
 
 from gorila.config.schema import Config, ConfigError
@@ -11,13 +12,32 @@ PRESETS: dict[str, dict] = {
     # settle on a short ladder of final epsilons (0.05 down to 0.0025; Ape-X's idea, not Gorila's),
     # the setting the multi-bundle times of benchmarks/NOTES.md were measured with.
     "cartpole": dict(
-        env="CartPole-v1", total_frames=250_000, stop_at_return=475.0, envs_per_actor=4,
-        hidden_sizes=(64, 64), gamma=0.99, n_step=3, double_dqn=True, batch_size=64,
-        replay_capacity=50_000, learning_starts=1_000, update_every=4, epsilon_ladder=True,
-        epsilon_start=1.0, epsilon_end=0.04, epsilon_decay_steps=8_000, ladder_base=0.05, ladder_alpha=1.0,
-        optimizer="adam", learning_rate=4e-3, target_update_every=128,
-        push_every=1, learner_sync_every=1,
-        eval_every_frames=5_000, eval_episodes=20, eval_epsilon=0.0,
+        env="CartPole-v1",
+        total_frames=250_000,
+        stop_at_return=475.0,
+        envs_per_actor=4,
+        hidden_sizes=(64, 64),
+        gamma=0.99,
+        n_step=3,
+        double_dqn=True,
+        batch_size=64,
+        replay_capacity=50_000,
+        learning_starts=1_000,
+        update_every=4,
+        epsilon_ladder=True,
+        epsilon_start=1.0,
+        epsilon_end=0.04,
+        epsilon_decay_steps=8_000,
+        ladder_base=0.05,
+        ladder_alpha=1.0,
+        optimizer="adam",
+        learning_rate=4e-3,
+        target_update_every=128,
+        push_every=1,
+        learner_sync_every=1,
+        eval_every_frames=5_000,
+        eval_episodes=20,
+        eval_epsilon=0.0,
     ),
     # DQN (Mnih et al. 2015) per learner, Gorila's parameter server around it, as DQN's reference code
     # (run_gpu, NeuralQLearner.lua) counts its schedules:
@@ -30,14 +50,36 @@ PRESETS: dict[str, dict] = {
     #   transition table does: ale-py's stack, which the actor acts on, runs on across it, and replay
     #   rebuilds the stacks the actor saw; the two differ on the 3 steps after each lost life.
     "atari": dict(
-        env="Pong", total_frames=50_000_000, network="nature_cnn", gamma=0.99, n_step=1,
-        batch_size=32, replay_capacity=1_000_000, learning_starts=50_000, update_every=4,
-        loss_reduction="sum", clip_rewards=True, max_grad_norm=0.0,
-        epsilon_start=1.0, epsilon_end=0.1, epsilon_decay_steps=1_000_000, epsilon_hold=True,
-        epsilon_ladder=False, optimizer="rmsprop", learning_rate=2.5e-4, rmsprop_alpha=0.95, optimizer_eps=0.01,
-        target_update_every=2_500, actor_sync_every=400, learner_sync_every=1,
-        eval_every_frames=1_000_000, eval_episodes=30, eval_epsilon=0.05, eval_max_frames=18_000,
-        checkpoint_every_frames=1_000_000, outlier_k=0.0,
+        env="Pong",
+        total_frames=50_000_000,
+        network="nature_cnn",
+        gamma=0.99,
+        n_step=1,
+        batch_size=32,
+        replay_capacity=1_000_000,
+        learning_starts=50_000,
+        update_every=4,
+        loss_reduction="sum",
+        clip_rewards=True,
+        max_grad_norm=0.0,
+        epsilon_start=1.0,
+        epsilon_end=0.1,
+        epsilon_decay_steps=1_000_000,
+        epsilon_hold=True,
+        epsilon_ladder=False,
+        optimizer="rmsprop",
+        learning_rate=2.5e-4,
+        rmsprop_alpha=0.95,
+        optimizer_eps=0.01,
+        target_update_every=2_500,
+        actor_sync_every=400,
+        learner_sync_every=1,
+        eval_every_frames=1_000_000,
+        eval_episodes=30,
+        eval_epsilon=0.05,
+        eval_max_frames=18_000,
+        checkpoint_every_frames=1_000_000,
+        outlier_k=0.0,
     ),
     # MinAtar's DQN (Young & Tian 2019): its one-convolution network on 10x10 boolean frames, replay of
     # 100k, gamma 0.99, epsilon down to 0.1, RMSProp 2.5e-4 with squared-gradient momentum 0.95, the full
@@ -63,13 +105,35 @@ PRESETS: dict[str, dict] = {
     #   125 updates (2,000 frames; the paper: 1,000).
     # torch_threads 2 is for one process on 2 cores (the local runtime); on Ray give each bundle 1.
     "minatar": dict(
-        env="MinAtar/Breakout-v0", total_frames=100_000, network="minatar_cnn", gamma=0.99, n_step=3,
-        envs_per_actor=4, batch_size=256, replay_capacity=100_000, learning_starts=5_000, update_every=16,
-        clip_rewards=False, max_grad_norm=0.0, outlier_k=0.0,
-        epsilon_start=1.0, epsilon_end=0.1, epsilon_decay_steps=100_000, epsilon_ladder=False,
-        optimizer="rmsprop", learning_rate=4e-3, rmsprop_alpha=0.95, optimizer_eps=1e-4,
-        target_update_every=125, actor_sync_every=4, learner_sync_every=1, torch_threads=2,
-        eval_every_frames=25_000, eval_episodes=20, eval_epsilon=0.0, checkpoint_every_frames=50_000,
+        env="MinAtar/Breakout-v0",
+        total_frames=100_000,
+        network="minatar_cnn",
+        gamma=0.99,
+        n_step=3,
+        envs_per_actor=4,
+        batch_size=256,
+        replay_capacity=100_000,
+        learning_starts=5_000,
+        update_every=16,
+        clip_rewards=False,
+        max_grad_norm=0.0,
+        outlier_k=0.0,
+        epsilon_start=1.0,
+        epsilon_end=0.1,
+        epsilon_decay_steps=100_000,
+        epsilon_ladder=False,
+        optimizer="rmsprop",
+        learning_rate=4e-3,
+        rmsprop_alpha=0.95,
+        optimizer_eps=1e-4,
+        target_update_every=125,
+        actor_sync_every=4,
+        learner_sync_every=1,
+        torch_threads=2,
+        eval_every_frames=25_000,
+        eval_episodes=20,
+        eval_epsilon=0.0,
+        checkpoint_every_frames=50_000,
     ),
 }
 # Gorila as Nair et al. (2015) ran it: 100 bundles, each DQN's actor, 1M-transition replay and learner;
@@ -91,8 +155,16 @@ PRESETS: dict[str, dict] = {
 # 0.004 for DQN's RMSProp); 1e-3 and 1e-4 stayed calm (loss 0.003 and 0.002, |Q| < 0.15), 1e-3 moving the
 # parameters ten times as far: the largest calm rate, which AdaGrad's decay needs over millions of updates.
 PRESETS["gorila-paper"] = dict(
-    PRESETS["atari"], actors=100, learners=100, param_shards=31, shard_placement="apart", optimizer="adagrad",
-    learning_rate=1e-3, optimizer_eps=1e-8, target_update_every=60_000, total_frames=100 * 50_000_000,
+    PRESETS["atari"],
+    actors=100,
+    learners=100,
+    param_shards=31,
+    shard_placement="apart",
+    optimizer="adagrad",
+    learning_rate=1e-3,
+    optimizer_eps=1e-8,
+    target_update_every=60_000,
+    total_frames=100 * 50_000_000,
     outlier_k=5.0,
 )
 # Ape-X (Horgan et al. 2018, "Distributed Prioritized Experience Replay"): many actors, each on its own
@@ -109,10 +181,24 @@ PRESETS["gorila-paper"] = dict(
 # though with these CartPole-sized rates). New transitions get the largest priority so far instead of
 # an actor-computed one, and beta anneals from 0.4 to 1 over the budget (Schaul et al. 2016).
 PRESETS["apex"] = dict(
-    PRESETS["cartpole"], total_frames=400_000, bundled=False, actors=3, learners=1, param_shards=1,
-    replay="global", replay_shards=2, prioritised=True, priority_alpha=0.6, priority_beta=0.4,
-    n_step=3, double_dqn=True, dueling=True, network="auto",
-    epsilon_ladder=True, ladder_base=0.4, ladder_alpha=7.0,
+    PRESETS["cartpole"],
+    total_frames=400_000,
+    bundled=False,
+    actors=3,
+    learners=1,
+    param_shards=1,
+    replay="global",
+    replay_shards=2,
+    prioritised=True,
+    priority_alpha=0.6,
+    priority_beta=0.4,
+    n_step=3,
+    double_dqn=True,
+    dueling=True,
+    network="auto",
+    epsilon_ladder=True,
+    ladder_base=0.4,
+    ladder_alpha=7.0,
 )
 # Atari learned in the fewest wall seconds on one machine (one bundle; `--runtime local` on a laptop).
 # DQN's learner is the limit on a CPU (an update of 64 costs about 40 agent steps of acting), so the
@@ -137,13 +223,35 @@ PRESETS["apex"] = dict(
 # Breakout-like games need FIRE after a lost life, which a greedy agent at epsilon 0.01 may never press:
 # `--set fire_reset=true` there. Results: README "Atari", benchmarks/baselines/.
 PRESETS["atari-fast"] = dict(
-    PRESETS["atari"], total_frames=10_000_000, n_step=3, double_dqn=False, dueling=False,
-    batch_size=64, update_every=10, envs_per_actor=10, replay_capacity=100_000, learning_starts=20_000,
-    loss_reduction="mean", max_grad_norm=10.0, outlier_k=0.0,
-    epsilon_start=1.0, epsilon_end=0.01, epsilon_decay_steps=250_000, epsilon_hold=False,
-    optimizer="adam", learning_rate=1e-4, optimizer_eps=1e-8, target_update_every=500,
-    actor_sync_every=100, learner_sync_every=1, torch_threads=2, runtime="local",
-    eval_every_frames=1_000_000, eval_episodes=10, eval_epsilon=0.05, checkpoint_every_frames=200_000,
+    PRESETS["atari"],
+    total_frames=10_000_000,
+    n_step=3,
+    double_dqn=False,
+    dueling=False,
+    batch_size=64,
+    update_every=10,
+    envs_per_actor=10,
+    replay_capacity=100_000,
+    learning_starts=20_000,
+    loss_reduction="mean",
+    max_grad_norm=10.0,
+    outlier_k=0.0,
+    epsilon_start=1.0,
+    epsilon_end=0.01,
+    epsilon_decay_steps=250_000,
+    epsilon_hold=False,
+    optimizer="adam",
+    learning_rate=1e-4,
+    optimizer_eps=1e-8,
+    target_update_every=500,
+    actor_sync_every=100,
+    learner_sync_every=1,
+    torch_threads=2,
+    runtime="local",
+    eval_every_frames=1_000_000,
+    eval_episodes=10,
+    eval_epsilon=0.05,
+    checkpoint_every_frames=200_000,
 )
 # The atari preset's DQN under the settings Machado et al. (2018), "Revisiting the Arcade Learning
 # Environment", ask papers to train and evaluate with: sticky actions (each frame repeats the previous
@@ -152,8 +260,12 @@ PRESETS["atari-fast"] = dict(
 # life-loss signal, so that the score alone tells the agent how it does (a lost life is no terminal);
 # episodes capped at 108,000 frames (30 minutes) in training and in evaluation (DQN's: 18,000).
 PRESETS["machado"] = dict(
-    PRESETS["atari"], sticky_actions=STICKY_ACTIONS, full_action_set=True, life_loss_signal=False,
-    max_episode_frames=MAX_EPISODE_FRAMES, eval_max_frames=MAX_EPISODE_FRAMES,
+    PRESETS["atari"],
+    sticky_actions=STICKY_ACTIONS,
+    full_action_set=True,
+    life_loss_signal=False,
+    max_episode_frames=MAX_EPISODE_FRAMES,
+    eval_max_frames=MAX_EPISODE_FRAMES,
 )
 
 
@@ -167,14 +279,19 @@ def preset_for_env(env) -> str | None:
     """The preset a run on `env` gets when it names none (`ENV_KIND_PRESETS`); None for other kinds
     and for a name that is no environment (preflight reports that one)."""
     from gorila.envs.registry import EnvError, resolve_env
+
     try:
         return ENV_KIND_PRESETS.get(resolve_env(env).kind)
     except EnvError:
         return None
 
 
-SCALED_COUNTS = (("actors", "actors"), ("learners", "learners"), ("param_shards", "parameter shards"),
-                 ("replay_shards", "replay shards"))
+SCALED_COUNTS = (
+    ("actors", "actors"),
+    ("learners", "learners"),
+    ("param_shards", "parameter shards"),
+    ("replay_shards", "replay shards"),
+)
 
 
 def scaled_preset(preset: str, scale: float | None = None) -> tuple[dict, str]:
@@ -201,11 +318,19 @@ def scaled_preset(preset: str, scale: float | None = None) -> tuple[dict, str]:
         if values[key] != old:
             changes.append(f"{old:,} -> {values[key]:,} {words}")
     full = lambda key: PRESETS[preset].get(key, getattr(base, key))
-    for key, by, words in (("total_frames", "actors", "frames in all ({:,.0f} per actor, as at full size)"),
-                           ("target_update_every", "learners",
-                            "server updates between theta- refreshes ({:,.0f} per learner, as at full size)")):
+    for key, by, words in (
+        ("total_frames", "actors", "frames in all ({:,.0f} per actor, as at full size)"),
+        (
+            "target_update_every",
+            "learners",
+            "server updates between theta- refreshes ({:,.0f} per learner, as at full size)",
+        ),
+    ):
         values[key] = max(1, round(full(key) * values[by] / full(by)))
         if values[key] != full(key):
             changes.append(f"{full(key):,} -> {values[key]:,} " + words.format(values[key] / values[by]))
-    return values, (f"{preset} scaled by {scale:g}: " + (", ".join(changes) or "nothing changed")
-                    + "; each bundle's replay, minibatch, learning start and exploration as at full size")
+    return values, (
+        f"{preset} scaled by {scale:g}: "
+        + (", ".join(changes) or "nothing changed")
+        + "; each bundle's replay, minibatch, learning start and exploration as at full size"
+    )

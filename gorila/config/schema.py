@@ -4,6 +4,7 @@ The CLI flags, their help text, the saved `config.yaml` of a run and the TensorB
 derived from `Config`. A field made with `checked(default, check, must)` carries its rule beside it:
 `validate` applies every rule and the checks between fields, and names the key that is wrong.
 """
+
 from __future__ import annotations
 
 import copy
@@ -31,13 +32,17 @@ def checked(default, check: Callable[[object], bool], must: str):
 @dataclass
 class Config:
     # --- experiment ---------------------------------------------------------------------------
-    env: str | Callable = checked("CartPole-v1", lambda v: callable(v) or (isinstance(v, str) and v.strip() != ""),
-                                  "be an environment name or a callable returning a Gymnasium env")
+    env: str | Callable = checked(
+        "CartPole-v1",
+        lambda v: callable(v) or (isinstance(v, str) and v.strip() != ""),
+        "be an environment name or a callable returning a Gymnasium env",
+    )
     """Environment: a game or Gymnasium id (Pong, MinAtar/Breakout, CartPole-v1) or your own (package.module:Env-v0). In full: an Atari game (Pong, ALE/Pong-v5), a MinAtar game (MinAtar/Breakout), a registered Gymnasium id with discrete actions (CartPole-v1), `package.module:Env-v0` (imports the module, which registers Env-v0) or `package.module:make_env` (a callable returning a Gymnasium env, wrappers included); from Python also the callable itself."""
     env_kwargs: dict = field(default_factory=dict)
     """Keyword arguments of the environment's constructor (`gymnasium.make(env, **env_kwargs)`, or the callable's); `--env-kwargs KEY=VALUE`, repeatable, values read as YAML. Not for Atari games, whose settings are gorila's own fields."""
-    seed: int = checked(0, lambda v: 0 <= v <= MAX_SEED,
-                        f"lie in [0, {MAX_SEED}] (seeds derived from it must stay 32-bit)")
+    seed: int = checked(
+        0, lambda v: 0 <= v <= MAX_SEED, f"lie in [0, {MAX_SEED}] (seeds derived from it must stay 32-bit)"
+    )
     """Random seed of networks, replay sampling and environments; at most 2**30 - 1, since the seeds of environment copies and evaluations are derived by adding to it and must stay 32-bit."""
     total_frames: int = checked(200_000, lambda v: v > 0, "be > 0")
     """Training budget in environment frames, summed over all actors (Atari: 4 frames per agent step)."""
@@ -81,11 +86,15 @@ class Config:
     """Environment copies each actor steps at once with one batched forward pass."""
 
     # --- network --------------------------------------------------------------------------------
-    network: str | Callable = checked("auto", lambda v: callable(v) or v in NETWORKS or is_reference(v),
-                                      f"be one of {', '.join(NETWORKS)}, a package.module:factory or a callable")
+    network: str | Callable = checked(
+        "auto",
+        lambda v: callable(v) or v in NETWORKS or is_reference(v),
+        f"be one of {', '.join(NETWORKS)}, a package.module:factory or a callable",
+    )
     """Q-network: auto, mlp, nature_cnn, minatar_cnn or your own (package.module:factory). Auto picks the Nature CNN for Atari, MinAtar's one-convolution CNN for MinAtar's 10x10 frames and an MLP otherwise; `package.module:factory` (or, from Python, the callable) is your own: `factory(obs_shape, num_actions)` returns a torch.nn.Module mapping a batch of observations, in their stored dtype (float32; uint8 Atari frames; bool MinAtar frames), to one Q-value per action (hidden_sizes and dueling are then not used)."""
-    hidden_sizes: tuple[int, ...] = checked((128, 128), lambda v: len(v) >= 1 and all(h > 0 for h in v),
-                                            "be positive widths")
+    hidden_sizes: tuple[int, ...] = checked(
+        (128, 128), lambda v: len(v) >= 1 and all(h > 0 for h in v), "be positive widths"
+    )
     """Hidden layer widths of the MLP."""
     dueling: bool = False
     """Dueling head (Wang et al. 2016): separate value and advantage streams."""
@@ -215,12 +224,14 @@ class Config:
     """CPUs Ray reserves for each parameter or replay shard."""
     device: Literal["auto", "cpu", "cuda"] = "auto"
     """Where learners compute: `auto` uses a GPU when torch sees one, `cuda` insists on it, `cpu` never uses one (actors and evaluation stay on the CPU)."""
-    learner_gpus: float = checked(0.0, lambda v: v >= 0 and (v <= 1 or float(v).is_integer()),
-                                  "be a fraction in [0, 1] or a whole number (Ray's rule for GPU requests)")
+    learner_gpus: float = checked(
+        0.0,
+        lambda v: v >= 0 and (v <= 1 or float(v).is_integer()),
+        "be a fraction in [0, 1] or a whole number (Ray's rule for GPU requests)",
+    )
     """GPUs Ray reserves for each learner or bundle (0 with a GPU device: the learners share one GPU)."""
     torch_threads: int = checked(1, lambda v: v >= 1, "be >= 1")
     """PyTorch threads in each component."""
-
 
     def to_dict(self) -> dict:
         """The config as plain data (config.yaml, checkpoints): a callable as its `module:qualname`."""
@@ -235,15 +246,18 @@ def _env_preset_defaults(init):
     fields not given (`preset_for_env`): `Config(env="Pong")` is the config `gorila train --env Pong`
     and `make_config(env="Pong")` build, not CartPole's base values. A config built with every field
     (`dataclasses.replace`, a saved run's values) is taken as given."""
+
     @functools.wraps(init)
     def __init__(self, *args, **given):
         init(self, *args, **given)
         if "env" in given and not args and len(given) < len(_FIELD_NAMES):
             from gorila.config.presets import PRESETS, preset_for_env  # presets are built on Config
+
             preset = preset_for_env(self.env)
-            for key, value in (PRESETS[preset].items() if preset else ()):
+            for key, value in PRESETS[preset].items() if preset else ():
                 if key not in given:
                     setattr(self, key, copy.deepcopy(value))
+
     return __init__
 
 
@@ -260,8 +274,10 @@ def validate(config: Config) -> Config:
             raise ConfigError(f"{item.name} must {must}, got {value!r}")
     if config.bundled:
         if config.actors != config.learners:
-            raise ConfigError(f"bundled mode needs actors == learners (got actors={config.actors}, "
-                              f"learners={config.learners}); pass --no-bundled for other topologies")
+            raise ConfigError(
+                f"bundled mode needs actors == learners (got actors={config.actors}, "
+                f"learners={config.learners}); pass --no-bundled for other topologies"
+            )
         if config.replay != "local":
             raise ConfigError("bundled mode uses local replay; pass --no-bundled to use --replay global")
     if config.address and config.address != "auto":
@@ -270,6 +286,8 @@ def validate(config: Config) -> Config:
         except ValueError as error:
             raise ConfigError(str(error)) from None
     if config.replay == "global" and config.replay_shards > config.actors * config.envs_per_actor:
-        raise ConfigError(f"replay_shards must be <= actors * envs_per_actor "
-                          f"({config.actors * config.envs_per_actor}): each shard holds whole environment streams")
+        raise ConfigError(
+            f"replay_shards must be <= actors * envs_per_actor "
+            f"({config.actors * config.envs_per_actor}): each shard holds whole environment streams"
+        )
     return config

@@ -4,11 +4,19 @@ The names below are imported from their modules on first use, so that importing 
 the package (`gorila.envs.atari_constants`, `gorila.envs.registry`) loads no numpy: the command line
 builds its help from them and stays fast.
 """
+
 from gorila.lazy import lazy_attributes
 
-_HOMES = {"EnvError": "registry", "EnvSpec": "registry", "resolve_env": "registry",
-          "Step": "vector", "VectorEnv": "vector", "make_vector_env": "vector",
-          "make_vector_env_for": "vector", "play_episodes": "episodes"}
+_HOMES = {
+    "EnvError": "registry",
+    "EnvSpec": "registry",
+    "resolve_env": "registry",
+    "Step": "vector",
+    "VectorEnv": "vector",
+    "make_vector_env": "vector",
+    "make_vector_env_for": "vector",
+    "play_episodes": "episodes",
+}
 
 __all__ = sorted(_HOMES)
 

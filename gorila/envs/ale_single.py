@@ -10,6 +10,7 @@ the pixel-wise max of the last two, turned grey by ALE's palette and shrunk from
 area averaging (OpenCV's INTER_AREA, which ale-py uses), and the observation stacks the last 4 such
 frames. After `reset` the stack holds zeros and the first frame in its last slot, as ale-py's does.
 """
+
 from __future__ import annotations
 
 import functools

@@ -41,9 +41,18 @@ from gorila.envs.vector import Step, VectorEnv
 class AtariVector(VectorEnv):
     """ale-py's AtariVectorEnv, with the game-over / life-loss split done here."""
 
-    def __init__(self, spec: EnvSpec, num_envs: int, *, max_frames: int, num_threads: int = 0,
-                 fire_reset: bool = False, sticky_actions: float = 0.0, full_action_set: bool = False,
-                 life_loss: bool = True):
+    def __init__(
+        self,
+        spec: EnvSpec,
+        num_envs: int,
+        *,
+        max_frames: int,
+        num_threads: int = 0,
+        fire_reset: bool = False,
+        sticky_actions: float = 0.0,
+        full_action_set: bool = False,
+        life_loss: bool = True,
+    ):
         from ale_py.vector_env import AtariVectorEnv
 
         self.spec, self.num_envs, self._max_frames = spec, num_envs, max_frames

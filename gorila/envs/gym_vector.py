@@ -84,28 +84,31 @@ class MinAtarVector(VectorEnv):
     wrappers spares every process their import of seaborn, pandas and scipy (seconds each) and
     each step three Python layers."""
 
-    STICKY = 0.1                   # MinAtar's sticky-action probability
+    STICKY = 0.1  # MinAtar's sticky-action probability
 
     def __init__(self, spec: EnvSpec, num_envs: int, max_frames: int | None):
         options = dict(spec.kwargs)
         self.sticky = float(options.pop("sticky_action_prob", self.STICKY))
         ramping = bool(options.pop("difficulty_ramping", True))
         if options:
-            raise EnvError(f"env_kwargs: MinAtar's games take sticky_action_prob and difficulty_ramping, "
-                           f"not {', '.join(sorted(options))}")
+            raise EnvError(
+                f"env_kwargs: MinAtar's games take sticky_action_prob and difficulty_ramping, "
+                f"not {', '.join(sorted(options))}"
+            )
         game = minatar_game(spec.game)
         self.spec, self.num_envs, self._max_frames = spec, num_envs, max_frames
         self._games = [game.Env(ramping=ramping) for _ in range(num_envs)]
-        self._actions_of = (list(range(MINATAR_ACTIONS)) if spec.id.endswith("-v0")
-                            else list(self._games[0].minimal_action_set()))
+        self._actions_of = (
+            list(range(MINATAR_ACTIONS)) if spec.id.endswith("-v0") else list(self._games[0].minimal_action_set())
+        )
         self.num_actions, self.frames_per_step = len(self._actions_of), 1
         self._set_shapes(self._observe(self._games[0]).shape, np.bool_, 1)
-        self._last = [0] * num_envs          # the previous action, as MinAtar keeps it across episodes
+        self._last = [0] * num_envs  # the previous action, as MinAtar keeps it across episodes
         self._random, self._ended, self._frames = None, None, None
 
     @staticmethod
     def _observe(game) -> np.ndarray:
-        return game.state().transpose(2, 0, 1)        # HWC to CHW, as a view (np.moveaxis costs more)
+        return game.state().transpose(2, 0, 1)  # HWC to CHW, as a view (np.moveaxis costs more)
 
     def reset(self, seed: int | None = None) -> np.ndarray:
         seed = int(self.seed if seed is None else seed)
@@ -129,7 +132,7 @@ class MinAtarVector(VectorEnv):
         reward = np.zeros(self.num_envs, np.float32)
         terminal = np.zeros(self.num_envs, bool)
         for i, game in enumerate(self._games):
-            if self._ended[i]:                  # the autoreset step: a new episode, no transition
+            if self._ended[i]:  # the autoreset step: a new episode, no transition
                 game.reset()
                 self._frames[i] = 0
             else:
@@ -149,7 +152,7 @@ class MinAtarVector(VectorEnv):
         self._games = []
 
 
-MINATAR_ACTIONS = 6                # every MinAtar game's full action set (v0)
+MINATAR_ACTIONS = 6  # every MinAtar game's full action set (v0)
 
 
 def minatar_game(game: str):
@@ -180,8 +183,9 @@ class NativeGymVector(VectorEnv):
 
         kwargs = {} if max_frames is None else {"max_episode_steps": max_frames}
         self.spec, self.num_envs = spec, num_envs
-        self._env = gymnasium.make_vec(spec.registered_id(), num_envs, vectorization_mode="vector_entry_point",
-                                       **kwargs, **spec.kwargs)
+        self._env = gymnasium.make_vec(
+            spec.registered_id(), num_envs, vectorization_mode="vector_entry_point", **kwargs, **spec.kwargs
+        )
         self.num_actions = int(self._env.single_action_space.n)
         self.frames_per_step = 1
         self._set_shapes(self._env.single_observation_space.shape, np.float32, 1)
@@ -191,15 +195,21 @@ class NativeGymVector(VectorEnv):
         return obs.astype(np.float32, copy=False)
 
     def episode_seeds(self, seed: int, episodes: int) -> list[dict]:
-        note = ("the batch reset with seed as a whole (Gymnasium's batched implementation); every copy's "
-                "episodes draw from its one random stream")
+        note = (
+            "the batch reset with seed as a whole (Gymnasium's batched implementation); every copy's "
+            "episodes draw from its one random stream"
+        )
         return [{"copies": self.num_envs, "seed": seed, "note": note}]
 
     def step(self, actions: np.ndarray) -> Step:
         obs, reward, terminated, truncated, _ = self._env.step(self._actions(actions))
         terminated = np.asarray(terminated, bool)
-        return Step(obs.astype(np.float32, copy=False), np.asarray(reward, np.float32), terminated,
-                    terminated | np.asarray(truncated, bool))
+        return Step(
+            obs.astype(np.float32, copy=False),
+            np.asarray(reward, np.float32),
+            terminated,
+            terminated | np.asarray(truncated, bool),
+        )
 
 
 def has_batched_implementation(spec: EnvSpec) -> bool:

@@ -101,7 +101,7 @@ def _gym_id(name: str) -> str | None:
     """
     import gymnasium
 
-    if is_reference(name):                  # `module:Env-v0`: the module registers Env-v0 when imported
+    if is_reference(name):  # `module:Env-v0`: the module registers Env-v0 when imported
         import_module_of(name, "env")
         module, _, bare = name.partition(":")
         found = _gym_id(bare.strip())
@@ -115,7 +115,7 @@ def _gym_id(name: str) -> str | None:
     return name
 
 
-_CHECKED: dict = {}          # spaces already checked, by (id, kwargs), for registered envs only
+_CHECKED: dict = {}  # spaces already checked, by (id, kwargs), for registered envs only
 
 
 def _check_spaces(spec: EnvSpec) -> None:
@@ -133,7 +133,7 @@ def _check_spaces(spec: EnvSpec) -> None:
         env = spec.make()
     except gymnasium.error.Error as exc:  # missing dependency (e.g. Box2D) and the like
         raise EnvError(f"cannot create '{spec.id}': {str(exc).splitlines()[0]}") from exc
-    except TypeError as exc:              # most often an env_kwargs key the constructor does not take
+    except TypeError as exc:  # most often an env_kwargs key the constructor does not take
         raise EnvError(f"cannot create '{spec.id}' with env_kwargs {spec.kwargs}: {exc}") from None
     try:
         actions, observations = env.action_space, env.observation_space
@@ -142,8 +142,10 @@ def _check_spaces(spec: EnvSpec) -> None:
     if not isinstance(actions, gymnasium.spaces.Discrete):
         raise EnvError(f"'{spec.id}' has action space {actions}; DQN needs a Discrete action space")
     if not isinstance(observations, gymnasium.spaces.Box) or not observations.shape:
-        raise EnvError(f"env: '{spec.id}' has observation space {observations}, which gorila does not support: "
-                       "it needs a Box observation space (an array of numbers, as in CartPole-v1)")
+        raise EnvError(
+            f"env: '{spec.id}' has observation space {observations}, which gorila does not support: "
+            "it needs a Box observation space (an array of numbers, as in CartPole-v1)"
+        )
     if key is not None:
         _CHECKED[key] = True
 
@@ -164,10 +166,12 @@ def resolve_env(name, kwargs: dict | None = None) -> EnvSpec:
     except PluginError as error:
         raise EnvError(str(error)) from None
     if kwargs and spec.kind == "atari":
-        raise EnvError(f"env_kwargs: {spec.id} is played by gorila's own Atari environment, which takes its "
-                       "settings as config fields (sticky_actions, full_action_set, ...), not env_kwargs")
+        raise EnvError(
+            f"env_kwargs: {spec.id} is played by gorila's own Atari environment, which takes its "
+            "settings as config fields (sticky_actions, full_action_set, ...), not env_kwargs"
+        )
     spec = EnvSpec(spec.kind, spec.id, spec.game, spec.factory, kwargs)
-    return _gym_spec(spec) if spec.kind == "gym" else spec     # MinAtar's kwargs are checked by its vector env
+    return _gym_spec(spec) if spec.kind == "gym" else spec  # MinAtar's kwargs are checked by its vector env
 
 
 def _resolve_name(name: str) -> EnvSpec:
@@ -180,11 +184,12 @@ def _resolve_name(name: str) -> EnvSpec:
         if gym_id is not None:
             return EnvSpec(kind="gym", id=gym_id)
         if re.search(r"-v\d+$", name):
-            raise EnvError(f"env: importing {name.partition(':')[0]!r} registered no Gymnasium env "
-                           f"{name.partition(':')[2]!r}")
+            raise EnvError(
+                f"env: importing {name.partition(':')[0]!r} registered no Gymnasium env {name.partition(':')[2]!r}"
+            )
         return EnvSpec(kind="gym", id=name, factory=resolve_callable(name, "env"))
     if gym_id is not None and re.search(r"-v\d+$", name):
-        return EnvSpec(kind="gym", id=gym_id)      # an exact Gymnasium id wins over a ROM of the same name
+        return EnvSpec(kind="gym", id=gym_id)  # an exact Gymnasium id wins over a ROM of the same name
     spec = _resolve_atari(name)
     if spec is not None:
         return spec
@@ -200,6 +205,7 @@ def frames_per_agent_step(name: str) -> int:
     """Emulator frames per agent step of environment `name`: the action repeat on Atari, 1 elsewhere
     (and for a name that is no environment, which preflight reports on its own)."""
     from gorila.envs.atari_constants import FRAMESKIP
+
     try:
         return FRAMESKIP if resolve_env(name).kind == "atari" else 1
     except EnvError:
@@ -226,6 +232,7 @@ def register_minatar() -> None:
     require_minatar()
     if f"{MINATAR_PREFIX}Breakout-v1" not in gymnasium.registry:
         from minatar.gym import register_envs
+
         register_envs()
 
 
@@ -240,18 +247,24 @@ def require_minatar() -> None:
 def _resolve_minatar(name: str) -> EnvSpec:
     """Spec of 'MinAtar/Breakout-v1' (any case; the newest version when none is given)."""
     require_minatar()
-    game, _, version = name[len(MINATAR_PREFIX):].partition("-v")
-    candidates = [key for key in _minatar_ids()
-                  if _squash(key[len(MINATAR_PREFIX):].rsplit("-v", 1)[0]) == _squash(game)
-                  and version in ("", key.rsplit("-v", 1)[1])]
+    game, _, version = name[len(MINATAR_PREFIX) :].partition("-v")
+    candidates = [
+        key
+        for key in _minatar_ids()
+        if _squash(key[len(MINATAR_PREFIX) :].rsplit("-v", 1)[0]) == _squash(game)
+        and version in ("", key.rsplit("-v", 1)[1])
+    ]
     if not candidates:
         raise EnvError(f"unknown environment '{name}': MinAtar has {', '.join(_minatar_ids())}")
     env_id = max(candidates, key=lambda key: int(key.rsplit("-v", 1)[1]))
-    game = next(game for game in MINATAR_GAMES if _squash(game) == _squash(env_id[len(MINATAR_PREFIX):-3]))
+    game = next(game for game in MINATAR_GAMES if _squash(game) == _squash(env_id[len(MINATAR_PREFIX) : -3]))
     return EnvSpec(kind="minatar", id=env_id, game=game)
 
 
 def _minatar_ids() -> list[str]:
     """MinAtar's Gymnasium ids, as `minatar.gym.register_envs` names them: v0 and v1 of each game."""
-    return [f"{MINATAR_PREFIX}{game.title().replace('_', '')}-v{version}"
-            for game in MINATAR_GAMES for version in MINATAR_VERSIONS]
+    return [
+        f"{MINATAR_PREFIX}{game.title().replace('_', '')}-v{version}"
+        for game in MINATAR_GAMES
+        for version in MINATAR_VERSIONS
+    ]

@@ -138,9 +138,16 @@ def make_vector_env(
 
     if spec.kind == "atari":
         cap = max_episode_frames or (atari.EVAL_MAX_FRAMES if evaluation else atari.MAX_EPISODE_FRAMES)
-        env: VectorEnv = AtariVector(spec, num_envs, max_frames=cap, num_threads=num_threads, fire_reset=fire_reset,
-                                     sticky_actions=sticky_actions, full_action_set=full_action_set,
-                                     life_loss=life_loss_signal and not evaluation)
+        env: VectorEnv = AtariVector(
+            spec,
+            num_envs,
+            max_frames=cap,
+            num_threads=num_threads,
+            fire_reset=fire_reset,
+            sticky_actions=sticky_actions,
+            full_action_set=full_action_set,
+            life_loss=life_loss_signal and not evaluation,
+        )
     elif spec.kind == "minatar":
         env = MinAtarVector(spec, num_envs, max_episode_frames or (atari.EVAL_MAX_FRAMES if evaluation else None))
     elif has_batched_implementation(spec):
@@ -169,8 +176,9 @@ def make_vector_env_for(config, num_envs: int, seed: int, *, evaluation: bool = 
         defaults = {item.name: item.default for item in dataclasses.fields(config)}
         changed = [key for key in ATARI_SETTINGS if settings[key] != defaults[key]]
         if changed:
-            raise EnvError(f"{changed[0]}: an Atari setting, and {spec.id} is no Atari game "
-                           f"(leave it at {defaults[changed[0]]!r})")
+            raise EnvError(
+                f"{changed[0]}: an Atari setting, and {spec.id} is no Atari game (leave it at {defaults[changed[0]]!r})"
+            )
         return make_vector_env(spec, num_envs, seed, evaluation=evaluation, fire_reset=config.fire_reset)
     if evaluation:
         settings["max_episode_frames"] = config.eval_max_frames

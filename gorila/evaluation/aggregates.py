@@ -17,6 +17,7 @@ rliable's `StratifiedBootstrap` does without task bootstrap; 2,000 resamples fro
 report is the same every time it is made. The functions take a matrix or a stack of them [..., runs,
 games], which is how the resamples are measured at once.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -24,7 +25,7 @@ import numpy as np
 CONFIDENCE = 0.95
 RESAMPLES = 2_000
 SEED = 0
-TRIM = 0.25                 # the IQM leaves out the lowest and the highest quarter of the scores
+TRIM = 0.25  # the IQM leaves out the lowest and the highest quarter of the scores
 
 
 def score_matrix(scores) -> np.ndarray:
@@ -40,8 +41,8 @@ def score_matrix(scores) -> np.ndarray:
 def iqm(scores) -> np.ndarray | float:
     """Interquartile mean: the 25% trimmed mean of all runs x games together (per matrix of a stack)."""
     flat = np.sort(np.reshape(scores, (*np.shape(scores)[:-2], -1)), axis=-1)
-    cut = int(TRIM * flat.shape[-1])        # as scipy's trim_mean: whole scores only, rounded down
-    return flat[..., cut:flat.shape[-1] - cut].mean(axis=-1)
+    cut = int(TRIM * flat.shape[-1])  # as scipy's trim_mean: whole scores only, rounded down
+    return flat[..., cut : flat.shape[-1] - cut].mean(axis=-1)
 
 
 def median(scores) -> np.ndarray | float:
@@ -92,11 +93,16 @@ def performance_profile(scores, taus) -> np.ndarray:
     return np.stack([np.mean(scores > tau, axis=(-2, -1)) for tau in np.asarray(taus, dtype=float)], axis=-1)
 
 
-def profile_with_band(scores, taus, resamples: int = RESAMPLES, seed: int = SEED,
-                      confidence: float = CONFIDENCE) -> dict:
+def profile_with_band(
+    scores, taus, resamples: int = RESAMPLES, seed: int = SEED, confidence: float = CONFIDENCE
+) -> dict:
     """{'taus', 'profile', 'low', 'high'}: the performance profile at `taus` and its stratified bootstrap
     interval at each tau."""
     matrix = score_matrix(scores)
     low, high = interval(performance_profile(stratified_resamples(matrix, resamples, seed), taus), confidence)
-    return {"taus": np.asarray(taus, dtype=float), "profile": performance_profile(matrix, taus),
-            "low": low, "high": high}
+    return {
+        "taus": np.asarray(taus, dtype=float),
+        "profile": performance_profile(matrix, taus),
+        "low": low,
+        "high": high,
+    }

@@ -5,6 +5,7 @@ An evaluation of a run's checkpoint is kept in the run, RUN/evaluations/<checkpo
 with the checksum of the checkpoint it played: `gorila report RUN` shows the newest one of the
 parameters it would evaluate instead of evaluating them again (`saved_evaluation`).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -25,13 +26,20 @@ from gorila.plugins import reference_of
 from gorila.records.checkpoints import version_note
 from gorila.records.durable import write_text_atomically
 
-EVALUATIONS = "evaluations"       # the folder of a run directory that keeps its evaluations
+EVALUATIONS = "evaluations"  # the folder of a run directory that keeps its evaluations
 
 
-def evaluate_checkpoint(path, episodes: int | None = None, epsilon: float | None = None,
-                        seed: int | None = None, protocol: str | None = "noop", starts: str | None = None,
-                        max_frames: int | None = None, say: Callable[[str], None] | None = None,
-                        objects: dict | None = None) -> dict:
+def evaluate_checkpoint(
+    path,
+    episodes: int | None = None,
+    epsilon: float | None = None,
+    seed: int | None = None,
+    protocol: str | None = "noop",
+    starts: str | None = None,
+    max_frames: int | None = None,
+    say: Callable[[str], None] | None = None,
+    objects: dict | None = None,
+) -> dict:
     """Evaluate theta+ of a checkpoint under `protocol` (None: the one it was trained for, see
     `trained_protocol`) on episodes no training evaluation played; the returns, their mean and
     spread, the protocol's settings, the seeds and normalised scores. `say` receives a progress line
@@ -46,14 +54,17 @@ def evaluate_checkpoint(path, episodes: int | None = None, epsilon: float | None
     _check_protocol(spec, rules, starts)
     points, header = _start_points(starts, spec, rules)
     if episodes is None and points:
-        episodes = len(points)                      # one episode per start point
+        episodes = len(points)  # one episode per start point
     config = _evaluation_config(config, info, rules, episodes, epsilon, seed, max_frames)
     if points and max(point.frames for point in points) >= config.eval_max_frames:
-        raise ConfigError(f"a start point in {starts} is {max(p.frames for p in points):,} frames in, not "
-                          f"before the cap of {config.eval_max_frames:,} frames")
+        raise ConfigError(
+            f"a start point in {starts} is {max(p.frames for p in points):,} frames in, not "
+            f"before the cap of {config.eval_max_frames:,} frames"
+        )
     started = time.time()
-    evaluator = Evaluator(config, info, seed_offset=INDEPENDENT_SEED_OFFSET,
-                          make_env=_protocol_env(spec, rules, config, info, points))
+    evaluator = Evaluator(
+        config, info, seed_offset=INDEPENDENT_SEED_OFFSET, make_env=_protocol_env(spec, rules, config, info, points)
+    )
     if say is not None:
         evaluator.act = _ticking(evaluator.act, config.eval_episodes, say)
     try:
@@ -62,13 +73,23 @@ def evaluate_checkpoint(path, episodes: int | None = None, epsilon: float | None
     finally:
         evaluator.close()
     source = _source(rules, header)
-    return {"checkpoint": str(file), "checkpoint_sha256": checkpoint_digest(file), "env": reference_of(config.env),
-            "atari": info.is_atari, "env_frames": payload["env_frames"],
-            "epsilon": config.eval_epsilon, "protocol": protocol,
-            "settings": _settings(rules, config, info, evaluator, header), "seeds": played,
-            "wall_seconds": round(time.time() - started, 2), "versions": payload.get("versions"),
-            "version_note": version_note(payload, file), **result, **source,
-            **_normalised(spec, result["eval_return_mean"], protocol, source.get("start_points_source"))}
+    return {
+        "checkpoint": str(file),
+        "checkpoint_sha256": checkpoint_digest(file),
+        "env": reference_of(config.env),
+        "atari": info.is_atari,
+        "env_frames": payload["env_frames"],
+        "epsilon": config.eval_epsilon,
+        "protocol": protocol,
+        "settings": _settings(rules, config, info, evaluator, header),
+        "seeds": played,
+        "wall_seconds": round(time.time() - started, 2),
+        "versions": payload.get("versions"),
+        "version_note": version_note(payload, file),
+        **result,
+        **source,
+        **_normalised(spec, result["eval_return_mean"], protocol, source.get("start_points_source")),
+    }
 
 
 def checkpoint_digest(path) -> str:
@@ -104,8 +125,11 @@ def saved_evaluation(run_dir, checkpoint, episodes: int | None = None) -> tuple[
             result = json.loads(path.read_text())
         except (OSError, ValueError):
             continue
-        if (isinstance(result, dict) and result.get("checkpoint_sha256") == digest
-                and episodes in (None, result.get("eval_episodes"))):
+        if (
+            isinstance(result, dict)
+            and result.get("checkpoint_sha256") == digest
+            and episodes in (None, result.get("eval_episodes"))
+        ):
             found.append((path.stat().st_mtime, path, result))
     return max(found, key=lambda entry: entry[0])[1:] if found else None
 
@@ -113,8 +137,9 @@ def saved_evaluation(run_dir, checkpoint, episodes: int | None = None) -> tuple[
 def _check_protocol(spec, rules, starts) -> None:
     """Refuse what a protocol cannot do with this environment."""
     if spec.kind != "atari" and rules.name != "noop":
-        raise EnvError(f"--protocol {rules.name} is for Atari games; {spec.id} has only plain evaluation "
-                       "(--protocol noop)")
+        raise EnvError(
+            f"--protocol {rules.name} is for Atari games; {spec.id} has only plain evaluation (--protocol noop)"
+        )
     if starts and not rules.start_points:
         raise ConfigError(f"--starts belongs to --protocol human-starts, not {rules.name}")
 
@@ -123,8 +148,9 @@ def _protocol_env(spec, rules, config, info, points):
     """How the evaluator builds its copies: None (ale-py's vector env) for null-op starts."""
     if spec.kind != "atari" or rules.name == "noop":
         return None
-    return lambda copies, base: ProtocolEnv(spec, copies, rules, info.num_actions, config.eval_max_frames,
-                                            points, config.eval_episodes)
+    return lambda copies, base: ProtocolEnv(
+        spec, copies, rules, info.num_actions, config.eval_max_frames, points, config.eval_episodes
+    )
 
 
 def _ticking(act, episodes: int, say, every: float = 30.0):
@@ -135,9 +161,12 @@ def _ticking(act, episodes: int, say, every: float = 30.0):
         clock["steps"] += len(obs)
         if time.time() - clock["last"] >= every:
             clock["last"] = time.time()
-            say(f"evaluating {episodes} episodes: {clock['steps']:,} agent steps in "
-                f"{clock['last'] - clock['start']:.0f} s")
+            say(
+                f"evaluating {episodes} episodes: {clock['steps']:,} agent steps in "
+                f"{clock['last'] - clock['start']:.0f} s"
+            )
         return act(obs)
+
     return counted
 
 
@@ -147,6 +176,7 @@ def _start_points(starts, spec, rules):
     if not starts:
         raise ConfigError("--protocol human-starts needs --starts FILE (make one with `gorila record-starts`)")
     from gorila.evaluation.start_points import load_start_points
+
     points, header = load_start_points(starts, spec.id)
     return points, {**header, "file": str(starts), "count": len(points)}
 
@@ -156,6 +186,7 @@ def _source(rules, header) -> dict:
     if not rules.start_points:
         return {}
     from gorila.evaluation.start_points import start_points_source
+
     return {"start_points_source": start_points_source(header)}
 
 
@@ -173,9 +204,14 @@ def _evaluation_config(config, info, rules, episodes, epsilon, seed, max_frames)
     if info.is_atari:
         epsilon = rules.epsilon if epsilon is None else epsilon
         max_frames = max_frames or rules.max_frames
-        sticky = rules.sticky_actions            # the protocol's, whatever training used; the action set stays
-    changes = {"eval_epsilon": epsilon, "seed": seed, "eval_episodes": episodes, "eval_max_frames": max_frames,
-               "sticky_actions": sticky}
+        sticky = rules.sticky_actions  # the protocol's, whatever training used; the action set stays
+    changes = {
+        "eval_epsilon": epsilon,
+        "seed": seed,
+        "eval_episodes": episodes,
+        "eval_max_frames": max_frames,
+        "sticky_actions": sticky,
+    }
     return dataclasses.replace(config, **{k: v for k, v in changes.items() if v is not None})
 
 
@@ -183,11 +219,17 @@ def _settings(rules, config, info, evaluator, header) -> dict:
     """What the episodes were played under."""
     if not info.is_atari:
         return {"epsilon": config.eval_epsilon, "plain": "Gymnasium episodes, no Atari protocol"}
-    settings = {**rules.settings(), "epsilon": config.eval_epsilon, "epsilon_seed": evaluator.seed,
-                "max_frames": config.eval_max_frames,
-                "frameskip": atari.FRAMESKIP, "frame_max_pool": atari.FRAME_MAX_POOL, "stack": atari.STACK,
-                "full_action_set": rules.full_action_set or config.full_action_set,
-                "network_actions": info.num_actions}
+    settings = {
+        **rules.settings(),
+        "epsilon": config.eval_epsilon,
+        "epsilon_seed": evaluator.seed,
+        "max_frames": config.eval_max_frames,
+        "frameskip": atari.FRAMESKIP,
+        "frame_max_pool": atari.FRAME_MAX_POOL,
+        "stack": atari.STACK,
+        "full_action_set": rules.full_action_set or config.full_action_set,
+        "network_actions": info.num_actions,
+    }
     if isinstance(evaluator.env, ProtocolEnv):
         settings["network_action_ale_ids"] = [int(a) for a in evaluator.env.action_ids]
     if header is not None:
@@ -199,10 +241,13 @@ def _normalised(spec, mean: float, protocol: str, source: str | None) -> dict:
     """Human- and DQN-normalised mean, against the published columns of `protocol` (49 games only), with
     a warning where those are human-start columns and the start points were not human play."""
     from gorila.evaluation.scores import normalised_scores, paper_game, start_points_warning
+
     game = paper_game(spec)
     if game is None:
         return {"normalised": None}
     scores = {**normalised_scores(game, mean, protocol), "warning": start_points_warning(protocol, source)}
-    return {"normalised": scores, "human_normalised": scores["human_normalised"],
-            "dqn_normalised": scores["dqn_normalised"]}
-
+    return {
+        "normalised": scores,
+        "human_normalised": scores["human_normalised"],
+        "dqn_normalised": scores["dqn_normalised"],
+    }

@@ -11,6 +11,7 @@ has each game's minimal set) and, for Seaquest, a game older than MinAtar 1.0.11
 A game may be named in any spelling MinAtar's ids take: 'MinAtar/SpaceInvaders-v1',
 'space_invaders', 'SpaceInvaders'.
 """
+
 from __future__ import annotations
 
 import functools

@@ -6,6 +6,7 @@ one of the other actions, and epsilon's random actions are drawn from its own ac
 network trained on the full set (`full_action_set`, Machado et al. 2018) has 18 outputs, each the ALE
 action of its index, as in training.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -23,8 +24,10 @@ def action_ids(game: AtariGame, num_actions: int) -> list[int]:
         return list(game.minimal_actions)
     if num_actions == atari.FULL_ACTIONS:
         return list(range(atari.FULL_ACTIONS))
-    raise EnvError(f"a network with {num_actions} actions does not fit {game.spec.id}: it has "
-                   f"{len(game.minimal_actions)} actions (minimal set) and {atari.FULL_ACTIONS} (full set)")
+    raise EnvError(
+        f"a network with {num_actions} actions does not fit {game.spec.id}: it has "
+        f"{len(game.minimal_actions)} actions (minimal set) and {atari.FULL_ACTIONS} (full set)"
+    )
 
 
 class ProtocolEnv(VectorEnv):
@@ -38,8 +41,16 @@ class ProtocolEnv(VectorEnv):
     actions.
     """
 
-    def __init__(self, spec: EnvSpec, num_envs: int, protocol: EvaluationProtocol, num_actions: int,
-                 max_frames: int | None = None, starts: list | None = None, episodes: int | None = None):
+    def __init__(
+        self,
+        spec: EnvSpec,
+        num_envs: int,
+        protocol: EvaluationProtocol,
+        num_actions: int,
+        max_frames: int | None = None,
+        starts: list | None = None,
+        episodes: int | None = None,
+    ):
         if protocol.start_points and not starts:
             raise EnvError("the human-starts protocol needs start points (--starts FILE)")
         self.spec, self.num_envs, self.protocol, self.starts = spec, num_envs, protocol, starts
@@ -92,8 +103,12 @@ class ProtocolEnv(VectorEnv):
     def episode_seeds(self, seed: int, episodes: int) -> list[dict]:
         """Seed (and start point) of each episode of a round, in `play_episodes`' order (copy by
         copy)."""
-        order = [slot + k * self.num_envs for slot in range(self.num_envs)
-                 for k in range(episodes) if slot + k * self.num_envs < episodes]
+        order = [
+            slot + k * self.num_envs
+            for slot in range(self.num_envs)
+            for k in range(episodes)
+            if slot + k * self.num_envs < episodes
+        ]
         if self.starts:
             points = [(self.start_of(e), self.starts[self.start_of(e)]) for e in order]
             return [{"start_point": i, "seed": point.seed, "start_frames": point.frames} for i, point in points]

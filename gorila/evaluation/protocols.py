@@ -16,6 +16,7 @@ torch, Ray or Gymnasium. The episodes themselves are played by `gorila.evaluatio
 Every protocol sets its own sticky actions whatever the training used; the network keeps the action
 set it was trained with (under `noop` too, a network of 18 actions plays the full set).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -23,7 +24,7 @@ import dataclasses
 from gorila.envs.atari_constants import EVAL_MAX_FRAMES, MAX_EPISODE_FRAMES, NOOP_MAX, STICKY_ACTIONS
 from gorila.envs.registry import EnvError
 
-DQN_EVAL_EPSILON = 0.05     # exploration rate of DQN's evaluations, kept by every protocol here
+DQN_EVAL_EPSILON = 0.05  # exploration rate of DQN's evaluations, kept by every protocol here
 
 
 @dataclasses.dataclass(frozen=True)
@@ -31,23 +32,26 @@ class EvaluationProtocol:
     """One evaluation protocol's settings (frames are emulator frames, 4 per agent step)."""
 
     name: str
-    epsilon: float              # exploration rate of the evaluated policy
-    max_frames: int             # cap on an episode's frames (human starts: the start's frames included)
-    noop_max: int               # random no-op actions at the start of an episode (up to)
-    sticky_actions: float       # probability that a frame repeats the previous action
-    full_action_set: bool       # the environment accepts all 18 ALE actions
-    start_points: bool          # episodes begin at recorded start points
-    life_loss_signal: bool = False   # evaluation never ends anything at a life loss
+    epsilon: float  # exploration rate of the evaluated policy
+    max_frames: int  # cap on an episode's frames (human starts: the start's frames included)
+    noop_max: int  # random no-op actions at the start of an episode (up to)
+    sticky_actions: float  # probability that a frame repeats the previous action
+    full_action_set: bool  # the environment accepts all 18 ALE actions
+    start_points: bool  # episodes begin at recorded start points
+    life_loss_signal: bool = False  # evaluation never ends anything at a life loss
 
     def settings(self) -> dict:
         return dataclasses.asdict(self)
 
 
-PROTOCOLS = {protocol.name: protocol for protocol in (
-    EvaluationProtocol("noop", DQN_EVAL_EPSILON, EVAL_MAX_FRAMES, NOOP_MAX, 0.0, False, False),
-    EvaluationProtocol("human-starts", DQN_EVAL_EPSILON, MAX_EPISODE_FRAMES, 0, 0.0, False, True),
-    EvaluationProtocol("machado", DQN_EVAL_EPSILON, MAX_EPISODE_FRAMES, 0, STICKY_ACTIONS, True, False),
-)}
+PROTOCOLS = {
+    protocol.name: protocol
+    for protocol in (
+        EvaluationProtocol("noop", DQN_EVAL_EPSILON, EVAL_MAX_FRAMES, NOOP_MAX, 0.0, False, False),
+        EvaluationProtocol("human-starts", DQN_EVAL_EPSILON, MAX_EPISODE_FRAMES, 0, 0.0, False, True),
+        EvaluationProtocol("machado", DQN_EVAL_EPSILON, MAX_EPISODE_FRAMES, 0, STICKY_ACTIONS, True, False),
+    )
+}
 PROTOCOL_NAMES = tuple(PROTOCOLS)
 LABELS = {"noop": "null-op starts", "human-starts": "human starts", "machado": "sticky actions (Machado et al.)"}
 

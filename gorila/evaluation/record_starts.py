@@ -5,6 +5,7 @@ a person at the keyboard (`--human`, Gymnasium's play utility; needs a display),
 (`--checkpoint`, epsilon 0.05), else uniformly random actions. The file says which it was; trajectory
 files that all say they are human play (`"played_by": "human"`) make human start points.
 """
+
 from __future__ import annotations
 
 import os
@@ -61,6 +62,7 @@ def checkpoint_policy(game: AtariGame, path: str, seed: int) -> tuple[Callable[[
 
     def policy(obs: np.ndarray) -> int:
         return ids[int(acting.act(obs[None], DQN_EVAL_EPSILON)[0])]
+
     return policy, str(agent.file)
 
 
@@ -68,15 +70,23 @@ def gymnasium_game(game: AtariGame):
     """Gymnasium's env of the same game, stepped as `AtariGame` replays: 4 frames an action, no sticky
     actions, all 18 actions (index i is ALE action i)."""
     import gymnasium
-    return gymnasium.make(game.spec.id, render_mode="rgb_array", frameskip=FRAMESKIP, repeat_action_probability=0.0,
-                          full_action_space=True)
+
+    return gymnasium.make(
+        game.spec.id,
+        render_mode="rgb_array",
+        frameskip=FRAMESKIP,
+        repeat_action_probability=0.0,
+        full_action_space=True,
+    )
 
 
 def human_trajectory(game: AtariGame, seed: int) -> Trajectory:
     """One game played by a person with the keyboard (Gymnasium's play utility), up to its first end."""
     if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
-        raise StartPointError("--human needs a display to play on (DISPLAY is not set); record a trajectory "
-                              "where there is one, or pass --trajectory FILE")
+        raise StartPointError(
+            "--human needs a display to play on (DISPLAY is not set); record a trajectory "
+            "where there is one, or pass --trajectory FILE"
+        )
     try:
         import gymnasium
         from gymnasium.utils.play import play
@@ -84,7 +94,7 @@ def human_trajectory(game: AtariGame, seed: int) -> Trajectory:
         raise StartPointError(f"--human needs pygame ({error}); pip install pygame") from None
     env = gymnasium_game(game)
     actions, state = [], {"ended": False, "seed": None}
-    ale_ids = [action.value for action in env.unwrapped.ale.getLegalActionSet()]   # the full set, in order
+    ale_ids = [action.value for action in env.unwrapped.ale.getLegalActionSet()]  # the full set, in order
 
     def record(obs, next_obs, action, reward, terminated, truncated, info):
         if state["seed"] is None:
@@ -92,6 +102,7 @@ def human_trajectory(game: AtariGame, seed: int) -> Trajectory:
         if not state["ended"]:
             actions.append(ale_ids[int(action)])
             state["ended"] = terminated or truncated
+
     print("play with the keyboard; close the window (or Escape) to finish")
     play(env, keys_to_action=env.unwrapped.get_keys_to_action(), seed=seed, callback=record, noop=0)
     env.close()
@@ -100,9 +111,17 @@ def human_trajectory(game: AtariGame, seed: int) -> Trajectory:
     return Trajectory(int(state["seed"]), tuple(actions))
 
 
-def record_starts(game_name: str, out: str, count: int, trajectories: list[str] | None = None,
-                  human: bool = False, checkpoint: str | None = None, seed: int = 0, games: int = 1,
-                  say: Callable[[str], None] = print) -> dict:
+def record_starts(
+    game_name: str,
+    out: str,
+    count: int,
+    trajectories: list[str] | None = None,
+    human: bool = False,
+    checkpoint: str | None = None,
+    seed: int = 0,
+    games: int = 1,
+    say: Callable[[str], None] = print,
+) -> dict:
     """Record `count` start points of `game_name` into `out`; what was written."""
     if count < 1 or games < 1:
         raise StartPointError("--count and --games must be >= 1")
@@ -126,5 +145,10 @@ def record_starts(game_name: str, out: str, count: int, trajectories: list[str] 
             say(f"played game {index + 1}/{games}: {len(played[-1].actions):,} agent steps")
     points = sample_start_points(played, game, count, seed)
     save_start_points(out, game_name, points, source, recorded_from)
-    return {"game": game.spec.game, "source": source, "count": len(points), "out": out,
-            "frames": [point.frames for point in points]}
+    return {
+        "game": game.spec.game,
+        "source": source,
+        "count": len(points),
+        "out": out,
+        "frames": [point.frames for point in points],
+    }

@@ -1,6 +1,7 @@
 """A saved agent: the config, the environment description and the Q-network with theta+ loaded, from a
 checkpoint file or run directory, checked to fit its game. `gorila evaluate`, `gorila record-starts`
 and the report's video all load checkpoints through `load_saved_agent`."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -17,11 +18,11 @@ from gorila.records.checkpoints import CheckpointError, find_checkpoint, load_ch
 
 @dataclass
 class SavedAgent:
-    file: Path              # the checkpoint file loaded (a run directory's best.pt, else its latest)
-    payload: dict           # everything the checkpoint holds
+    file: Path  # the checkpoint file loaded (a run directory's best.pt, else its latest)
+    payload: dict  # everything the checkpoint holds
     config: Config
     info: EnvInfo
-    network: nn.Module      # the Q-network with theta+ loaded, no gradients
+    network: nn.Module  # the Q-network with theta+ loaded, no gradients
 
 
 def restore_config(payload: dict, objects: dict | None = None) -> Config:
@@ -46,11 +47,14 @@ def restore_info(payload: dict) -> EnvInfo:
 def check_fits_game(config: Config, info: EnvInfo, file) -> None:
     """The checkpoint's network must take the game's observations and choose among its actions."""
     from gorila.envs import make_vector_env_for
+
     with make_vector_env_for(config, 1, config.seed) as env:
         shape, actions = tuple(env.obs_shape), env.num_actions
     if tuple(info.obs_shape) != shape or info.num_actions != actions:
-        raise CheckpointError(f"{file}: its network ({info.num_actions} actions, observations {info.obs_shape}) "
-                              f"does not fit {reference_of(config.env)} ({actions} actions, observations {shape})")
+        raise CheckpointError(
+            f"{file}: its network ({info.num_actions} actions, observations {info.obs_shape}) "
+            f"does not fit {reference_of(config.env)} ({actions} actions, observations {shape})"
+        )
 
 
 def load_saved_agent(path, objects: dict | None = None) -> SavedAgent:

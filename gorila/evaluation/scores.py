@@ -31,6 +31,7 @@ human level (24 by the normalised score, which puts Video Pinball at -1,905%), 2
 5 times DQN (15 and 4 where DQN beat random play, and all seven where it did not; the ratio of raw
 scores gives 19 and 11).
 """
+
 from __future__ import annotations
 
 import csv
@@ -42,11 +43,13 @@ from gorila.envs import EnvError, resolve_env
 from gorila.evaluation.protocols import PROTOCOL_NAMES
 from gorila.evaluation.start_points import HUMAN_PLAY
 
-HUMAN_LEVEL = 75.0          # percent of human, the paper's threshold
-DQN_MULTIPLES = (2, 5)      # "double" and "5 times" DQN's score, the paper's other counts
-_COLUMNS = {"noop": {"random": "random", "human": "human", "dqn": "dqn_nature", "gorila": "gorila"},
-            "human-starts": {"random": "random_hs", "human": "human_hs", "dqn": "dqn_hs", "gorila": "gorila_hs"}}
-PUBLISHED_PROTOCOLS = tuple(_COLUMNS)      # the protocols with published columns of their own
+HUMAN_LEVEL = 75.0  # percent of human, the paper's threshold
+DQN_MULTIPLES = (2, 5)  # "double" and "5 times" DQN's score, the paper's other counts
+_COLUMNS = {
+    "noop": {"random": "random", "human": "human", "dqn": "dqn_nature", "gorila": "gorila"},
+    "human-starts": {"random": "random_hs", "human": "human_hs", "dqn": "dqn_hs", "gorila": "gorila_hs"},
+}
+PUBLISHED_PROTOCOLS = tuple(_COLUMNS)  # the protocols with published columns of their own
 
 
 @functools.lru_cache(maxsize=1)
@@ -106,13 +109,15 @@ def normalised_scores(game: str, score: float, protocol: str) -> dict:
     """Human- and DQN-normalised `score`, with the published numbers they were taken against, the
     references whose normalised score has its sign inverted and whether `score` is at human level."""
     ref = published(game, protocol)
-    return {"reference_protocol": reference_protocol(protocol), "published": ref,
-            "human_normalised": normalise(score, ref["random"], ref["human"]),
-            "dqn_normalised": normalise(score, ref["random"], ref["dqn"]),
-            "gorila_paper_normalised": normalise(score, ref["random"], ref["gorila"]),
-            "references_at_or_below_random": [name for name in ("human", "dqn", "gorila")
-                                              if ref[name] <= ref["random"]],
-            "at_human_level": at_human_level(score, ref["random"], ref["human"])}
+    return {
+        "reference_protocol": reference_protocol(protocol),
+        "published": ref,
+        "human_normalised": normalise(score, ref["random"], ref["human"]),
+        "dqn_normalised": normalise(score, ref["random"], ref["dqn"]),
+        "gorila_paper_normalised": normalise(score, ref["random"], ref["gorila"]),
+        "references_at_or_below_random": [name for name in ("human", "dqn", "gorila") if ref[name] <= ref["random"]],
+        "at_human_level": at_human_level(score, ref["random"], ref["human"]),
+    }
 
 
 def start_points_warning(protocol: str, source: str | None) -> str | None:
@@ -120,8 +125,10 @@ def start_points_warning(protocol: str, source: str | None) -> str | None:
     its start points (`start_points.start_points_source`) were not recorded from human play; else None."""
     if reference_protocol(protocol) != "human-starts" or source == HUMAN_PLAY:
         return None
-    return (f"start points not recorded from human play ({source or 'unknown'}): the paper's human-start scores "
-            "began at human experts' states, so this score is not comparable with them")
+    return (
+        f"start points not recorded from human play ({source or 'unknown'}): the paper's human-start scores "
+        "began at human experts' states, so this score is not comparable with them"
+    )
 
 
 def paper_game(env) -> str | None:
@@ -144,11 +151,16 @@ def suite_summary(scores: dict[str, float], protocol: str) -> dict:
     refs = {game: published(game, protocol) for game in scores}
     human = [normalise(scores[g], ref["random"], ref["human"]) for g, ref in refs.items()]
     human = [h for h in human if h is not None]
-    multiples = {f"games_at_{x}x_dqn": sum(reaches(scores[g], ref["random"], ref["dqn"], x) for g, ref in refs.items())
-                 for x in DQN_MULTIPLES}
-    return {"protocol": protocol, "games": len(refs),
-            "games_above_dqn": sum(scores[g] > ref["dqn"] for g, ref in refs.items()), **multiples,
-            "games_at_human_level": sum(at_human_level(scores[g], ref["random"], ref["human"])
-                                        for g, ref in refs.items()),
-            "median_human_normalised": statistics.median(human) if human else None,
-            "mean_human_normalised": statistics.mean(human) if human else None}
+    multiples = {
+        f"games_at_{x}x_dqn": sum(reaches(scores[g], ref["random"], ref["dqn"], x) for g, ref in refs.items())
+        for x in DQN_MULTIPLES
+    }
+    return {
+        "protocol": protocol,
+        "games": len(refs),
+        "games_above_dqn": sum(scores[g] > ref["dqn"] for g, ref in refs.items()),
+        **multiples,
+        "games_at_human_level": sum(at_human_level(scores[g], ref["random"], ref["human"]) for g, ref in refs.items()),
+        "median_human_normalised": statistics.median(human) if human else None,
+        "mean_human_normalised": statistics.mean(human) if human else None,
+    }

@@ -18,6 +18,7 @@ A start-point file is JSON:
 points from human play are the paper's protocol. `human` is a person's play, at the keyboard or in
 trajectory files that say `"played_by": "human"`.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -32,7 +33,7 @@ from gorila.envs.registry import resolve_env
 
 FORMAT = "gorila-start-points-1"
 SOURCES = ("random", "checkpoint", "trajectory", "human")
-HUMAN_PLAY = "human"            # the one source whose start points are the paper's human starts
+HUMAN_PLAY = "human"  # the one source whose start points are the paper's human starts
 
 
 class StartPointError(ValueError):
@@ -55,9 +56,9 @@ class StartPoint:
 
     seed: int
     actions: tuple[int, ...]
-    frames: int                 # emulator frames played to reach it (4 per action)
-    reward_before: float        # game score earned on the way; never counted in an evaluation
-    digest: str                 # `AtariGame.state_digest()` at the start point
+    frames: int  # emulator frames played to reach it (4 per action)
+    reward_before: float  # game score earned on the way; never counted in an evaluation
+    digest: str  # `AtariGame.state_digest()` at the start point
 
     def play(self, game: AtariGame) -> np.ndarray:
         """Replay this start point on `game`; the observation there (the last 4 frames stacked)."""
@@ -67,8 +68,10 @@ class StartPoint:
             if over:
                 raise StartPointError(f"a start point of {game.spec.game} ends the game while it is replayed")
         if game.state_digest() != self.digest:
-            raise StartPointError(f"a start point of {game.spec.game} does not replay to its recorded state "
-                                  "(recorded with another ale-py or ROM?)")
+            raise StartPointError(
+                f"a start point of {game.spec.game} does not replay to its recorded state "
+                "(recorded with another ale-py or ROM?)"
+            )
         return obs
 
 
@@ -81,13 +84,13 @@ def start_points_of(trajectory: Trajectory, game: AtariGame) -> list[StartPoint]
         reward += gained
         if over or game.truncated:
             break
-        points.append(StartPoint(trajectory.seed, tuple(trajectory.actions[:step]), game.frames, reward,
-                                 game.state_digest()))
+        points.append(
+            StartPoint(trajectory.seed, tuple(trajectory.actions[:step]), game.frames, reward, game.state_digest())
+        )
     return points
 
 
-def sample_start_points(trajectories: list[Trajectory], game: AtariGame, count: int,
-                        seed: int = 0) -> list[StartPoint]:
+def sample_start_points(trajectories: list[Trajectory], game: AtariGame, count: int, seed: int = 0) -> list[StartPoint]:
     """`count` start points drawn uniformly from the states along the trajectories (without
     replacement while there are enough), in the order they were played."""
     candidates = [point for trajectory in trajectories for point in start_points_of(trajectory, game)]
@@ -100,16 +103,27 @@ def sample_start_points(trajectories: list[Trajectory], game: AtariGame, count: 
 
 def _header(game: str, source: str, recorded_from: str) -> dict:
     from ale_py import __version__ as ale_version
-    return {"format": FORMAT, "game": resolve_env(game).game, "ale_py": ale_version, "source": source,
-            "recorded_from": recorded_from, "frameskip": FRAMESKIP, "sticky_actions": 0.0}
+
+    return {
+        "format": FORMAT,
+        "game": resolve_env(game).game,
+        "ale_py": ale_version,
+        "source": source,
+        "recorded_from": recorded_from,
+        "frameskip": FRAMESKIP,
+        "sticky_actions": 0.0,
+    }
 
 
-def save_start_points(path: str | Path, game: str, points: list[StartPoint], source: str,
-                      recorded_from: str = "") -> None:
+def save_start_points(
+    path: str | Path, game: str, points: list[StartPoint], source: str, recorded_from: str = ""
+) -> None:
     if source not in SOURCES:
         raise ValueError(f"source must be one of {SOURCES}, got {source!r}")
-    data = {**_header(game, source, recorded_from),
-            "start_points": [dataclasses.asdict(point) | {"actions": list(point.actions)} for point in points]}
+    data = {
+        **_header(game, source, recorded_from),
+        "start_points": [dataclasses.asdict(point) | {"actions": list(point.actions)} for point in points],
+    }
     Path(path).write_text(json.dumps(data, separators=(",", ":")) + "\n")
 
 
@@ -134,7 +148,7 @@ def load_start_points(path: str | Path, game: str) -> tuple[list[StartPoint], di
     recorded for another game raises StartPointError."""
     data = _read_json(path, "start-point")
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise StartPointError(f"{path} is not a gorila start-point file (no \"format\": \"{FORMAT}\")")
+        raise StartPointError(f'{path} is not a gorila start-point file (no "format": "{FORMAT}")')
     wanted = resolve_env(game).game
     if data.get("game") != wanted:
         raise StartPointError(f"{path} holds start points of {data.get('game')!r}, not of {wanted!r}")
@@ -149,8 +163,9 @@ def load_start_points(path: str | Path, game: str) -> tuple[list[StartPoint], di
 
 def _start_point(item: dict) -> StartPoint:
     actions = tuple(_check_actions(item["actions"]))
-    point = StartPoint(int(item["seed"]), actions, int(item["frames"]), float(item["reward_before"]),
-                       str(item["digest"]))
+    point = StartPoint(
+        int(item["seed"]), actions, int(item["frames"]), float(item["reward_before"]), str(item["digest"])
+    )
     if point.frames != FRAMESKIP * len(actions):
         raise ValueError(f"frames {point.frames} != {FRAMESKIP} x {len(actions)} actions")
     return point
@@ -186,8 +201,9 @@ def load_trajectory(path: str | Path, game: str) -> Trajectory:
         recorded = data.get("game")
         if recorded is not None and resolve_env(str(recorded)).game != resolve_env(game).game:
             raise StartPointError(f"{path} is a trajectory of {recorded!r}, not of {game!r}")
-        return Trajectory(int(data.get("seed", 0)), tuple(_check_actions(data["actions"])),
-                          str(data.get("played_by", "")))
+        return Trajectory(
+            int(data.get("seed", 0)), tuple(_check_actions(data["actions"])), str(data.get("played_by", ""))
+        )
     except StartPointError:
         raise
     except (OSError, KeyError, TypeError, ValueError, AttributeError) as error:

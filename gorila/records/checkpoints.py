@@ -20,6 +20,7 @@ no half-written checkpoint, and raises a WriteError naming the file. Each checkp
 versions of gorila, torch and ale-py that wrote it (`version_note` says when they differ from this
 process's).
 """
+
 from __future__ import annotations
 
 import functools
@@ -57,10 +58,10 @@ def save_checkpoint(run_dir: str | Path, payload: dict, env_frames: int, keep: i
         link.unlink(missing_ok=True)
         link.symlink_to(path.name)
         replace(link, folder / LATEST)
-    except OSError as error:       # the checkpoint stands (a resume looks for ckpt-*.pt, not the link)
+    except OSError as error:  # the checkpoint stands (a resume looks for ckpt-*.pt, not the link)
         link.unlink(missing_ok=True)
         raise WriteError(folder / LATEST, error.strerror or str(error)) from error
-    for old in training_checkpoints(run_dir)[:-max(keep, 1)]:
+    for old in training_checkpoints(run_dir)[: -max(keep, 1)]:
         old.unlink(missing_ok=True)
         _checksum_file(old).unlink(missing_ok=True)
     return path
@@ -111,13 +112,14 @@ def replay_file(run_dir: str | Path, index: int) -> Path:
 def save_replays(calls, holders: list, run_dir: str | Path) -> None:
     """Each replay memory saves its contents to its `replay_file` (in its own process, on Ray); one
     whose write fails (a full disk) fails the checkpoint with a WriteError naming its file."""
-    futures = [calls.call(holder, ReplayHolder.save_replay, str(replay_file(run_dir, i)))
-               for i, holder in enumerate(holders)]
+    futures = [
+        calls.call(holder, ReplayHolder.save_replay, str(replay_file(run_dir, i))) for i, holder in enumerate(holders)
+    ]
     for index, future in enumerate(futures):
         try:
             calls.get([future])
         except Exception as error:
-            cause = getattr(error, "cause", None) or error      # Ray's wrapper carries the component's error
+            cause = getattr(error, "cause", None) or error  # Ray's wrapper carries the component's error
             if isinstance(cause, OSError) and not calls.lost(error):
                 raise WriteError(replay_file(run_dir, index), reason(cause)) from error
             raise
@@ -135,8 +137,9 @@ def load_shard_backup(path: str | Path) -> dict | None:
     return load_checkpoint(path)["shard"] if Path(path).is_file() else None
 
 
-def prepare_saved_states(run_dir: Path, param_shards: int, replays: int,
-                         resume: dict | None) -> tuple[list[str], list[str]]:
+def prepare_saved_states(
+    run_dir: Path, param_shards: int, replays: int, resume: dict | None
+) -> tuple[list[str], list[str]]:
     """Where each shard's state and each replay's contents are kept for restarts and resumes. A resumed
     run first puts the checkpoint's shard states there (and cuts the metrics back to the checkpoint);
     a new run removes whatever an earlier run left there, so that nothing of it is ever restored."""
@@ -164,6 +167,7 @@ def save_best(run_dir: str | Path, payload: dict, env_frames: int) -> Path:
 def software_versions() -> dict[str, str]:
     """The versions of what reads and writes a checkpoint: gorila, torch, ale-py ('' where not installed)."""
     from importlib.metadata import PackageNotFoundError, version
+
     found = {}
     for name in ("gorila", "torch", "ale-py"):
         try:
@@ -180,8 +184,9 @@ def version_note(payload: dict, path) -> str | None:
     if not isinstance(written, dict):
         return f"{Path(path).name} was written by a gorila that recorded no versions"
     here = software_versions()
-    changed = [f"{name} {written.get(name) or '?'} -> {here[name] or '?'}" for name in here
-               if written.get(name) != here[name]]
+    changed = [
+        f"{name} {written.get(name) or '?'} -> {here[name] or '?'}" for name in here if written.get(name) != here[name]
+    ]
     return f"{Path(path).name} was written with other versions: {', '.join(changed)}" if changed else None
 
 
@@ -239,14 +244,18 @@ def load_checkpoint(path: str | Path) -> dict:
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except (pickle.UnpicklingError, RuntimeError, EOFError, zipfile.BadZipFile, OSError, ValueError) as error:
         if "weights_only" in str(error):
-            raise CheckpointError(f"refusing to load {path}: it holds objects other than tensors and plain "
-                                  "data, and loading it could run code") from None
+            raise CheckpointError(
+                f"refusing to load {path}: it holds objects other than tensors and plain "
+                "data, and loading it could run code"
+            ) from None
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise CheckpointError(f"cannot read checkpoint {path}: {reason[:200]}") from None
     written = payload.get("format") if isinstance(payload, dict) else None
     if isinstance(written, str) and written.startswith("gorila-checkpoint-") and written != FORMAT:
-        raise CheckpointError(f"{path} is in format {written}, which this gorila (format {FORMAT}) cannot "
-                              f"read; use the gorila version that wrote it")
+        raise CheckpointError(
+            f"{path} is in format {written}, which this gorila (format {FORMAT}) cannot "
+            f"read; use the gorila version that wrote it"
+        )
     if written != FORMAT:
         raise CheckpointError(f"{path} is not a gorila checkpoint")
     return payload

@@ -5,6 +5,7 @@ crash leaves the old file or the new one, never half of either.
 A write that fails (a full disk, a quota, a file-size limit) removes its temporary and raises
 `WriteError`, which names the file: `gorila` prints it as one line and exits with 1.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -48,7 +49,7 @@ def write_atomically(path: str | Path, write: Callable[[IO[bytes]], None]) -> Pa
             sync(file)
         replace(temporary, path)
     except Exception as error:
-        with contextlib.suppress(OSError):        # the cleanup must not hide why the write failed
+        with contextlib.suppress(OSError):  # the cleanup must not hide why the write failed
             temporary.unlink(missing_ok=True)
         if isinstance(error, WriteError):
             raise

@@ -5,6 +5,7 @@ Every record carries `wall_time` (seconds since launch) and `env_frames`; evalua
 carry `eval_return_mean` and `eval_return_std`. A record is written whole or not at all: one that a
 full disk cuts short is cut back off the file, and the write raises a WriteError naming the file.
 """
+
 from __future__ import annotations
 
 import collections
@@ -25,17 +26,24 @@ class MetricsWriter:
     Each of `trackers` (a `WandbRun`, a sweep's trial reporter) is given every scalar TensorBoard is:
     `log(tags, env_frames)` with tags `kind/name`, and `finish(exit_code)` at the end."""
 
-    def __init__(self, run_dir: str | Path, start_time: float | None = None, tensorboard: bool = True,
-                 purge_after: int | None = None, trackers=()):
+    def __init__(
+        self,
+        run_dir: str | Path,
+        start_time: float | None = None,
+        tensorboard: bool = True,
+        purge_after: int | None = None,
+        trackers=(),
+    ):
         self.run_dir = Path(run_dir)
         self.start = time.time() if start_time is None else start_time
         self.path = self.run_dir / "metrics.jsonl"
-        self.file = open(self.path, "ab", buffering=0)     # unbuffered: nothing is left to fail at close
-        self.failed = False                                # a write failed (and was reported)
+        self.file = open(self.path, "ab", buffering=0)  # unbuffered: nothing is left to fail at close
+        self.failed = False  # a write failed (and was reported)
         self.trackers = [tracker for tracker in trackers if tracker is not None]
         self.tb = None
         if tensorboard:
             from torch.utils.tensorboard import SummaryWriter
+
             purge = None if purge_after is None else purge_after + 1
             self.tb = SummaryWriter(str(self.run_dir / "tensorboard"), purge_step=purge)
 
@@ -45,8 +53,11 @@ class MetricsWriter:
     def write(self, kind: str, env_frames: int, values: dict) -> dict:
         record = {"kind": kind, "wall_time": round(self.elapsed(), 3), "env_frames": int(env_frames), **values}
         self._append((json.dumps(record) + "\n").encode())
-        tags = {f"{kind}/{key}": value for key, value in values.items()
-                if isinstance(value, (int, float)) and not isinstance(value, bool)}
+        tags = {
+            f"{kind}/{key}": value
+            for key, value in values.items()
+            if isinstance(value, (int, float)) and not isinstance(value, bool)
+        }
         self._tensorboard(lambda tb: [tb.add_scalar(tag, value, env_frames) for tag, value in tags.items()])
         for tracker in self.trackers:
             tracker.log(tags, env_frames)
@@ -58,9 +69,9 @@ class MetricsWriter:
         try:
             view = memoryview(line)
             while view:
-                view = view[self.file.write(view):]
+                view = view[self.file.write(view) :]
         except OSError as error:
-            self.file.truncate(start)          # giving space back needs none
+            self.file.truncate(start)  # giving space back needs none
             self.failed = True
             raise WriteError(self.path, reason(error)) from error
 
@@ -102,7 +113,7 @@ class TrainWindow:
     def __init__(self, now: float = 0.0):
         self.returns: collections.deque = collections.deque(maxlen=100)
         self.lengths: collections.deque = collections.deque(maxlen=100)
-        self.dropped_outliers = 0           # over the whole run
+        self.dropped_outliers = 0  # over the whole run
         self._reset(now)
 
     def _reset(self, now: float) -> None:
@@ -139,14 +150,19 @@ class TrainWindow:
         """
         elapsed = max(now - self.since, 1e-6)
         mean = lambda total, count: total / count if count else None
-        stats = {"fps": self.steps * frames_per_step / elapsed, "ups": self.updates / elapsed,
-                 "episodes_recent": len(self.returns),
-                 "return_mean": float(np.mean(self.returns)) if self.returns else None,
-                 "return_mean_10": float(np.mean(list(self.returns)[-10:])) if self.returns else None,
-                 "episode_length": float(np.mean(self.lengths)) if self.lengths else None,
-                 "epsilon": mean(self.epsilon_sum, self.steps), "q_mean": mean(self.q_sum, self.q_count),
-                 "loss": mean(self.loss_sum, self.loss_count),
-                 "dropped_outliers": self.dropped, "replay_size": self.replay_size}
+        stats = {
+            "fps": self.steps * frames_per_step / elapsed,
+            "ups": self.updates / elapsed,
+            "episodes_recent": len(self.returns),
+            "return_mean": float(np.mean(self.returns)) if self.returns else None,
+            "return_mean_10": float(np.mean(list(self.returns)[-10:])) if self.returns else None,
+            "episode_length": float(np.mean(self.lengths)) if self.lengths else None,
+            "epsilon": mean(self.epsilon_sum, self.steps),
+            "q_mean": mean(self.q_sum, self.q_count),
+            "loss": mean(self.loss_sum, self.loss_count),
+            "dropped_outliers": self.dropped,
+            "replay_size": self.replay_size,
+        }
         self._reset(now)
         return stats
 
@@ -154,10 +170,13 @@ class TrainWindow:
 def parameter_server_stats(shards: list[dict]) -> dict:
     """The metrics of the parameter server, from each shard's `stats()`."""
     applied = sum(s["applied"] for s in shards)
-    return {"ps_version": max(s["version"] for s in shards),
-            "ps_target_version": max(s["target_version"] for s in shards),
-            "ps_applied": applied, "ps_discarded": sum(s["discarded"] for s in shards),
-            "ps_mean_staleness": sum(s["mean_staleness"] * s["applied"] for s in shards) / max(applied, 1)}
+    return {
+        "ps_version": max(s["version"] for s in shards),
+        "ps_target_version": max(s["target_version"] for s in shards),
+        "ps_applied": applied,
+        "ps_discarded": sum(s["discarded"] for s in shards),
+        "ps_mean_staleness": sum(s["mean_staleness"] * s["applied"] for s in shards) / max(applied, 1),
+    }
 
 
 def truncate_metrics(run_dir: str | Path, env_frames: int, wall_time: float) -> int:

@@ -4,6 +4,7 @@ The live line fits the terminal's width, whatever it is: the frames done of the 
 training return and the time left stay at any width from 80 columns; then, as the width allows, a bar,
 the latest evaluation, updates/s, the time elapsed, the loss, the parameter server's version, the
 stale gradients it discarded and the replay's size. A wider terminal shows more of them."""
+
 from __future__ import annotations
 
 import sys
@@ -17,7 +18,7 @@ SEPARATOR = " | "
 # The fields of the live line, most important first: a field is shown when it fits beside all those before it.
 PRIORITY = ("frames", "fps", "return", "eta", "bar", "eval", "updates", "elapsed", "loss", "ps", "stale", "replay")
 ORDER = ("frames", "bar", "fps", "updates", "return", "loss", "ps", "stale", "replay", "eval", "elapsed", "eta")
-BAR_WIDTHS = (8, 40)          # the bar's narrowest and widest, in cells
+BAR_WIDTHS = (8, 40)  # the bar's narrowest and widest, in cells
 
 
 def field_texts(stats: dict) -> dict[str, list[str]]:
@@ -26,14 +27,17 @@ def field_texts(stats: dict) -> dict[str, list[str]]:
     texts = {"fps": [f"{stats['fps']:,.0f} frames/s"]}
     updates = f"{stats['ups']:,.1f} updates/s"
     texts["updates"] = [updates]
-    if stats.get("warmup"):                    # no update yet: say what the learners wait for
-        texts["updates"] = [f"{updates} (learning starts once each replay holds {stats['warmup']:,})",
-                            f"{updates} (warm-up)", updates]
+    if stats.get("warmup"):  # no update yet: say what the learners wait for
+        texts["updates"] = [
+            f"{updates} (learning starts once each replay holds {stats['warmup']:,})",
+            f"{updates} (warm-up)",
+            updates,
+        ]
     if stats.get("return_mean") is not None:
         texts["return"] = [f"return {stats['return_mean']:.1f}"]
     if stats.get("loss") is not None:
         texts["loss"] = [f"loss {stats['loss']:.4f}"]
-    if stats.get("ps_version") is not None:     # absent when the shards did not answer in time
+    if stats.get("ps_version") is not None:  # absent when the shards did not answer in time
         texts["ps"] = [f"PS v{stats['ps_version']}"]
     if stats.get("ps_discarded"):
         texts["stale"] = [f"stale {stats['ps_discarded']}"]
@@ -86,8 +90,7 @@ def fit(texts: dict[str, list[str]], width: int) -> tuple[dict[str, str], int]:
 def bar(done: float, width: int) -> Text:
     """A bar of `width` cells, `done` (0 to 1) of it filled, and the percentage."""
     filled = round(done * width)
-    return Text.assemble(("━" * filled, "bar.complete"), ("━" * (width - filled), "bar.back"),
-                         f" {done:.0%}")
+    return Text.assemble(("━" * filled, "bar.complete"), ("━" * (width - filled), "bar.back"), f" {done:.0%}")
 
 
 def live_line(frames: int, total: int, stats: dict, width: int) -> Text:
@@ -124,11 +127,11 @@ class ProgressDisplay:
 
     def __init__(self, total_frames: int, live: bool | None = None, console: Console | None = None):
         self.live = sys.stdout.isatty() if live is None else live
-        self.console = console or Console(highlight=False, soft_wrap=True)     # a log line stays one line
+        self.console = console or Console(highlight=False, soft_wrap=True)  # a log line stays one line
         self.view = None
         if self.live:
             self.line = LiveLine(total_frames)
-            self.view = Live(self.line, console=self.console, auto_refresh=False)   # drawn at each update
+            self.view = Live(self.line, console=self.console, auto_refresh=False)  # drawn at each update
             self.view.start(refresh=True)
 
     def update(self, frames: int, stats: dict) -> None:

@@ -1,5 +1,6 @@
 """Run directories: each launch claims its own (`claim_run_dir`), holds it locked for the run's life
 (`RunLock`), and gives it back if it wrote nothing (`remove_if_empty`)."""
+
 from __future__ import annotations
 
 import fcntl
@@ -24,7 +25,7 @@ def claim_run_dir(config: Config) -> tuple[Path, bool]:
     """
     if config.run_dir:
         return claim_given(Path(config.run_dir))
-    return claim_default(reference_of(config.env).rpartition(":")[2]), True     # a module's env by its own name
+    return claim_default(reference_of(config.env).rpartition(":")[2]), True  # a module's env by its own name
 
 
 def claim_given(path: Path) -> tuple[Path, bool]:
@@ -62,8 +63,7 @@ def claim_default(env: str) -> Path:
         except FileExistsError:
             continue
         except OSError as error:
-            raise ConfigError(f"run_dir: cannot create {path} ({error.strerror or error}); "
-                              "pass --run-dir") from None
+            raise ConfigError(f"run_dir: cannot create {path} ({error.strerror or error}); pass --run-dir") from None
     raise AssertionError("unreachable")
 
 
@@ -82,7 +82,9 @@ class RunLock:
         self.file = _locked(self.path, run_dir)
         self.file.seek(0)
         self.file.truncate()
-        self.file.write(f"gorila pid {os.getpid()} on {socket.gethostname()} since {time.strftime('%Y-%m-%d %H:%M:%S')}\n")
+        self.file.write(
+            f"gorila pid {os.getpid()} on {socket.gethostname()} since {time.strftime('%Y-%m-%d %H:%M:%S')}\n"
+        )
         self.file.flush()
 
     @staticmethod
@@ -110,8 +112,9 @@ def _locked(path: Path, run_dir):
         file.seek(0)
         holder = file.read().strip() or "another gorila launch"
         file.close()
-        raise ConfigError(f"run_dir: {run_dir} is in use by {holder}; wait for it to end or choose another "
-                          "--run-dir") from None
+        raise ConfigError(
+            f"run_dir: {run_dir} is in use by {holder}; wait for it to end or choose another --run-dir"
+        ) from None
     return file
 
 
@@ -120,4 +123,4 @@ def remove_if_empty(path: Path) -> None:
     try:
         path.rmdir()
     except OSError:
-        pass            # not empty: the run wrote something a user may want
+        pass  # not empty: the run wrote something a user may want

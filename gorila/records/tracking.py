@@ -9,6 +9,7 @@ logged past the checkpoint, and W&B drops whatever is logged at a step below its
 The run directory keeps the W&B run's id (`wandb-run-id`), so that `gorila train --resume` continues
 the same W&B run, and W&B's own files (`wandb/`: with WANDB_MODE=offline, a local run to `wandb sync`).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -18,7 +19,7 @@ from gorila.records.durable import write_text_atomically
 
 INSTALL = "pip install 'gorila[track]'"
 RUN_ID_FILE = "wandb-run-id"
-LOCAL_MODES = ("offline", "dryrun", "disabled")     # W&B modes that need no account
+LOCAL_MODES = ("offline", "dryrun", "disabled")  # W&B modes that need no account
 
 
 def check_tracking(config: Config) -> None:
@@ -38,11 +39,13 @@ def check_tracking(config: Config) -> None:
     try:
         local = wandb.setup().settings.mode in LOCAL_MODES
         logged_in = local or wandb.login(prompt=False, verify=False)
-    except Exception as error:       # its settings (a WANDB_MODE it does not know) or its credentials file
+    except Exception as error:  # its settings (a WANDB_MODE it does not know) or its credentials file
         raise ConfigError(f"track: Weights & Biases cannot start: {one_line(error)}") from None
     if not logged_in:
-        raise ConfigError("track: Weights & Biases has no API key here; run `wandb login` (or set WANDB_API_KEY), "
-                          "or set WANDB_MODE=offline to write a local run to `wandb sync` later")
+        raise ConfigError(
+            "track: Weights & Biases has no API key here; run `wandb login` (or set WANDB_API_KEY), "
+            "or set WANDB_MODE=offline to write a local run to `wandb sync` later"
+        )
 
 
 def one_line(error: Exception) -> str:
@@ -66,15 +69,24 @@ class WandbRun:
             return None
         check_tracking(config)
         import wandb
+
         id_file = Path(run_dir) / RUN_ID_FILE
         run_id = id_file.read_text().strip() if id_file.is_file() else None
         try:
-            run = wandb.init(project=config.wandb_project, entity=config.wandb_entity or None,
-                             name=config.wandb_run_name or Path(run_dir).name, dir=str(run_dir),
-                             config=config.to_dict(), id=run_id, resume="allow")
+            run = wandb.init(
+                project=config.wandb_project,
+                entity=config.wandb_entity or None,
+                name=config.wandb_run_name or Path(run_dir).name,
+                dir=str(run_dir),
+                config=config.to_dict(),
+                id=run_id,
+                resume="allow",
+            )
         except wandb.errors.Error as error:
-            raise ConfigError(f"track: Weights & Biases could not start a run ({one_line(error)}); "
-                              "set WANDB_MODE=offline to write a local run instead") from None
+            raise ConfigError(
+                f"track: Weights & Biases could not start a run ({one_line(error)}); "
+                "set WANDB_MODE=offline to write a local run instead"
+            ) from None
         write_text_atomically(id_file, run.id + "\n")
         return cls(run)
 

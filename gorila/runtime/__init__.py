@@ -4,6 +4,7 @@ A runtime has `place(role, make, *args)` (build `make(*args)` for a component of
 `gorila.contracts.Role`, here or in its own process), `calls` (`gorila.runtime.calls`), and the
 lifecycle the driver uses: `wait_ready`, `where`, `processes`, `restarts`, `restart`, `shutdown`.
 """
+
 from __future__ import annotations
 
 
@@ -11,6 +12,8 @@ def make_runtime(config):
     """The runtime the config names; Ray is imported only when it is used."""
     if config.runtime == "local":
         from gorila.runtime.local import LocalRuntime
+
         return LocalRuntime(config)
     from gorila.runtime.ray import RayRuntime
+
     return RayRuntime(config)

@@ -8,6 +8,7 @@ by `get`, so the driver turns it into the same one-line `WorkerError` on both ru
 
 Also here, importable without Ray: the errors a runtime raises, and how a cluster address is read.
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable, Protocol, Sequence
@@ -32,15 +33,17 @@ def split_address(address: str) -> tuple[str, int]:
 class Calls(Protocol):
     def call(self, target: Any, method: Callable, *args) -> Any:
         """Start `target.method(*args)`; `method` is a contract's function (its name is what is called)."""
+
     def get(self, futures: Sequence[Any], timeout: float | None = None) -> list:
         """The calls' answers; TimeoutError when they are not all in within `timeout` seconds."""
+
     def wait(self, futures: Sequence[Any], timeout: float | None = None) -> tuple[list, list]: ...
     def lost(self, error: BaseException) -> bool: ...
 
 
 def failure_reason(error: BaseException) -> str:
     """`Type: first line` of the exception a component raised (Ray's wrapper unwrapped)."""
-    cause = getattr(error, "cause", None)       # Ray's RayTaskError carries the component's exception
+    cause = getattr(error, "cause", None)  # Ray's RayTaskError carries the component's exception
     if isinstance(cause, BaseException):
         error = cause
     lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
@@ -49,6 +52,7 @@ def failure_reason(error: BaseException) -> str:
 
 class Done:
     """The future of a call that has already run: its value, or the exception it raised."""
+
     __slots__ = ("value", "error")
 
     def __init__(self, value=None, error: Exception | None = None):
@@ -59,10 +63,10 @@ class DirectCalls:
     """Calls on objects in this process: the method runs now, in the caller's order (deterministic)."""
 
     def call(self, target, method: Callable, *args):
-        bound = getattr(target, method.__name__)        # a wrong name fails here, at the caller
+        bound = getattr(target, method.__name__)  # a wrong name fails here, at the caller
         try:
             return Done(bound(*args))
-        except Exception as error:      # raised by `get`, where a Ray caller would see it too
+        except Exception as error:  # raised by `get`, where a Ray caller would see it too
             return Done(error=error)
 
     def get(self, futures, timeout=None):

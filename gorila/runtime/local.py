@@ -2,6 +2,7 @@
 
 Used by tests and for debugging: the same components as on Ray, stepped deterministically.
 """
+
 from __future__ import annotations
 
 from gorila.runtime.calls import DirectCalls
@@ -10,7 +11,7 @@ from gorila.runtime.calls import DirectCalls
 class LocalRuntime:
     name = "local"
     restarts_components = False
-    hosts_shards = False      # every shard is in the one process already
+    hosts_shards = False  # every shard is in the one process already
 
     def __init__(self, config):
         self.calls = DirectCalls()
@@ -23,16 +24,16 @@ class LocalRuntime:
         return self.objects[-1]
 
     def wait_ready(self, handles, timeout: float) -> int:
-        return 0   # constructed already
+        return 0  # constructed already
 
     def where(self, handle) -> str:
         return "local"
 
     def processes(self, handles, timeout: float = 0.0) -> list:
-        return [("local", 0)] * len(handles)      # nothing here is ever restarted
+        return [("local", 0)] * len(handles)  # nothing here is ever restarted
 
     def restarts(self, handles) -> list:
-        return [0] * len(handles)      # nothing here is ever restarted
+        return [0] * len(handles)  # nothing here is ever restarted
 
     def restart(self, handle) -> None:
         raise RuntimeError("the local runtime cannot restart a component")

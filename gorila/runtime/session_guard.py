@@ -14,6 +14,7 @@ kills those still there. When the session ends in order (`ray.shutdown`), the gu
 It learns of the driver's death from its stdin, a pipe whose only writer is the driver: the kernel
 closes it when the driver dies, however it dies.
 """
+
 from __future__ import annotations
 
 import os
@@ -23,16 +24,22 @@ import subprocess
 import sys
 import time
 
-SCAN_S = 1.0      # how often the session's processes are noted again (Ray starts workers as it goes)
-GRACE_S = 3.0     # what Ray's own fate sharing gets before the guard kills what is left
+SCAN_S = 1.0  # how often the session's processes are noted again (Ray starts workers as it goes)
+GRACE_S = 3.0  # what Ray's own fate sharing gets before the guard kills what is left
 _guards: list[subprocess.Popen] = []
 
 
 def start(session_dir: str) -> None:
     """Start the guard of the embedded Ray whose session directory is `session_dir`."""
-    _guards[:] = [guard for guard in _guards if guard.poll() is None]     # reap those whose session ended
-    _guards.append(subprocess.Popen([sys.executable, "-m", "gorila.runtime.session_guard", str(os.getpid()), session_dir],
-                                    stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    _guards[:] = [guard for guard in _guards if guard.poll() is None]  # reap those whose session ended
+    _guards.append(
+        subprocess.Popen(
+            [sys.executable, "-m", "gorila.runtime.session_guard", str(os.getpid()), session_dir],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    )
 
 
 def processes() -> dict[int, tuple[int, int]]:
@@ -94,7 +101,7 @@ def end(noted: dict[int, int]) -> None:
             try:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
-                pass          # it ended just now
+                pass  # it ended just now
 
 
 def guard(driver: int, session_dir: str) -> None:
@@ -103,7 +110,7 @@ def guard(driver: int, session_dir: str) -> None:
     while True:
         readable, _, _ = select.select([sys.stdin], [], [], SCAN_S)
         if readable and not os.read(sys.stdin.fileno(), 1024):
-            return end(noted)                        # end of file: the driver died
+            return end(noted)  # end of file: the driver died
         now = session_processes(driver, session_dir)
         if noted and not now:
             # the session's servers are gone: a shutdown if the driver lives, else its death
@@ -112,5 +119,5 @@ def guard(driver: int, session_dir: str) -> None:
 
 
 if __name__ == "__main__":
-    signal.signal(signal.SIGINT, signal.SIG_IGN)     # Ctrl-C reaches the whole process group: the driver handles it
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group: the driver handles it
     guard(int(sys.argv[1]), sys.argv[2])

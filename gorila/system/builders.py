@@ -5,6 +5,7 @@ components here, so a setting means the same thing everywhere. Each function ret
 a runtime decides where it lives (`place(role, make_x, *args)` runs `make_x` in that place). The
 return annotations are for readers: placement reads the role, never an annotation.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -50,18 +51,26 @@ def shard_device(config: Config) -> str:
 def make_shard(config: Config, index: int, initial: np.ndarray, backup: str | None = None) -> ParameterShard:
     """Parameter shard `index`, owning the slice `initial` of theta+; where `backup` holds a saved
     state (a restarted shard, a resumed run) it continues from that state instead."""
-    shard = ParameterShard(index, initial, optimizer=config.optimizer, learning_rate=config.learning_rate,
-                           optimizer_eps=config.optimizer_eps, rmsprop_alpha=config.rmsprop_alpha,
-                           max_staleness=staleness_limit(config), target_update_every=config.target_update_every,
-                           device=shard_device(config))
+    shard = ParameterShard(
+        index,
+        initial,
+        optimizer=config.optimizer,
+        learning_rate=config.learning_rate,
+        optimizer_eps=config.optimizer_eps,
+        rmsprop_alpha=config.rmsprop_alpha,
+        max_staleness=staleness_limit(config),
+        target_update_every=config.target_update_every,
+        device=shard_device(config),
+    )
     state = load_shard_backup(backup) if backup else None
     if state is not None:
         shard.restore(state)
     return shard
 
 
-def make_shard_of(config: Config, info: EnvInfo, index: int, start: int, stop: int,
-                  backup: str | None = None) -> ParameterShard:
+def make_shard_of(
+    config: Config, info: EnvInfo, index: int, start: int, stop: int, backup: str | None = None
+) -> ParameterShard:
     """Shard `index` of a run, owning theta+[start:stop]. It computes its slice of the seeded theta_0
     itself, so its constructor arguments stay small: Ray keeps them to restart the shard with."""
     return make_shard(config, index, initial_parameters(config, info)[start:stop], backup)
@@ -80,11 +89,17 @@ def first_shard_states(config: Config, info: EnvInfo, bounds, resume: dict | Non
 def parameter_client(config: Config, shards: list, bounds, calls, device: str = "cpu") -> ParameterClient:
     """One component's view of the sharded theta+, which it reads as a tensor on `device`."""
     every_shard_here = all(isinstance(shard, ParameterShard) for shard in shards)
-    return ParameterClient(shards, bounds, calls, config.max_inflight_pushes,
-                           synchronous=synchronous_refresh(config, every_shard_here), device=device)
+    return ParameterClient(
+        shards,
+        bounds,
+        calls,
+        config.max_inflight_pushes,
+        synchronous=synchronous_refresh(config, every_shard_here),
+        device=device,
+    )
 
 
-HostedSlice = tuple[int, int, int, "str | None"]      # (shard index, start, stop, backup) a worker holds
+HostedSlice = tuple[int, int, int, "str | None"]  # (shard index, start, stop, backup) a worker holds
 
 
 def with_hosted_shards(config: Config, info: EnvInfo, shards: list, hosted) -> tuple[list, dict]:
@@ -116,40 +131,70 @@ def priority_rule(config: Config, info: EnvInfo, num_streams: int) -> PriorityRu
     if not config.prioritised:
         return None
     streams = config.actors * config.envs_per_actor
-    return PriorityRule(config.priority_alpha, config.priority_beta, config.priority_eps,
-                        beta_steps=max(1, info.steps(config.total_frames) * num_streams // streams))
+    return PriorityRule(
+        config.priority_alpha,
+        config.priority_beta,
+        config.priority_eps,
+        beta_steps=max(1, info.steps(config.total_frames) * num_streams // streams),
+    )
 
 
-def make_replay(config: Config, info: EnvInfo, capacity: int, num_streams: int, seed: int,
-                warmup: int, saved: str | None = None) -> ReplayMemory:
+def make_replay(
+    config: Config, info: EnvInfo, capacity: int, num_streams: int, seed: int, warmup: int, saved: str | None = None
+) -> ReplayMemory:
     """A local replay or one global-replay shard, uniform or prioritised; sampling starts once `warmup`
     entries are held (and never before one minibatch is there). It starts with the contents saved at
     `saved`, if any."""
-    replay = ReplayMemory(capacity, num_streams, info.frame_shape, info.obs_dtype, info.stack, config.n_step,
-                          config.gamma, seed, min_size=min_sample_size(config, warmup),
-                          priority=priority_rule(config, info, num_streams))
+    replay = ReplayMemory(
+        capacity,
+        num_streams,
+        info.frame_shape,
+        info.obs_dtype,
+        info.stack,
+        config.n_step,
+        config.gamma,
+        seed,
+        min_size=min_sample_size(config, warmup),
+        priority=priority_rule(config, info, num_streams),
+    )
     if saved and Path(saved).is_file():
         replay.load_replay(saved)
     return replay
 
 
-def make_actor(config: Config, info: EnvInfo, index: int, shards: list, bounds, calls,
-               writer: TransitionSink) -> Actor:
+def make_actor(config: Config, info: EnvInfo, index: int, shards: list, bounds, calls, writer: TransitionSink) -> Actor:
     """Actor `index`, reading theta+ from the shards and writing to `writer`."""
     return Actor(config, info, index, parameter_client(config, shards, bounds, calls), writer)
 
 
-def make_learner(config: Config, info: EnvInfo, index: int, shards: list, bounds, calls,
-                 replay: MinibatchSource, hosted: tuple[HostedSlice, ...] = ()) -> Learner:
+def make_learner(
+    config: Config,
+    info: EnvInfo,
+    index: int,
+    shards: list,
+    bounds,
+    calls,
+    replay: MinibatchSource,
+    hosted: tuple[HostedSlice, ...] = (),
+) -> Learner:
     """Learner `index`, sampling from `replay` and pushing gradients to the shards; it holds the
     `hosted` shards in its process (shard placement `learners` on Ray)."""
     shards, own = with_hosted_shards(config, info, shards, hosted)
-    return Learner(config, info, index, parameter_client(config, shards, bounds, calls, learner_device(config)),
-                   replay, own)
+    return Learner(
+        config, info, index, parameter_client(config, shards, bounds, calls, learner_device(config)), replay, own
+    )
 
 
-def make_bundle(config: Config, info: EnvInfo, index: int, shards: list, bounds, calls,
-                saved_replay: str | None = None, hosted: tuple[HostedSlice, ...] = ()) -> Bundle:
+def make_bundle(
+    config: Config,
+    info: EnvInfo,
+    index: int,
+    shards: list,
+    bounds,
+    calls,
+    saved_replay: str | None = None,
+    hosted: tuple[HostedSlice, ...] = (),
+) -> Bundle:
     """Bundle `index`: actor_i --writes--> local replay_i --minibatches--> learner_i, in one process,
     with the `hosted` shards (shard placement `learners` on Ray).
 
@@ -157,8 +202,15 @@ def make_bundle(config: Config, info: EnvInfo, index: int, shards: list, bounds,
     other processes.
     """
     shards, own = with_hosted_shards(config, info, shards, hosted)
-    replay = make_replay(config, info, config.replay_capacity, config.envs_per_actor,
-                         config.seed + index, replay_warmup(config), saved_replay)
+    replay = make_replay(
+        config,
+        info,
+        config.replay_capacity,
+        config.envs_per_actor,
+        config.seed + index,
+        replay_warmup(config),
+        saved_replay,
+    )
     streams = tuple(range(config.envs_per_actor))
     writer = ReplayWriter([replay], [Route(0, streams, streams)], DirectCalls())
     actor = make_actor(config, info, index, shards, bounds, calls, writer)

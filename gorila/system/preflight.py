@@ -5,6 +5,7 @@ the field, instead of minutes (or hours) later inside Ray, a component or the ke
 environment (its observation shape, its action repeat) or this machine (its memory, its GPUs, what
 listens at `--address`, whether Weights & Biases can start a run for `--track` without a prompt). `check_fits_env` is the part the trainer repeats for programmatic runs.
 """
+
 from __future__ import annotations
 
 import socket
@@ -37,6 +38,7 @@ def preflight(config: Config) -> EnvInfo:
 def probe_env(config: Config) -> EnvInfo:
     """Build one copy of the environment to read its shapes (an unsupported env raises EnvError)."""
     from gorila.envs import make_vector_env_for
+
     with make_vector_env_for(config, 1, config.seed) as probe:
         return env_info(probe)
 
@@ -48,11 +50,14 @@ def check_address(config: Config) -> None:
     try:
         socket.create_connection(split_address(config.address), timeout=PROBE_TIMEOUT_S).close()
     except OSError as error:
-        raise ConfigError(f"address: nothing answers at {config.address} ({error.strerror or error}); start the "
-                          "cluster with `ray start --head` or leave --address out for an embedded Ray") from None
+        raise ConfigError(
+            f"address: nothing answers at {config.address} ({error.strerror or error}); start the "
+            "cluster with `ray start --head` or leave --address out for an embedded Ray"
+        ) from None
 
 
 # ---- the environment -------------------------------------------------------------------------
+
 
 def check_fits_env(config: Config, info: EnvInfo) -> None:
     """The network, the parameter shards and the replay memories can all work with this environment,
@@ -63,7 +68,7 @@ def check_fits_env(config: Config, info: EnvInfo) -> None:
     check_learning_start(config, info)
 
 
-REAL_FORWARD_PARAMETERS = 50_000_000    # 200 MB of float32: tried on the CPU, beyond on `meta`
+REAL_FORWARD_PARAMETERS = 50_000_000  # 200 MB of float32: tried on the CPU, beyond on `meta`
 
 
 def check_network(config: Config, info: EnvInfo) -> int:
@@ -76,6 +81,7 @@ def check_network(config: Config, info: EnvInfo) -> int:
     import torch
 
     from gorila.agent.networks import is_users_network, q_network_for
+
     users = is_users_network(config.network)
     # A built-in network fails with ValueError or RuntimeError; a user's factory may raise anything.
     failures = Exception if users else (ValueError, RuntimeError)
@@ -89,12 +95,15 @@ def check_network(config: Config, info: EnvInfo) -> int:
         out = network(torch.zeros((1, *info.obs_shape), dtype=getattr(torch, info.obs_dtype), device=device))
     except failures as error:
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        raise ConfigError(f"network: {reference_of(config.network)} cannot take {reference_of(config.env)}'s "
-                          f"observations of shape {info.obs_shape} ({reason})"
-                          + ("" if users else "; use --network auto")) from None
+        raise ConfigError(
+            f"network: {reference_of(config.network)} cannot take {reference_of(config.env)}'s "
+            f"observations of shape {info.obs_shape} ({reason})" + ("" if users else "; use --network auto")
+        ) from None
     if tuple(getattr(out, "shape", ())) != (1, info.num_actions):
-        raise ConfigError(f"network: {reference_of(config.network)} maps a batch of 1 observation to "
-                          f"{tuple(getattr(out, 'shape', ()))}, not (1, {info.num_actions}): one Q-value per action")
+        raise ConfigError(
+            f"network: {reference_of(config.network)} maps a batch of 1 observation to "
+            f"{tuple(getattr(out, 'shape', ()))}, not (1, {info.num_actions}): one Q-value per action"
+        )
     return size
 
 
@@ -116,18 +125,24 @@ def check_replay_sizes(config: Config, info: EnvInfo) -> None:
                 f"replay_capacity: {capacity:,} transitions over {streams} environment streams "
                 f"(envs_per_actor={config.envs_per_actor}) leave {capacity // streams} per stream, fewer than the "
                 f"{per_stream} each needs (stack + n_step + 1); raise replay_capacity to >= "
-                f"{shards * streams * per_stream:,} or lower envs_per_actor")
+                f"{shards * streams * per_stream:,} or lower envs_per_actor"
+            )
         sure = 2 * needed + streams * (config.n_step + info.stack)
         if capacity < sure:
-            field, why = (("batch_size", "one minibatch") if config.batch_size >= warmup else
-                          ("learning_starts", f"learning_starts={config.learning_starts:,} agent steps"))
+            field, why = (
+                ("batch_size", "one minibatch")
+                if config.batch_size >= warmup
+                else ("learning_starts", f"learning_starts={config.learning_starts:,} agent steps")
+            )
             raise ConfigError(
                 f"{field}: each replay memory must hold {needed:,} sampleable transitions ({why}) before "
                 f"learners start, more than a replay_capacity of {capacity * shards:,} can promise (episode "
-                f"ends are not sampleable); raise replay_capacity to >= {sure * shards:,} or lower {field}")
+                f"ends are not sampleable); raise replay_capacity to >= {sure * shards:,} or lower {field}"
+            )
 
 
 # ---- this machine ----------------------------------------------------------------------------
+
 
 def replay_memory_need(config: Config, info: EnvInfo) -> tuple[int, int, int]:
     """(bytes, transitions, bytes per transition) of all replay memories once full; frames stored once."""
@@ -164,7 +179,8 @@ def check_replay_memory(config: Config, info: EnvInfo) -> None:
         raise ConfigError(
             f"replay_capacity: the replay needs {need / 1e9:.1f} GB ({transitions:,} transitions in {memories} "
             f"replay memor{'ies' if memories > 1 else 'y'}, {per_entry:,} bytes each) but this machine has "
-            f"{available / 1e9:.1f} GB available; lower replay_capacity or the number of actors")
+            f"{available / 1e9:.1f} GB available; lower replay_capacity or the number of actors"
+        )
 
 
 def check_devices(config: Config) -> None:
@@ -178,8 +194,11 @@ def check_devices(config: Config) -> None:
     if config.runtime != "ray" or not config.learner_gpus:
         return
     import torch
+
     present = torch.cuda.device_count()
     wanted = config.learner_gpus * learner_processes(config)
     if wanted > present:
-        raise ConfigError(f"learner_gpus: {config.learner_gpus:g} per learner asks for {wanted:g} GPU{'s' if wanted != 1 else ''} in all, "
-                          f"but torch sees {present} CUDA devices on this machine")
+        raise ConfigError(
+            f"learner_gpus: {config.learner_gpus:g} per learner asks for {wanted:g} GPU{'s' if wanted != 1 else ''} in all, "
+            f"but torch sees {present} CUDA devices on this machine"
+        )

@@ -29,6 +29,7 @@
 Each failure is a `fault` record in metrics.jsonl and a progress line. After `max_failures` of them
 the run gives up, with a final checkpoint.
 """
+
 from __future__ import annotations
 
 import time
@@ -40,7 +41,7 @@ from gorila.contracts import ActorWorker, WorkerId
 from gorila.runtime.calls import WorkerError
 from gorila.system.shard_states import ShardStates
 
-RESTART_WAIT_S = 1.0      # a worker whose process was lost is asked again after this long
+RESTART_WAIT_S = 1.0  # a worker whose process was lost is asked again after this long
 # How long the periodic look at the servers' processes waits for each to say where it runs: a server
 # that does not answer (a shard held in a stopped worker) is looked at again next time.
 LOOK_TIMEOUT_S = 5.0
@@ -56,8 +57,9 @@ class FaultBudget:
         """Count one failure; the progress line to show, or WorkerError once the allowance is spent."""
         self.count += 1
         if self.count > self.max_failures:
-            raise WorkerError(f"giving up after {self.count} component failures (max_failures="
-                              f"{self.max_failures}); the last: {what}")
+            raise WorkerError(
+                f"giving up after {self.count} component failures (max_failures={self.max_failures}); the last: {what}"
+            )
         return f"fault {self.count}/{self.max_failures}: {what}"
 
 
@@ -74,19 +76,27 @@ class Recovery:
     `shard_states` are the shards' first states and the frames they were taken at, kept for restarts.
     """
 
-    def __init__(self, config, runtime, system, record: Callable, say: Callable[[str], None],
-                 already_failed: int = 0, shard_states: tuple[list[dict], int] | None = None):
+    def __init__(
+        self,
+        config,
+        runtime,
+        system,
+        record: Callable,
+        say: Callable[[str], None],
+        already_failed: int = 0,
+        shard_states: tuple[list[dict], int] | None = None,
+    ):
         self.config, self.runtime, self.system, self.calls = config, runtime, system, runtime.calls
         self.record, self.say = record, say
         self.faults = FaultBudget(config.max_failures, already_failed)
-        self.resting_until: dict[WorkerId, float] = {}     # a restarting worker gets no work till then
-        self.restarting: set[WorkerId] = set()             # lost, and no call has succeeded since
-        self.worker_processes: dict[WorkerId, int] = {}   # the process each worker last reported from
-        self.ended: set[WorkerId] = set()                  # restarted by the watchdog: its fault is recorded
-        self.deaths: Counter = Counter()                   # each worker's process deaths recorded as faults
-        self.restores_owed: Counter = Counter()            # held shards recorded dead with their worker, not yet restored
+        self.resting_until: dict[WorkerId, float] = {}  # a restarting worker gets no work till then
+        self.restarting: set[WorkerId] = set()  # lost, and no call has succeeded since
+        self.worker_processes: dict[WorkerId, int] = {}  # the process each worker last reported from
+        self.ended: set[WorkerId] = set()  # restarted by the watchdog: its fault is recorded
+        self.deaths: Counter = Counter()  # each worker's process deaths recorded as faults
+        self.restores_owed: Counter = Counter()  # held shards recorded dead with their worker, not yet restored
         self.server_processes = runtime.processes(system.servers())
-        self.progress, self.moved_at = None, time.time()   # (steps, updates) last seen, and since when
+        self.progress, self.moved_at = None, time.time()  # (steps, updates) last seen, and since when
         self.shard_states = ShardStates(runtime, system.shards, *(shard_states or (None, 0)))
 
     def resting(self, worker: WorkerId, now: float) -> bool:
@@ -97,14 +107,14 @@ class Recovery:
         """A worker's call was lost with its process: record it (a call refused while Ray restarts the
         worker is a new failure only where Ray counts one more restart), ask it again after a pause and
         let the restarted worker continue from `steps` (its epsilon)."""
-        seen = worker in self.restarting                # lost before, and no call has succeeded since
+        seen = worker in self.restarting  # lost before, and no call has succeeded since
         self.restarting.add(worker)
         what = f"{worker} died ({type(getattr(error, 'cause', None) or error).__name__})"
         if worker.role == "evaluator":
             if not seen:
                 self.fault(str(worker), what)
             return
-        if worker in self.ended:                    # the watchdog ended it and recorded why
+        if worker in self.ended:  # the watchdog ended it and recorded why
             self.ended.discard(worker)
             recorded = 1
         else:
@@ -175,15 +185,16 @@ class Recovery:
         self.record_restores(worker_steps)
         servers = self.system.servers()
         if evaluating:
-            servers = servers[:-1]      # the evaluator answers only after its evaluation: not now
+            servers = servers[:-1]  # the evaluator answers only after its evaluation: not now
         processes = self.runtime.processes(servers, timeout=LOOK_TIMEOUT_S)
         for index, (before, running) in enumerate(zip(self.server_processes, processes)):
-            restored = index < len(self.system.shards)     # a parameter shard: recorded by record_restores
+            restored = index < len(self.system.shards)  # a parameter shard: recorded by record_restores
             if running is not None and before is not None and running != before and not restored:
                 name = server_name(self.system, index)
                 self.fault(name, f"{name} was restarted ({restart_consequence(name, self.config.save_replay)})")
-        self.server_processes[:len(processes)] = [now or before for before, now in
-                                                  zip(self.server_processes, processes)]
+        self.server_processes[: len(processes)] = [
+            now or before for before, now in zip(self.server_processes, processes)
+        ]
 
     def settle(self, worker_steps: dict) -> None:
         """At the end of the loop (no call in flight): record the deaths that Ray has counted or the
@@ -225,13 +236,15 @@ class Recovery:
         self.moved_at = now
         stuck = sorted({job.worker for job in pending.values() if job.worker.role != "evaluator"}, key=str)
         names = ", ".join(map(str, stuck)) or "nothing: no worker call is in flight"
-        self.fault("run", f"no frames or updates for {still:.0f} s (stall_seconds={self.config.stall_seconds:g}): "
-                          f"restarting {names}")
+        self.fault(
+            "run",
+            f"no frames or updates for {still:.0f} s (stall_seconds={self.config.stall_seconds:g}): restarting {names}",
+        )
         for future, job in list(pending.items()):
             if job.worker in stuck:
                 self.ended.add(job.worker)
-                self.restarting.add(job.worker)      # not ended again before it has answered
-                self.deaths[job.worker] += 1         # its restart is this fault's
+                self.restarting.add(job.worker)  # not ended again before it has answered
+                self.deaths[job.worker] += 1  # its restart is this fault's
                 self.held_shards_died(job.worker)
                 self.end(pending, future, now)
 
@@ -253,9 +266,10 @@ class Recovery:
             given = f"restored from the driver's state at {restored.env_frames:,} frames"
             holder = self.system.holder_of(restored.index)
             if holder is not None and not self.restores_owed[restored.index]:
-                self.restarting.add(holder)          # its lost call, if any, is this death's
-                if self.account(holder, f"{holder} died (seen when {name}, which it serves, asked for its state)",
-                                at_least=1):
+                self.restarting.add(holder)  # its lost call, if any, is this death's
+                if self.account(
+                    holder, f"{holder} died (seen when {name}, which it serves, asked for its state)", at_least=1
+                ):
                     self.continue_from(holder, worker_steps.get(holder, 0))
             if self.restores_owed[restored.index]:
                 self.restores_owed[restored.index] -= 1
@@ -282,6 +296,9 @@ def server_name(system, index: int) -> str:
 
 def restart_consequence(name: str, save_replay: bool) -> str:
     if name.startswith("replay shard"):
-        return ("restored from the replay saved with the last checkpoint, where its node can read it" if save_replay else
-                "its contents are lost (no --save-replay); it fills again from the actors")
+        return (
+            "restored from the replay saved with the last checkpoint, where its node can read it"
+            if save_replay
+            else "its contents are lost (no --save-replay); it fills again from the actors"
+        )
     return "evaluations continue"

@@ -7,6 +7,7 @@ epsilon still near 1 when the run ends, or learners that never sample. Preflight
 learners could not start (`check_learning_start`), the launch says when each thing happens
 (`describe_schedule`) and warns when epsilon will not finish annealing (`epsilon_warning`).
 """
+
 from __future__ import annotations
 
 from gorila.agent.dqn import linear_epsilon
@@ -29,7 +30,11 @@ def memory_steps(config: Config, info: EnvInfo) -> int:
 
 def _workers(config: Config) -> str:
     count = config.actors
-    return f"{count:,} bundle{'s' if count > 1 else ''}" if config.bundled else f"{count:,} actor{'s' if count > 1 else ''}"
+    return (
+        f"{count:,} bundle{'s' if count > 1 else ''}"
+        if config.bundled
+        else f"{count:,} actor{'s' if count > 1 else ''}"
+    )
 
 
 def _each(config: Config) -> str:
@@ -47,18 +52,23 @@ def check_learning_start(config: Config, info: EnvInfo) -> None:
     memories = replay_count(config)
     field = "learning_starts" if needed == replay_warmup(config) else "batch_size"
     where = "each bundle's replay" if config.bundled else f"each of the {memories:,} replay memories"
-    enough = 4 * needed * memories * info.frames_per_step           # warm-up a quarter of each memory's steps
+    enough = 4 * needed * memories * info.frames_per_step  # warm-up a quarter of each memory's steps
     raise ConfigError(
         f"{field}: {where} must hold {needed:,} transitions before learning starts, but receives only "
         f"{written:,} agent steps of total_frames={config.total_frames:,} ({_workers(config)}, "
         f"{info.frames_per_step} frame{'s' if info.frames_per_step > 1 else ''} per step): no update would be made; "
-        f"raise total_frames (e.g. to {enough:,}) or lower {field} below {written:,}")
+        f"raise total_frames (e.g. to {enough:,}) or lower {field} below {written:,}"
+    )
 
 
 def epsilon_at_end(config: Config, info: EnvInfo) -> float:
     """Epsilon of an actor annealing to epsilon_end when the budget ends."""
-    return linear_epsilon(actor_steps(config, info) - epsilon_hold_steps(config), config.epsilon_start,
-                          config.epsilon_end, config.epsilon_decay_steps)
+    return linear_epsilon(
+        actor_steps(config, info) - epsilon_hold_steps(config),
+        config.epsilon_start,
+        config.epsilon_end,
+        config.epsilon_decay_steps,
+    )
 
 
 def epsilon_warning(config: Config, info: EnvInfo) -> str | None:
@@ -68,10 +78,12 @@ def epsilon_warning(config: Config, info: EnvInfo) -> str | None:
         return None
     frames = epsilon_end_step(config) * config.actors * info.frames_per_step
     held = f" after holding it for {hold:,}" if hold else ""
-    return (f"warning: epsilon will not finish annealing: each actor takes about {steps:,} agent steps and epsilon "
-            f"anneals over {config.epsilon_decay_steps:,} of them{held}, so it ends the run at "
-            f"{epsilon_at_end(config, info):.3g} instead of {config.epsilon_end:g}; raise total_frames to >= "
-            f"{frames:,} or lower epsilon_decay_steps to <= {max(steps - hold, 0):,}")
+    return (
+        f"warning: epsilon will not finish annealing: each actor takes about {steps:,} agent steps and epsilon "
+        f"anneals over {config.epsilon_decay_steps:,} of them{held}, so it ends the run at "
+        f"{epsilon_at_end(config, info):.3g} instead of {config.epsilon_end:g}; raise total_frames to >= "
+        f"{frames:,} or lower epsilon_decay_steps to <= {max(steps - hold, 0):,}"
+    )
 
 
 def _share(part: int, whole: int) -> str:
@@ -89,15 +101,22 @@ def describe_schedule(config: Config, info: EnvInfo) -> str:
     warmup = replay_warmup(config)
     end = "the ladder's rungs" if config.epsilon_ladder and config.actors > 1 else f"{config.epsilon_end:g}"
     hold = epsilon_hold_steps(config)
-    over = (f"over the {config.epsilon_decay_steps:,} after its first {hold:,}" if hold
-            else f"over its first {config.epsilon_decay_steps:,}")
+    over = (
+        f"over the {config.epsilon_decay_steps:,} after its first {hold:,}"
+        if hold
+        else f"over its first {config.epsilon_decay_steps:,}"
+    )
     anneal = f"epsilon {config.epsilon_start:g} -> {end} {over} ({_share(config.epsilon_decay_steps, steps)})"
     if config.bundled:
         start = f"learning starts once its replay holds {warmup:,} ({_share(warmup, written)})"
     else:
-        start = (f"learning starts once the replay memories hold {config.learning_starts:,} in all "
-                 f"({_share(warmup, written)} of what each receives)")
+        start = (
+            f"learning starts once the replay memories hold {config.learning_starts:,} in all "
+            f"({_share(warmup, written)} of what each receives)"
+        )
     updates = info.steps(config.total_frames) // config.update_every
     refreshes = updates // config.target_update_every
-    return (f"schedule: {_each(config)} takes about {steps:,} agent steps; {anneal}; {start}; "
-            f"theta- every {config.target_update_every:,} server updates (about {refreshes:,} times in the run)")
+    return (
+        f"schedule: {_each(config)} takes about {steps:,} agent steps; {anneal}; {start}; "
+        f"theta- every {config.target_update_every:,} server updates (about {refreshes:,} times in the run)"
+    )

@@ -26,6 +26,7 @@ in agent steps. The rules:
 - the work of a call lost with its process (`failed`) is handed out again;
 - the first stop reason wins: the budget is spent, the target return is reached, or the user stopped.
 """
+
 from __future__ import annotations
 
 import enum
@@ -36,36 +37,45 @@ from typing import Callable
 
 from gorila.contracts import Report, WorkerId
 
-CHUNK_STEPS = 256          # agent steps per actor/bundle work item (a fraction of a second)
-BACKOFF_S = 0.05           # a learner whose replay is still warming up waits this long
+CHUNK_STEPS = 256  # agent steps per actor/bundle work item (a fraction of a second)
+BACKOFF_S = 0.05  # a learner whose replay is still warming up waits this long
 
 
 class StopReason(enum.Enum):
-    BUDGET = "budget"            # total_frames collected
-    SOLVED = "solved"            # a confirmed evaluation reached stop_at_return
+    BUDGET = "budget"  # total_frames collected
+    SOLVED = "solved"  # a confirmed evaluation reached stop_at_return
     INTERRUPTED = "interrupted"  # Ctrl-C or SIGTERM
 
 
 @dataclass
 class Counters:
     """What the scheduler knows: work reported, work handed out and not yet reported."""
-    steps: int = 0                      # agent steps reported by actors and bundles
-    updates: int = 0                    # learner updates reported
-    inflight_steps: int = 0             # agent steps handed out, not yet reported
-    requested: Counter = field(default_factory=Counter)       # learner index -> updates asked (done + in flight)
-    backoff_until: dict = field(default_factory=dict)          # learner index -> clock time
-    starved: set = field(default_factory=set)                  # learners whose last call got no minibatch
-    worker_steps: Counter = field(default_factory=Counter)    # actor/bundle WorkerId -> agent steps reported
+
+    steps: int = 0  # agent steps reported by actors and bundles
+    updates: int = 0  # learner updates reported
+    inflight_steps: int = 0  # agent steps handed out, not yet reported
+    requested: Counter = field(default_factory=Counter)  # learner index -> updates asked (done + in flight)
+    backoff_until: dict = field(default_factory=dict)  # learner index -> clock time
+    starved: set = field(default_factory=set)  # learners whose last call got no minibatch
+    worker_steps: Counter = field(default_factory=Counter)  # actor/bundle WorkerId -> agent steps reported
 
 
 class Scheduler:
-    def __init__(self, total_steps: int, update_every: int, actors: int, learners: int, warmup_steps: int,
-                 chunk_steps: int = CHUNK_STEPS, backoff_s: float = BACKOFF_S,
-                 clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        total_steps: int,
+        update_every: int,
+        actors: int,
+        learners: int,
+        warmup_steps: int,
+        chunk_steps: int = CHUNK_STEPS,
+        backoff_s: float = BACKOFF_S,
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self.total_steps, self.update_every = total_steps, update_every
         self.actors, self.learners = actors, learners
         self.warmup_steps, self.chunk_steps, self.backoff_s = warmup_steps, chunk_steps, backoff_s
-        self.learner_chunk = max(1, chunk_steps // update_every)     # most updates per learner call
+        self.learner_chunk = max(1, chunk_steps // update_every)  # most updates per learner call
         self.clock = clock
         self.counters = Counters()
         self.stop_reason: StopReason | None = None
@@ -99,7 +109,7 @@ class Scheduler:
         """Have the actors collected (or are collecting) more than the learners asked for, plus the slack?"""
         asked = sum(self.counters.requested.values())
         slack = self.chunk_steps * self.actors + 2 * self.warmup_steps
-        if self.counters.starved:       # a replay is refilling: room for one more warm-up of fresh data
+        if self.counters.starved:  # a replay is refilling: room for one more warm-up of fresh data
             slack += self.warmup_steps + self.chunk_steps * self.actors
         collected = self.counters.steps + self.counters.inflight_steps
         return collected - asked * self.update_every > slack
@@ -137,9 +147,12 @@ class Scheduler:
     def state(self) -> dict:
         """The counters a resumed run continues from (plain data, for checkpoints)."""
         counters = self.counters
-        return {"steps": counters.steps, "updates": counters.updates,
-                "requested": {int(k): int(v) for k, v in counters.requested.items()},
-                "worker_steps": {f"{w.role}:{w.index}": int(n) for w, n in counters.worker_steps.items()}}
+        return {
+            "steps": counters.steps,
+            "updates": counters.updates,
+            "requested": {int(k): int(v) for k, v in counters.requested.items()},
+            "worker_steps": {f"{w.role}:{w.index}": int(n) for w, n in counters.worker_steps.items()},
+        }
 
     def restore(self, state: dict) -> None:
         counters = self.counters

@@ -9,6 +9,7 @@ runtime asks for the state from a thread of the driver (`watch_restarts`), so a 
 at once, also while the driver's own loop waits on that shard (for a backup, say), which it would
 otherwise wait for for ever.
 """
+
 from __future__ import annotations
 
 import queue
@@ -21,9 +22,10 @@ from gorila.runtime.calls import failure_reason
 @dataclass(frozen=True)
 class Restored:
     """A restarted shard that the driver gave a state (or failed to: `error`)."""
+
     index: int
-    process: tuple          # (node, pid) of its new process
-    env_frames: int         # when the state it was given was taken
+    process: tuple  # (node, pid) of its new process
+    env_frames: int  # when the state it was given was taken
     error: str = ""
 
 
@@ -43,7 +45,7 @@ class ShardStates:
 
     def keep(self, states: list[dict], env_frames: int) -> None:
         """Keep `states` (one per shard, taken at `env_frames`) for restarts from now on."""
-        self.latest = (list(states), int(env_frames))     # one assignment: the watch's thread reads it
+        self.latest = (list(states), int(env_frames))  # one assignment: the watch's thread reads it
 
     def give_all(self) -> None:
         """Give every shard its kept state now: a resumed run's first starts read the checkpoint's state
@@ -51,15 +53,16 @@ class ShardStates:
         Nothing without kept states (the local runtime, whose shards read the driver's own disk)."""
         if self.latest:
             states, _ = self.latest
-            self.calls.get([self.calls.call(shard, ShardServer.restore, state)
-                            for shard, state in zip(self.shards, states)])
+            self.calls.get(
+                [self.calls.call(shard, ShardServer.restore, state) for shard, state in zip(self.shards, states)]
+            )
 
     def restore(self, index: int, process: tuple) -> None:
         """Give restarted shard `index` (now in `process`) its last kept state and wait until it has it."""
         states, frames = self.latest
         try:
             self.calls.get([self.calls.call(self.shards[index], ShardServer.restore, states[index])])
-        except Exception as error:        # told to the driver's loop, which ends the run with it
+        except Exception as error:  # told to the driver's loop, which ends the run with it
             self._restored.put(Restored(index, process, frames, failure_reason(error)))
             return
         self._restored.put(Restored(index, process, frames))

@@ -5,6 +5,7 @@ shell starts background jobs with it ignored.
 Python lets only the main thread install handlers: a run started from another thread (a notebook's
 worker, a Ray Tune trainable, a thread of the user's program) leaves them as they are, and stopping
 it is its caller's business."""
+
 from __future__ import annotations
 
 import signal

@@ -7,6 +7,7 @@ confirmation also reaches the target is the run solved. A lucky round therefore 
 confirmation's mean where there is one) are kept for the run's `best` checkpoint.
 Pure bookkeeping: the trainer does the calls.
 """
+
 from __future__ import annotations
 
 import enum
@@ -19,9 +20,10 @@ import numpy as np
 @dataclass
 class Candidate:
     """Parameters taken from the server at `steps` agent steps, and the evaluations they got."""
+
     theta: np.ndarray
     steps: int
-    results: list[dict] = field(default_factory=list)     # the evaluation, then its confirmation
+    results: list[dict] = field(default_factory=list)  # the evaluation, then its confirmation
 
     @property
     def score(self) -> float:
@@ -30,9 +32,9 @@ class Candidate:
 
 
 class Verdict(enum.Enum):
-    DONE = "done"          # nothing more to do with these parameters
-    CONFIRM = "confirm"    # evaluate the same parameters once more, on fresh seeds
-    SOLVED = "solved"      # confirmed at or above the target
+    DONE = "done"  # nothing more to do with these parameters
+    CONFIRM = "confirm"  # evaluate the same parameters once more, on fresh seeds
+    SOLVED = "solved"  # confirmed at or above the target
 
 
 class StopRule:
@@ -48,7 +50,7 @@ class StopRule:
         return self.pending is None and steps >= self.next_at
 
     def started(self, candidate: Candidate) -> None:
-        if not candidate.results:                # a first evaluation, not a confirmation
+        if not candidate.results:  # a first evaluation, not a confirmation
             self.next_at = candidate.steps + (self.every_steps or math.inf)
         self.pending = candidate
 
@@ -59,7 +61,7 @@ class StopRule:
         self.last = result
         passed = bool(self.target) and result["eval_return_mean"] >= self.target
         if passed and len(candidate.results) == 1:
-            return Verdict.CONFIRM               # the caller starts the confirmation at once
+            return Verdict.CONFIRM  # the caller starts the confirmation at once
         if self.best is None or candidate.score > self.best.score:
             self.best = candidate
         if passed:
@@ -69,12 +71,15 @@ class StopRule:
     def state(self) -> dict:
         """What a resumed run needs: when the next evaluation is due, and the best and last results."""
         best = self.best
-        return {"next_at": self.next_at, "last": self.last,
-                "best": {"steps": best.steps, "results": best.results} if best else None}
+        return {
+            "next_at": self.next_at,
+            "last": self.last,
+            "best": {"steps": best.steps, "results": best.results} if best else None,
+        }
 
     def restore(self, state: dict) -> None:
         self.next_at, self.last = state["next_at"], state["last"]
-        if state["best"]:       # its parameters are in best.pt; only the score is needed here
+        if state["best"]:  # its parameters are in best.pt; only the score is needed here
             self.best = Candidate(None, state["best"]["steps"], list(state["best"]["results"]))
 
     @property

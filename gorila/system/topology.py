@@ -15,6 +15,7 @@ the slice of theta+ it owns never leaves that learner's device and its part of t
 gradient is applied without a message. It is still a shard: the learner sends it gradients and the
 shard applies them, checks their staleness and keeps its own version and theta-.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -52,12 +53,13 @@ from gorila.system.builders import (
 @dataclass
 class System:
     """Handles of every placed component (objects on the local runtime, Ray actor handles on Ray)."""
+
     shards: list
     bounds: list
-    workers: dict[WorkerId, Worker] = field(default_factory=dict)   # bundles, or actors and learners
-    replays: list = field(default_factory=list)      # stand-alone replay memories (non-bundled)
+    workers: dict[WorkerId, Worker] = field(default_factory=dict)  # bundles, or actors and learners
+    replays: list = field(default_factory=list)  # stand-alone replay memories (non-bundled)
     evaluator: object = None
-    held: dict[WorkerId, tuple[int, ...]] = field(default_factory=dict)   # shards served in a worker's process
+    held: dict[WorkerId, tuple[int, ...]] = field(default_factory=dict)  # shards served in a worker's process
 
     def holder_of(self, shard: int) -> WorkerId | None:
         """The worker whose process serves parameter shard `shard` (dies and restarts with it), if any."""
@@ -75,8 +77,13 @@ class System:
         return [*self.shards, *self.replays, self.evaluator]
 
 
-def build_system(config: Config, info: EnvInfo, runtime, shard_backups: list[str] | None = None,
-                 saved_replays: list[str] | None = None) -> System:
+def build_system(
+    config: Config,
+    info: EnvInfo,
+    runtime,
+    shard_backups: list[str] | None = None,
+    saved_replays: list[str] | None = None,
+) -> System:
     """Create and connect every component of the configured topology on `runtime`. A shard whose file
     in `shard_backups` holds a state starts from it (restarted, it waits for the driver's state
     instead: `gorila.system.shard_states`); a replay memory (a bundle's or a stand-alone one, in
@@ -89,36 +96,49 @@ def build_system(config: Config, info: EnvInfo, runtime, shard_backups: list[str
     hosts = shard_hosts(config, runtime)
     if hosts:
         shards = [runtime.hosted_shard(hosts[i % len(hosts)], i) for i in range(len(bounds))]
-        hosted = [tuple((i, *bounds[i], backups[i]) for i in range(j, len(bounds), len(hosts)))
-                  for j in range(len(hosts))]
-        hosting = lambda role, j, make, *args: (place(role.hosting_shards(), make, *args, hosted[j], as_handle=hosts[j])
-                                                if j < len(hosts) else place(role, make, *args))
+        hosted = [
+            tuple((i, *bounds[i], backups[i]) for i in range(j, len(bounds), len(hosts))) for j in range(len(hosts))
+        ]
+        hosting = lambda role, j, make, *args: (
+            place(role.hosting_shards(), make, *args, hosted[j], as_handle=hosts[j])
+            if j < len(hosts)
+            else place(role, make, *args)
+        )
     else:
-        shards = [place(PARAMETER_SHARD, make_shard_of, config, info, i, start, stop, backups[i])
-                  for i, (start, stop) in enumerate(bounds)]
+        shards = [
+            place(PARAMETER_SHARD, make_shard_of, config, info, i, start, stop, backups[i])
+            for i, (start, stop) in enumerate(bounds)
+        ]
         hosting = lambda role, j, make, *args: place(role, make, *args)
     system = System(shards, bounds)
     holder_role = BUNDLE if config.bundled else LEARNER
     system.held = {WorkerId(holder_role.name, j): tuple(index for index, *_ in hosted[j]) for j in range(len(hosts))}
     if config.bundled:
         for i in range(config.actors):
-            system.workers[WorkerId(BUNDLE.name, i)] = hosting(BUNDLE, i, make_bundle, config, info, i, shards,
-                                                               bounds, calls, saved[i])
+            system.workers[WorkerId(BUNDLE.name, i)] = hosting(
+                BUNDLE, i, make_bundle, config, info, i, shards, bounds, calls, saved[i]
+            )
     else:
         layout = replay_layout(config)
         warmup = replay_warmup(config)
-        system.replays = [place(REPLAY, make_replay, config, info, capacity, streams, config.seed + i, warmup,
-                                saved[i]) for i, (capacity, streams) in enumerate(layout)]
+        system.replays = [
+            place(REPLAY, make_replay, config, info, capacity, streams, config.seed + i, warmup, saved[i])
+            for i, (capacity, streams) in enumerate(layout)
+        ]
         for i in range(config.actors):
-            writer = ReplayWriter(system.replays, actor_routes(config, i), calls,
-                                  remote_batch_steps(config.envs_per_actor))
-            system.workers[WorkerId(ACTOR.name, i)] = place(ACTOR, make_actor, config, info, i, shards, bounds,
-                                                            calls, writer)
+            writer = ReplayWriter(
+                system.replays, actor_routes(config, i), calls, remote_batch_steps(config.envs_per_actor)
+            )
+            system.workers[WorkerId(ACTOR.name, i)] = place(
+                ACTOR, make_actor, config, info, i, shards, bounds, calls, writer
+            )
         for j in range(config.learners):
-            sampler = ReplaySampler([system.replays[r] for r in learner_replays(config, j)], calls,
-                                    seed=config.seed + j)
-            system.workers[WorkerId(LEARNER.name, j)] = hosting(LEARNER, j, make_learner, config, info, j, shards,
-                                                                bounds, calls, sampler)
+            sampler = ReplaySampler(
+                [system.replays[r] for r in learner_replays(config, j)], calls, seed=config.seed + j
+            )
+            system.workers[WorkerId(LEARNER.name, j)] = hosting(
+                LEARNER, j, make_learner, config, info, j, shards, bounds, calls, sampler
+            )
     system.evaluator = place(EVALUATOR, Evaluator, config, info)
     return system
 
@@ -137,7 +157,7 @@ def actor_routes(config: Config, index: int) -> list[Route]:
     slots = range(config.envs_per_actor)
     if config.replay == "local":
         return [Route(index, tuple(slots), tuple(slots))]
-    streams = [index * config.envs_per_actor + slot for slot in slots]      # global stream ids
+    streams = [index * config.envs_per_actor + slot for slot in slots]  # global stream ids
     by_shard: dict[int, list] = {}
     for slot, stream in zip(slots, streams):
         by_shard.setdefault(stream % config.replay_shards, []).append((slot, stream // config.replay_shards))

@@ -7,6 +7,7 @@ runtime each call runs to completion when it is made, in a fixed order. On Ray a
 process dies is restarted and the run carries on (`gorila.system.recovery`). A run continues from
 its latest checkpoint with `resume=` (the payload of `records.checkpoints.load_latest_good`).
 """
+
 from __future__ import annotations
 
 import sys
@@ -45,7 +46,7 @@ from gorila.system.stop_rule import Candidate, StopRule, Verdict
 from gorila.system.topology import build_system, describe_topology, replay_count
 
 READY_TIMEOUT_S = 120
-WAIT_S = 0.2                          # longest wait for a report before the periodic jobs run again
+WAIT_S = 0.2  # longest wait for a report before the periodic jobs run again
 # Longest wait for the shards' counters or states (records, backups): a shard held in a stopped worker
 # must not hold up the loop whose watchdog restarts that worker.
 OBSERVE_TIMEOUT_S = 5.0
@@ -55,6 +56,7 @@ EVALUATOR = WorkerId("evaluator", 0)
 @dataclass(frozen=True)
 class Job:
     """A call in flight: who runs it, the budget it was given and when it was made."""
+
     worker: WorkerId
     budget: int = 0
     since: float = 0.0
@@ -64,22 +66,29 @@ class Trainer:
     """One training run. Constructing it places every component on the runtime and opens the run
     directory; `run()` trains, and always releases the runtime."""
 
-    def __init__(self, config: Config, run_dir: Path, live_progress: bool | None = None,
-                 start_time: float | None = None, resume: dict | None = None, trackers=()):
+    def __init__(
+        self,
+        config: Config,
+        run_dir: Path,
+        live_progress: bool | None = None,
+        start_time: float | None = None,
+        resume: dict | None = None,
+        trackers=(),
+    ):
         self.config, self.run_dir, self.resume = config, Path(run_dir), resume
-        self.trackers = tuple(trackers)          # besides W&B: given every scalar record (a sweep's trial)
-        self.start = time.time() if start_time is None else start_time     # wall_time 0 in the metrics
-        if resume:                                  # wall_time continues from the time already trained
+        self.trackers = tuple(trackers)  # besides W&B: given every scalar record (a sweep's trial)
+        self.start = time.time() if start_time is None else start_time  # wall_time 0 in the metrics
+        if resume:  # wall_time continues from the time already trained
             self.start -= resume["wall_time"]
-        self.pending: dict = {}          # future -> Job
+        self.pending: dict = {}  # future -> Job
         self.solved_at: tuple[int, float] | None = None
         self.live_progress = live_progress
-        self.previous_signals = stop_on_signals()   # Ctrl-C while Ray starts stops cleanly too
+        self.previous_signals = stop_on_signals()  # Ctrl-C while Ray starts stops cleanly too
         with make_vector_env_for(config, 1, config.seed) as probe:
             self.info = info = env_info(probe)
-        check_fits_env(config, info)     # network, shards, replay sizes: fail before placing anything
+        check_fits_env(config, info)  # network, shards, replay sizes: fail before placing anything
         if not config.address:
-            learner_device(config)                          # a missing GPU is a config error on this machine
+            learner_device(config)  # a missing GPU is a config error on this machine
         backups, replays = prepare_saved_states(self.run_dir, config.param_shards, replay_count(config), resume)
         raise_if_stop_asked()
         self.runtime = make_runtime(config)
@@ -98,14 +107,25 @@ class Trainer:
         self.system = build_system(config, info, self.runtime, backups, replays)
         self.params = parameter_client(config, self.system.shards, self.system.bounds, self.calls)
         self._wait_ready()
-        self.scheduler = Scheduler(info.steps(config.total_frames), config.update_every, config.actors,
-                                   config.learners, config.learning_starts)
+        self.scheduler = Scheduler(
+            info.steps(config.total_frames), config.update_every, config.actors, config.learners, config.learning_starts
+        )
         self.stop_rule = StopRule(info.steps(config.eval_every_frames), config.stop_at_return)
         # the shards' first states, kept by the driver for restarts (a runtime that restarts nothing keeps none)
-        first = (first_shard_states(config, info, self.system.bounds, self.resume)
-                 if self.runtime.restarts_components else None)
-        self.recovery = Recovery(config, self.runtime, self.system, self._record_fault, self._say,
-                                 self.resume.get("faults", 0) if self.resume else 0, first)
+        first = (
+            first_shard_states(config, info, self.system.bounds, self.resume)
+            if self.runtime.restarts_components
+            else None
+        )
+        self.recovery = Recovery(
+            config,
+            self.runtime,
+            self.system,
+            self._record_fault,
+            self._say,
+            self.resume.get("faults", 0) if self.resume else 0,
+            first,
+        )
         if self.resume:
             self._continue_counters()
         self.next_log = time.time() + config.log_every_seconds
@@ -114,9 +134,12 @@ class Trainer:
         self.next_checkpoint = self.steps + every if every else np.inf
         self.run_dir.mkdir(parents=True, exist_ok=True)
         save_yaml(config, self.run_dir / "config.yaml")
-        self.metrics = MetricsWriter(self.run_dir, start_time=self.start,
-                                     purge_after=self.info.frames(self.steps) if self.resume else None,
-                                     trackers=(WandbRun.start(config, self.run_dir), *self.trackers))
+        self.metrics = MetricsWriter(
+            self.run_dir,
+            start_time=self.start,
+            purge_after=self.info.frames(self.steps) if self.resume else None,
+            trackers=(WandbRun.start(config, self.run_dir), *self.trackers),
+        )
         self.window = TrainWindow(self.metrics.elapsed())
         self.display = ProgressDisplay(config.total_frames, self.live_progress)
 
@@ -126,8 +149,11 @@ class Trainer:
         self.recovery.shard_states.give_all()
         self.scheduler.restore(self.resume["scheduler"])
         self.stop_rule.restore(self.resume["evaluations"])
-        futures = [self.recovery.continue_from(worker, steps)
-                   for worker, steps in self.scheduler.counters.worker_steps.items() if worker in self.system.workers]
+        futures = [
+            self.recovery.continue_from(worker, steps)
+            for worker, steps in self.scheduler.counters.worker_steps.items()
+            if worker in self.system.workers
+        ]
         self.calls.get([future for future in futures if future is not None])
 
     def _wait_ready(self) -> None:
@@ -135,9 +161,11 @@ class Trainer:
         handles = self.system.handles()
         missing = self.runtime.wait_ready(handles, READY_TIMEOUT_S)
         if missing:
-            raise WorkerError(f"{missing} of {len(handles)} components could not be placed within "
-                              f"{READY_TIMEOUT_S} s: the Ray cluster lacks the CPUs/GPUs they ask for "
-                              f"(worker_cpus={self.config.worker_cpus}, learner_gpus={self.config.learner_gpus})")
+            raise WorkerError(
+                f"{missing} of {len(handles)} components could not be placed within "
+                f"{READY_TIMEOUT_S} s: the Ray cluster lacks the CPUs/GPUs they ask for "
+                f"(worker_cpus={self.config.worker_cpus}, learner_gpus={self.config.learner_gpus})"
+            )
 
     @property
     def steps(self) -> int:
@@ -152,7 +180,7 @@ class Trainer:
             if not self.pending:
                 if self.scheduler.stop_reason is not None:
                     return
-                time.sleep(BACKOFF_S)            # every learner is backing off while its replay warms up
+                time.sleep(BACKOFF_S)  # every learner is backing off while its replay warms up
                 continue
             done, _ = self.calls.wait(list(self.pending), timeout=WAIT_S)
             for future in done:
@@ -198,10 +226,16 @@ class Trainer:
         if self.stop_rule.due(self.steps) and self.scheduler.stop_reason is None:
             self.start_evaluation(Candidate(self.params.pull()[0].numpy(), self.steps))
         if time.time() >= self.next_log:
-            self.recovery.check(self.pending, evaluating=any(job.worker == EVALUATOR for job in self.pending.values()),
-                                worker_steps=self.scheduler.counters.worker_steps)
-            self.recovery.watch((self.steps, self.scheduler.counters.updates), self.pending,
-                                stopping=self.scheduler.stop_reason is not None)
+            self.recovery.check(
+                self.pending,
+                evaluating=any(job.worker == EVALUATOR for job in self.pending.values()),
+                worker_steps=self.scheduler.counters.worker_steps,
+            )
+            self.recovery.watch(
+                (self.steps, self.scheduler.counters.updates),
+                self.pending,
+                stopping=self.scheduler.stop_reason is not None,
+            )
             self.log()
         if time.time() >= self.next_backup and self.runtime.restarts_components:
             self.next_backup = time.time() + self.config.shard_backup_every_seconds
@@ -222,8 +256,9 @@ class Trainer:
 
     # ---- failures ----------------------------------------------------------------------------
     def _record_fault(self, component: str, what: str, failures: int) -> None:
-        self.metrics.write("fault", self.info.frames(self.steps), {"component": component, "reason": what,
-                                                                   "failures": failures})
+        self.metrics.write(
+            "fault", self.info.frames(self.steps), {"component": component, "reason": what, "failures": failures}
+        )
 
     def _say(self, line: str) -> None:
         self.display.message(line)
@@ -240,11 +275,14 @@ class Trainer:
         verdict = self.stop_rule.finished(result)
         frames = self.info.frames(candidate.steps)
         confirming = len(candidate.results) > 1
-        self.metrics.write("eval", frames, {**result, "updates": self.scheduler.counters.updates,
-                                            "confirmation": confirming})
+        self.metrics.write(
+            "eval", frames, {**result, "updates": self.scheduler.counters.updates, "confirmation": confirming}
+        )
         what = f"confirmation of the {frames:,}-frame parameters" if confirming else f"eval at {frames:,} frames"
-        self.display.message(f"{what}: mean {result['eval_return_mean']:.1f} +/- {result['eval_return_std']:.1f} "
-                             f"over {result['eval_episodes']} episodes")
+        self.display.message(
+            f"{what}: mean {result['eval_return_mean']:.1f} +/- {result['eval_return_std']:.1f} "
+            f"over {result['eval_episodes']} episodes"
+        )
         if self.stop_rule.improved:
             save_best(self.run_dir, self.payload(candidate.theta, evaluations=candidate.results), frames)
         if verdict is Verdict.CONFIRM:
@@ -266,14 +304,23 @@ class Trainer:
         stats = self.window.close(self.metrics.elapsed(), self.info.frames_per_step)
         stats.update(updates=self.scheduler.counters.updates, **self.server_stats())
         if self.system.replays:
-            stats["replay_size"] = sum(r["size"] for r in self.calls.get(
-                [self.calls.call(replay, ReplayServer.stats) for replay in self.system.replays]))
+            stats["replay_size"] = sum(
+                r["size"]
+                for r in self.calls.get([self.calls.call(replay, ReplayServer.stats) for replay in self.system.replays])
+            )
         stats = {key: value for key, value in stats.items() if value is not None}
         record = self.metrics.write("train", self.info.frames(self.steps), stats)
         last = self.stop_rule.last or {}
         warming = replay_warmup(self.config) if not self.scheduler.counters.updates else None
-        self.display.update(record["env_frames"], {**stats, "wall_time": record["wall_time"], "warmup": warming,
-                                                   "eval_return_mean": last.get("eval_return_mean")})
+        self.display.update(
+            record["env_frames"],
+            {
+                **stats,
+                "wall_time": record["wall_time"],
+                "warmup": warming,
+                "eval_return_mean": last.get("eval_return_mean"),
+            },
+        )
 
     def server_stats(self) -> dict:
         """The shards' counters for a train record; none when a shard does not answer in time (a shard
@@ -285,19 +332,28 @@ class Trainer:
 
     def payload(self, theta, **extra) -> dict:
         """What a checkpoint holds besides its format: enough to evaluate, report and re-run."""
-        return {"config": self.config.to_dict(), "env_info": asdict(self.info),
-                "updates": self.scheduler.counters.updates, "wall_time": self.metrics.elapsed(),
-                "theta": torch.as_tensor(theta), **extra}
+        return {
+            "config": self.config.to_dict(),
+            "env_info": asdict(self.info),
+            "updates": self.scheduler.counters.updates,
+            "wall_time": self.metrics.elapsed(),
+            "theta": torch.as_tensor(theta),
+            **extra,
+        }
 
     def checkpoint(self) -> Path:
         """A training checkpoint: the parameters, and all a resumed run continues from."""
         if self.config.save_replay:
             save_replays(self.calls, self.system.replay_holders(), self.run_dir)
         states = self.params.states()
-        payload = self.payload(torch.cat([s["theta"] for s in states]),
-                               target=torch.cat([s["target"] for s in states]), shards=states,
-                               scheduler=self.scheduler.state(), evaluations=self.stop_rule.state(),
-                               faults=self.recovery.faults.count)
+        payload = self.payload(
+            torch.cat([s["theta"] for s in states]),
+            target=torch.cat([s["target"] for s in states]),
+            shards=states,
+            scheduler=self.scheduler.state(),
+            evaluations=self.stop_rule.state(),
+            faults=self.recovery.faults.count,
+        )
         return save_checkpoint(self.run_dir, payload, self.info.frames(self.steps), self.config.keep_checkpoints)
 
     # ---- the whole run -----------------------------------------------------------------------
@@ -305,8 +361,10 @@ class Trainer:
         """Train, evaluate, checkpoint; always release the runtime."""
         try:
             resumed = f"; resumed at {self.info.frames(self.steps):,} frames" if self.resume else ""
-            self.display.message(f"gorila: {reference_of(self.config.env)} on {self.runtime.name}, "
-                                 f"{describe_topology(self.config)}; run dir {self.run_dir}{resumed}")
+            self.display.message(
+                f"gorila: {reference_of(self.config.env)} on {self.runtime.name}, "
+                f"{describe_topology(self.config)}; run dir {self.run_dir}{resumed}"
+            )
             for line in (describe_schedule(self.config, self.info), epsilon_warning(self.config, self.info)):
                 if line:
                     self.display.message(line)
@@ -316,7 +374,7 @@ class Trainer:
                 stop_honoured()
                 self.scheduler.stop(StopReason.INTERRUPTED)
                 self.display.message("interrupted: writing a final checkpoint")
-            except (WorkerError, WriteError):     # a component failed, or the disk is full: keep what we can
+            except (WorkerError, WriteError):  # a component failed, or the disk is full: keep what we can
                 self.final_checkpoint_after_failure()
                 raise
             self.recovery.settle(self.scheduler.counters.worker_steps)
@@ -354,11 +412,17 @@ class Trainer:
 
     def summary(self, checkpoint: Path) -> dict:
         best = self.stop_rule.best
-        result = {"env_frames": self.info.frames(self.steps), "updates": self.scheduler.counters.updates,
-                  "dropped_outliers": self.window.dropped_outliers, "wall_time": self.metrics.elapsed(),
-                  "stop_reason": self.scheduler.stop_reason.value, "checkpoint": str(checkpoint),
-                  "interrupted": self.scheduler.stop_reason is StopReason.INTERRUPTED,
-                  "best_eval_return_mean": best.score if best else None, **self.server_stats()}
+        result = {
+            "env_frames": self.info.frames(self.steps),
+            "updates": self.scheduler.counters.updates,
+            "dropped_outliers": self.window.dropped_outliers,
+            "wall_time": self.metrics.elapsed(),
+            "stop_reason": self.scheduler.stop_reason.value,
+            "checkpoint": str(checkpoint),
+            "interrupted": self.scheduler.stop_reason is StopReason.INTERRUPTED,
+            "best_eval_return_mean": best.score if best else None,
+            **self.server_stats(),
+        }
         if self.stop_rule.last:
             result["final_eval_return_mean"] = self.stop_rule.last["eval_return_mean"]
         if self.solved_at:

@@ -1,5 +1,6 @@
 """Atari smoke test: the atari preset trains a few thousand frames on two real ALE games, keeps
 observations uint8 4x84x84, stores about one frame per transition, checkpoints and evaluates."""
+
 import numpy as np
 import pytest
 
@@ -12,9 +13,21 @@ from gorila.system.trainer import Trainer
 
 @pytest.mark.parametrize("game", ["Breakout", "Pong"])
 def test_atari_preset_trains_checkpoints_and_evaluates(game, tmp_path):
-    config = build_config("atari", overrides=dict(
-        env=game, runtime="local", total_frames=6_000, replay_capacity=5_000, learning_starts=500, eval_episodes=1,
-        eval_max_frames=2_000, eval_every_frames=0, checkpoint_every_frames=0, log_every_seconds=5))
+    config = build_config(
+        "atari",
+        overrides=dict(
+            env=game,
+            runtime="local",
+            total_frames=6_000,
+            replay_capacity=5_000,
+            learning_starts=500,
+            eval_episodes=1,
+            eval_max_frames=2_000,
+            eval_every_frames=0,
+            checkpoint_every_frames=0,
+            log_every_seconds=5,
+        ),
+    )
     trainer = Trainer(config, tmp_path / "run", live_progress=False)
     result = trainer.run()
 
@@ -24,7 +37,7 @@ def test_atari_preset_trains_checkpoints_and_evaluates(game, tmp_path):
     batch = bundle.replay.sample(8)
     assert batch.obs.dtype == np.uint8 and batch.obs.shape == (8, 4, 84, 84)
     stats = bundle.replay.stats()
-    assert 84 * 84 <= stats["nbytes"] / stats["capacity"] < 84 * 84 * 1.05   # one frame, not a stack
+    assert 84 * 84 <= stats["nbytes"] / stats["capacity"] < 84 * 84 * 1.05  # one frame, not a stack
 
     assert result["env_frames"] >= 6_000 and result["updates"] > 0
     records = read_metrics(tmp_path / "run")

@@ -1,4 +1,5 @@
 """`gorila bench` measures real components (here the quick sections) and writes every figure as JSON."""
+
 import json
 
 from gorila import cli
@@ -14,7 +15,7 @@ def test_bench_writes_ratios_for_the_sections_asked(tmp_path, capsys):
     assert actor["bare_ale_steps_per_s"] > 0 and actor["actor_steps_per_s"] > 0
     assert actor["ratio"] == actor["actor_steps_per_s"] / actor["bare_ale_steps_per_s"]
     replay = figures["replay"]
-    assert 84 * 84 <= replay["bytes_per_transition"] < 84 * 84 * 1.05      # one frame per transition
+    assert 84 * 84 <= replay["bytes_per_transition"] < 84 * 84 * 1.05  # one frame per transition
     assert replay["inserts_per_s"] > 0 and replay["sampled_transitions_per_s"] > 0
     assert "actor" in capsys.readouterr().out
 

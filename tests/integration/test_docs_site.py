@@ -4,6 +4,7 @@ site points to a missing page or anchor. The start page's screenshot is not blan
 
 Skips where MkDocs (the `docs` extra) or Chromium is missing; `bash scripts/docs.sh` installs both
 (`DOCS_BROWSER=required` makes a Chromium it cannot install an error, as `.ci/run` asks)."""
+
 from __future__ import annotations
 
 import os
@@ -18,7 +19,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 MKDOCS_YML = ROOT / "mkdocs.yml"
-PAGES_AT_LEAST = 15          # the site's pages (home, getting started, concepts, 11 guides, 3 references, results)
+PAGES_AT_LEAST = 15  # the site's pages (home, getting started, concepts, 11 guides, 3 references, results)
 
 
 def docs_tools_missing() -> str | None:
@@ -38,12 +39,16 @@ def chromium() -> str | None:
 
 pytestmark = [
     pytest.mark.skipif(docs_tools_missing() is not None, reason=str(docs_tools_missing())),
-    pytest.mark.skipif(chromium() is None, reason="chromium is not installed: apt-get install -y chromium "
-                                                  "(bash scripts/docs.sh with DOCS_BROWSER=required does)"),
+    pytest.mark.skipif(
+        chromium() is None,
+        reason="chromium is not installed: apt-get install -y chromium "
+        "(bash scripts/docs.sh with DOCS_BROWSER=required does)",
+    ),
 ]
 
 
 # --- what a page holds ------------------------------------------------------------------------------
+
 
 class PageParser(HTMLParser):
     """The ids, <h1> texts, <img> sources and <a> hrefs of an HTML document."""
@@ -123,10 +128,17 @@ def broken_links(site: Path) -> list[str]:
 
 # --- the built site, and Chromium on it -----------------------------------------------------------------
 
+
 def build_site(out: Path) -> Path:
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(MKDOCS_YML),
-                          "-d", str(out)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    run = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(MKDOCS_YML), "-d", str(out)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert run.returncode == 0, f"mkdocs build --strict failed:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
     return out
 
@@ -138,8 +150,17 @@ def site(tmp_path_factory) -> Path:
 
 def browse(*args: str, profile: Path) -> subprocess.CompletedProcess:
     """Headless Chromium with a profile of its own (root needs --no-sandbox)."""
-    command = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-               "--no-first-run", "--hide-scrollbars", f"--user-data-dir={profile}", *args]
+    command = [
+        chromium(),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--no-first-run",
+        "--hide-scrollbars",
+        f"--user-data-dir={profile}",
+        *args,
+    ]
     return subprocess.run(command, capture_output=True, text=True, timeout=120)
 
 
@@ -148,6 +169,7 @@ def site_pages(site: Path) -> list[Path]:
 
 
 # --- the tests ---------------------------------------------------------------------------------------
+
 
 def test_every_page_renders_with_its_heading_and_images(site, tmp_path):
     pages = site_pages(site)
@@ -158,8 +180,9 @@ def test_every_page_renders_with_its_heading_and_images(site, tmp_path):
         run = browse("--dump-dom", page.as_uri(), profile=tmp_path / "profile")
         dom = parse(run.stdout)
         if run.returncode != 0 or not dom.h1 or not dom.h1[0].strip():
-            problems.append(f"{name}: no <h1> in the rendered page (chromium exit {run.returncode}: "
-                            f"{run.stderr.strip()[-300:]})")
+            problems.append(
+                f"{name}: no <h1> in the rendered page (chromium exit {run.returncode}: {run.stderr.strip()[-300:]})"
+            )
         for src in dom.images:
             target = internal_target(site, page, src)
             if target is None:
@@ -185,16 +208,24 @@ def test_no_internal_link_points_to_a_missing_page_or_anchor(site):
 def test_the_link_checker_finds_a_broken_page_and_a_broken_anchor(site, tmp_path):
     copy = shutil.copytree(site, tmp_path / "site")
     page = copy / "concepts.html"
-    page.write_text(page.read_text(encoding="utf-8").replace(
-        "</article>", '<a href="guides/no-such-page.html">x</a><a href="index.html#no-such-anchor">y</a></article>', 1),
-        encoding="utf-8")
-    assert sorted(set(broken_links(copy)) - set(broken_links(site))) == ["concepts.html: guides/no-such-page.html (no such page)",
-                                  "concepts.html: index.html#no-such-anchor (no anchor #no-such-anchor on that page)"]
+    page.write_text(
+        page.read_text(encoding="utf-8").replace(
+            "</article>",
+            '<a href="guides/no-such-page.html">x</a><a href="index.html#no-such-anchor">y</a></article>',
+            1,
+        ),
+        encoding="utf-8",
+    )
+    assert sorted(set(broken_links(copy)) - set(broken_links(site))) == [
+        "concepts.html: guides/no-such-page.html (no such page)",
+        "concepts.html: index.html#no-such-anchor (no anchor #no-such-anchor on that page)",
+    ]
 
 
 def test_the_reference_pages_come_from_the_code(site):
     from gorila.cli.main import COMMANDS
     from gorila.config.parsing import field_types
+
     config = parse((site / "reference" / "config.html").read_text(encoding="utf-8"))
     assert set(field_types()) <= config.ids, sorted(set(field_types()) - config.ids)
     cli = parse((site / "reference" / "cli.html").read_text(encoding="utf-8"))
@@ -205,9 +236,11 @@ def test_the_reference_pages_come_from_the_code(site):
 
 def test_the_start_page_screenshot_is_not_blank(site, tmp_path):
     from PIL import Image
+
     shot = tmp_path / "start.png"
-    run = browse(f"--screenshot={shot}", "--window-size=1280,900", (site / "index.html").as_uri(),
-                 profile=tmp_path / "profile")
+    run = browse(
+        f"--screenshot={shot}", "--window-size=1280,900", (site / "index.html").as_uri(), profile=tmp_path / "profile"
+    )
     assert shot.is_file() and shot.stat().st_size > 0, run.stderr[-1000:]
     with Image.open(shot) as image:
         assert image.size == (1280, 900)

@@ -5,6 +5,7 @@ good checkpoint, dropping what the killed run had logged past it.
 The driver is started in a session of its own, and Ray starts no sessions: the processes of that
 session are exactly the driver's and its Ray's (GCS, raylet, agents, workers, the guard).
 """
+
 import os
 import signal
 import subprocess
@@ -15,8 +16,18 @@ from gorila.records.checkpoints import training_checkpoints
 from gorila.records.metrics import read_metrics
 from gorila.runtime.session_guard import processes
 
-FLAGS = ["--preset", "cartpole", "--runtime", "ray", "--checkpoint-every-frames", "3000", "--eval-every-frames", "0",
-         "--log-every-seconds", "0.5"]
+FLAGS = [
+    "--preset",
+    "cartpole",
+    "--runtime",
+    "ray",
+    "--checkpoint-every-frames",
+    "3000",
+    "--eval-every-frames",
+    "0",
+    "--log-every-seconds",
+    "0.5",
+]
 
 
 def in_session(session: int) -> list[int]:
@@ -48,14 +59,17 @@ def wait_for(condition, timeout: float, poll: float = 0.2) -> bool:
 
 def test_a_driver_killed_leaves_no_ray_behind_and_resumes_from_its_checkpoint(tmp_path):
     run_dir = tmp_path / "run"
-    driver = subprocess.Popen([sys.executable, "-m", "gorila", "train", *FLAGS, "--run-dir", str(run_dir),
-                               "--total-frames", "200000"], start_new_session=True,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    driver = subprocess.Popen(
+        [sys.executable, "-m", "gorila", "train", *FLAGS, "--run-dir", str(run_dir), "--total-frames", "200000"],
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         # killed past a checkpoint, with train records logged after it (which the resume must drop)
         assert wait_for(lambda: training_checkpoints(run_dir) and driver.poll() is None, 180), "no checkpoint"
         assert wait_for(lambda: read_metrics(run_dir)[-1]["env_frames"] > newest_checkpoint(run_dir), 60)
-        assert len(in_session(driver.pid)) > 4                     # the driver, GCS, raylet, workers, ...
+        assert len(in_session(driver.pid)) > 4  # the driver, GCS, raylet, workers, ...
     finally:
         os.kill(driver.pid, signal.SIGKILL)
         driver.wait()
@@ -65,9 +79,13 @@ def test_a_driver_killed_leaves_no_ray_behind_and_resumes_from_its_checkpoint(tm
     logged = read_metrics(run_dir)
     dropped = [r for r in logged if r["env_frames"] > newest]
     assert dropped
-    resumed = subprocess.Popen([sys.executable, "-m", "gorila", "train", "--resume", str(run_dir),
-                                "--total-frames", str(newest + 2_000)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, start_new_session=True)
+    resumed = subprocess.Popen(
+        [sys.executable, "-m", "gorila", "train", "--resume", str(run_dir), "--total-frames", str(newest + 2_000)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     out, err = resumed.communicate(timeout=240)
     assert resumed.returncode == 0, err
     assert f"ckpt-{newest:012d}.pt" in out
@@ -75,7 +93,7 @@ def test_a_driver_killed_leaves_no_ray_behind_and_resumes_from_its_checkpoint(tm
     assert wait_for(lambda: not in_session(resumed.pid), 10), f"left behind: {in_session(resumed.pid)}"
     records = read_metrics(run_dir)
     assert not [r for r in records if r in dropped], "records past the checkpoint were kept"
-    after = [r for r in records if r not in logged]            # the resumed run's
+    after = [r for r in records if r not in logged]  # the resumed run's
     assert after and after[0]["env_frames"] >= newest
     frames, times = [r["env_frames"] for r in records], [r["wall_time"] for r in records]
     assert frames == sorted(frames) and times == sorted(times)

@@ -2,6 +2,7 @@
 written as JSON, an evaluation kept in its run, and bad input (unknown game, start points of another
 game or damaged, a checkpoint whose network does not fit its game, a protocol a non-Atari env cannot
 have) ending with one line and exit code 2."""
+
 import hashlib
 import json
 import os
@@ -17,8 +18,15 @@ from tests.helpers import fresh_checkpoint
 
 
 def gorila(*argv, cwd):
-    return subprocess.run([sys.executable, "-m", "gorila", *map(str, argv)], cwd=cwd, capture_output=True,
-                          text=True, timeout=300, check=False, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    return subprocess.run(
+        [sys.executable, "-m", "gorila", *map(str, argv)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
 
 
 @pytest.fixture(scope="module")
@@ -33,11 +41,22 @@ def workspace(tmp_path_factory):
 
 
 def test_human_starts_evaluation_writes_returns_settings_seeds_and_normalised_scores(workspace):
-    done = gorila("evaluate", workspace / "run", "--protocol", "human-starts", "--starts", workspace / "starts",
-                  "--max-frames", 6_000, "--json", workspace / "hs.json", cwd=workspace)
+    done = gorila(
+        "evaluate",
+        workspace / "run",
+        "--protocol",
+        "human-starts",
+        "--starts",
+        workspace / "starts",
+        "--max-frames",
+        6_000,
+        "--json",
+        workspace / "hs.json",
+        cwd=workspace,
+    )
     assert done.returncode == 0, done.stderr
     result = json.loads((workspace / "hs.json").read_text())
-    assert result["protocol"] == "human-starts" and len(result["eval_returns"]) == 2    # one per start point
+    assert result["protocol"] == "human-starts" and len(result["eval_returns"]) == 2  # one per start point
     assert [seed["start_point"] for seed in result["seeds"]] == [0, 1]
     assert result["settings"]["start_points"]["source"] == "random"
     assert {"human_normalised", "dqn_normalised"} <= set(result) and "human-normalised" in done.stdout
@@ -57,23 +76,41 @@ def bad_checkpoint(workspace):
 
 def breakout_starts(workspace):
     from gorila.evaluation.start_points import StartPoint, save_start_points
+
     point = StartPoint(0, (1,), 4, 0.0, "0" * 64)
     save_start_points(workspace / "breakout.json", "Breakout", [point], "trajectory")
     return workspace / "breakout.json"
 
 
 CASES = {
-    "unknown-game": (lambda w: ["record-starts", "--env", "NoSuchGame", "--out", w / "x", "--count", 1],
-                     "unknown environment 'NoSuchGame'"),
-    "starts-of-another-game": (lambda w: ["evaluate", w / "run", "--protocol", "human-starts", "--starts",
-                                          breakout_starts(w)], "start points of 'breakout', not of 'pong'"),
-    "damaged-starts": (lambda w: ["evaluate", w / "run", "--protocol", "human-starts", "--starts",
-                                  w / "run" / "checkpoints" / "latest.pt"], "is not a start-point file"),
+    "unknown-game": (
+        lambda w: ["record-starts", "--env", "NoSuchGame", "--out", w / "x", "--count", 1],
+        "unknown environment 'NoSuchGame'",
+    ),
+    "starts-of-another-game": (
+        lambda w: ["evaluate", w / "run", "--protocol", "human-starts", "--starts", breakout_starts(w)],
+        "start points of 'breakout', not of 'pong'",
+    ),
+    "damaged-starts": (
+        lambda w: [
+            "evaluate",
+            w / "run",
+            "--protocol",
+            "human-starts",
+            "--starts",
+            w / "run" / "checkpoints" / "latest.pt",
+        ],
+        "is not a start-point file",
+    ),
     "no-starts": (lambda w: ["evaluate", w / "run", "--protocol", "human-starts"], "needs --starts FILE"),
-    "network-does-not-fit": (lambda w: ["evaluate", bad_checkpoint(w), "--protocol", "machado"],
-                             "its network (4 actions"),
-    "non-atari-machado": (lambda w: ["evaluate", fresh_checkpoint(w / "cartpole", "CartPole-v1", "cartpole"),
-                                     "--protocol", "machado"], "is for Atari games"),
+    "network-does-not-fit": (
+        lambda w: ["evaluate", bad_checkpoint(w), "--protocol", "machado"],
+        "its network (4 actions",
+    ),
+    "non-atari-machado": (
+        lambda w: ["evaluate", fresh_checkpoint(w / "cartpole", "CartPole-v1", "cartpole"), "--protocol", "machado"],
+        "is for Atari games",
+    ),
 }
 
 
@@ -86,7 +123,6 @@ def test_bad_input_exits_2_with_one_line(case, workspace):
     assert len(lines) == 1 and lines[0].startswith("gorila: error: ") and words in lines[0], lines
 
 
-
 def test_an_evaluation_of_a_run_is_kept_in_the_run_with_the_checksum_of_its_checkpoint(workspace):
     run = fresh_checkpoint(workspace / "kept", "CartPole-v1", "cartpole")
     done = gorila("evaluate", run, "--episodes", 2, cwd=workspace)
@@ -95,9 +131,11 @@ def test_an_evaluation_of_a_run_is_kept_in_the_run_with_the_checksum_of_its_chec
     assert f"saved: {kept}" in done.stdout
     result = json.loads(kept.read_text())
     played = (run / "checkpoints" / "latest.pt").resolve()
-    assert result["eval_episodes"] == 2 and result["checkpoint_sha256"] == hashlib.sha256(played.read_bytes()).hexdigest()
+    assert (
+        result["eval_episodes"] == 2 and result["checkpoint_sha256"] == hashlib.sha256(played.read_bytes()).hexdigest()
+    )
 
-    lone = workspace / "lone.pt"                     # a checkpoint outside any run: only --json keeps it
+    lone = workspace / "lone.pt"  # a checkpoint outside any run: only --json keeps it
     shutil.copy(played, lone)
     done = gorila("evaluate", lone, "--episodes", 2, cwd=workspace)
     assert done.returncode == 0 and "saved:" not in done.stdout, done.stdout

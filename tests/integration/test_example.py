@@ -1,4 +1,5 @@
 """The single-file reading path, `examples/minimal_gorila.py`, runs its loop end to end on a tiny budget."""
+
 import re
 import subprocess
 import sys
@@ -10,8 +11,9 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "minimal_gorila.py"
 
 
 def test_minimal_example_trains_evaluates_and_reports():
-    run = subprocess.run([sys.executable, str(EXAMPLE), "--frames", "5000"], capture_output=True, text=True,
-                         timeout=300)
+    run = subprocess.run(
+        [sys.executable, str(EXAMPLE), "--frames", "5000"], capture_output=True, text=True, timeout=300
+    )
     assert run.returncode in (0, 1), run.stderr[-2000:]
     # one evaluation once 5,000 frames are in (a vector step of 4 copies later at most); the shard applied
     # the learner's gradients, one per update_every steps

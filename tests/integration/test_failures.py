@@ -1,6 +1,7 @@
 """A component whose code raises ends the run with the same one-line error on both runtimes, naming
 the component by role and index, and leaves no Ray session behind; one that stops answering is
 restarted on Ray and the run finishes."""
+
 import os
 import signal
 import sys
@@ -27,8 +28,10 @@ def bundle_whose_learner_fails(config, info, index, shards, bounds, calls, saved
     """A real bundle; bundle 1's learner raises on its first update."""
     bundle = builders.make_bundle(config, info, index, shards, bounds, calls, saved_replay, hosted)
     if index == 1:
+
         def update():
             raise FloatingPointError("loss became nan\nsecond line of detail")
+
         bundle.learner.update = update
     return bundle
 
@@ -36,9 +39,21 @@ def bundle_whose_learner_fails(config, info, index, shards, bounds, calls, saved
 @pytest.mark.parametrize("runtime", ["local", "ray"])
 def test_a_failing_component_is_named_in_one_line(runtime, tmp_path, monkeypatch):
     monkeypatch.setattr(topology, "make_bundle", bundle_whose_learner_fails)
-    config = build_config(overrides=dict(
-        env="CartPole-v1", runtime=runtime, actors=2, learners=2, total_frames=3000, learning_starts=100,
-        batch_size=16, hidden_sizes="16", eval_every_frames=0, eval_episodes=2, checkpoint_every_frames=0))
+    config = build_config(
+        overrides=dict(
+            env="CartPole-v1",
+            runtime=runtime,
+            actors=2,
+            learners=2,
+            total_frames=3000,
+            learning_starts=100,
+            batch_size=16,
+            hidden_sizes="16",
+            eval_every_frames=0,
+            eval_episodes=2,
+            checkpoint_every_frames=0,
+        )
+    )
     with pytest.raises(WorkerError) as caught:
         Trainer(config, tmp_path / "run", live_progress=False).run()
     assert str(caught.value) == "bundle 1 failed: FloatingPointError: loss became nan"
@@ -58,6 +73,7 @@ def bundle_that_hangs_once(config, info, index, shards, bounds, calls, saved_rep
                 open(marker, "w").close()
                 time.sleep(3600)
             return step()
+
         bundle.actor.step = step_then_hang
     return bundle
 
@@ -65,12 +81,26 @@ def bundle_that_hangs_once(config, info, index, shards, bounds, calls, saved_rep
 def test_a_component_that_stops_answering_is_restarted_and_the_run_finishes(tmp_path, monkeypatch):
     monkeypatch.setattr(topology, "make_bundle", bundle_that_hangs_once)
     run_dir = tmp_path / "run"
-    config = build_config(overrides=dict(
-        env="CartPole-v1", runtime="ray", actors=2, learners=2, total_frames=6000, learning_starts=100,
-        batch_size=16, hidden_sizes="16", eval_every_frames=0, eval_episodes=2, checkpoint_every_frames=0,
-        call_timeout_seconds=5, log_every_seconds=1, run_dir=str(run_dir),
-        # the shard in a process of its own: bundle 1's calls then never wait on the hung bundle 0
-        shard_placement="apart"))
+    config = build_config(
+        overrides=dict(
+            env="CartPole-v1",
+            runtime="ray",
+            actors=2,
+            learners=2,
+            total_frames=6000,
+            learning_starts=100,
+            batch_size=16,
+            hidden_sizes="16",
+            eval_every_frames=0,
+            eval_episodes=2,
+            checkpoint_every_frames=0,
+            call_timeout_seconds=5,
+            log_every_seconds=1,
+            run_dir=str(run_dir),
+            # the shard in a process of its own: bundle 1's calls then never wait on the hung bundle 0
+            shard_placement="apart",
+        )
+    )
     result = Trainer(config, run_dir, live_progress=False).run()
     assert (run_dir / "hung-once").exists(), "bundle 0 never hung: the test tested nothing"
     assert result["env_frames"] >= 6000
@@ -84,14 +114,30 @@ def test_a_run_that_stands_still_is_a_fault_and_the_workers_holding_it_up_are_re
     replay ratio, and frames and updates stand still. The watchdog records one fault, ends the learner
     (Ray starts it again, with the parameter shard it holds) and the run goes on to its budget."""
     run_dir = tmp_path / "run"
-    config = build_config(overrides=dict(
-        env="CartPole-v1", runtime="ray", bundled=False, actors=1, learners=1, total_frames=8000,
-        learning_starts=100, batch_size=16, hidden_sizes="16", eval_every_frames=0, eval_episodes=2,
-        checkpoint_every_frames=0, stall_seconds=6, log_every_seconds=0.5, run_dir=str(run_dir)))
+    config = build_config(
+        overrides=dict(
+            env="CartPole-v1",
+            runtime="ray",
+            bundled=False,
+            actors=1,
+            learners=1,
+            total_frames=8000,
+            learning_starts=100,
+            batch_size=16,
+            hidden_sizes="16",
+            eval_every_frames=0,
+            eval_episodes=2,
+            checkpoint_every_frames=0,
+            stall_seconds=6,
+            log_every_seconds=0.5,
+            run_dir=str(run_dir),
+        )
+    )
     trainer = Trainer(config, run_dir, live_progress=False)
 
     def stop_the_learner():
         os.kill(trainer.runtime.processes([trainer.system.workers[WorkerId("learner", 0)]])[0][1], signal.SIGSTOP)
+
     stopped = from_the_driver(trainer, lambda: trainer.scheduler.counters.updates >= 50, stop_the_learner)
     result = trainer.run()
     assert stopped, "the learner was never stopped: the test tested nothing"
@@ -112,14 +158,32 @@ def test_a_killed_global_replay_shard_costs_seconds_and_the_learner_keeps_dqns_r
     once collected 600k frames with 2,854 updates: the actors ran unchecked while the learner waited,
     and its next call asked for every update they had run ahead by.)"""
     run_dir = tmp_path / "run"
-    config = build_config(overrides=dict(
-        env="CartPole-v1", runtime="ray", bundled=False, replay="global", replay_shards=2, actors=3, learners=1,
-        param_shards=2, total_frames=16000, learning_starts=200, batch_size=16, hidden_sizes="16",
-        eval_every_frames=0, eval_episodes=2, checkpoint_every_frames=0, log_every_seconds=0.5, run_dir=str(run_dir)))
+    config = build_config(
+        overrides=dict(
+            env="CartPole-v1",
+            runtime="ray",
+            bundled=False,
+            replay="global",
+            replay_shards=2,
+            actors=3,
+            learners=1,
+            param_shards=2,
+            total_frames=16000,
+            learning_starts=200,
+            batch_size=16,
+            hidden_sizes="16",
+            eval_every_frames=0,
+            eval_episodes=2,
+            checkpoint_every_frames=0,
+            log_every_seconds=0.5,
+            run_dir=str(run_dir),
+        )
+    )
     trainer = Trainer(config, run_dir, live_progress=False)
 
     def kill_replay_shard_0():
         os.kill(trainer.runtime.processes([trainer.system.replays[0]])[0][1], signal.SIGKILL)
+
     killed = from_the_driver(trainer, lambda: trainer.scheduler.counters.updates >= 200, kill_replay_shard_0)
     result = trainer.run()
     assert killed, "the replay shard was never killed: the test tested nothing"
@@ -147,10 +211,24 @@ def test_a_worker_killed_again_while_it_restarts_is_a_second_fault(tmp_path):
     before it has answered any call: two deaths, two faults (Ray refuses the calls of a restarting
     worker with the same error either way; only its count of restarts tells them apart)."""
     run_dir = tmp_path / "run"
-    config = build_config(overrides=dict(
-        env="CartPole-v1", runtime="ray", actors=1, learners=1, total_frames=8000, learning_starts=100,
-        batch_size=16, hidden_sizes="16", eval_every_frames=0, eval_episodes=2, checkpoint_every_frames=0,
-        log_every_seconds=0.5, shard_placement="apart", run_dir=str(run_dir)))
+    config = build_config(
+        overrides=dict(
+            env="CartPole-v1",
+            runtime="ray",
+            actors=1,
+            learners=1,
+            total_frames=8000,
+            learning_starts=100,
+            batch_size=16,
+            hidden_sizes="16",
+            eval_every_frames=0,
+            eval_episodes=2,
+            checkpoint_every_frames=0,
+            log_every_seconds=0.5,
+            shard_placement="apart",
+            run_dir=str(run_dir),
+        )
+    )
     trainer, killed = Trainer(config, run_dir, live_progress=False), []
 
     def kill_twice():
@@ -164,6 +242,7 @@ def test_a_worker_killed_again_while_it_restarts_is_a_second_fault(tmp_path):
                 os.kill(pid, signal.SIGKILL)
                 killed.append(pid)
             time.sleep(0.01)
+
     from_the_driver(trainer, lambda: trainer.info.frames(trainer.steps) >= 1500, kill_twice)
     result = trainer.run()
     assert len(killed) == 2, "the bundle was not killed twice: the test tested nothing"

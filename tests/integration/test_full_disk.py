@@ -5,6 +5,7 @@ The disk fills for real in a child process: a limit on file size (RLIMIT_FSIZE, 
 that a write past it fails with EFBIG in the middle of torch.save or np.savez, as ENOSPC does on a
 full disk (mounting a small tmpfs would need root).
 """
+
 import json
 import re
 import resource
@@ -23,22 +24,45 @@ CHECKPOINT_FITS, CHECKPOINT_DOES_NOT = 150_000, 100_000
 
 def limited_to(size: int):
     def limit():
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)        # a write past the limit fails, not the process
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails, not the process
         resource.setrlimit(resource.RLIMIT_FSIZE, (size, resource.RLIM_INFINITY))
+
     return limit
 
 
 def train(run_dir, size: int, *flags: str) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "gorila", "train", "--preset", "cartpole", "--runtime", "local",
-               "--run-dir", str(run_dir), "--total-frames", "60000", "--checkpoint-every-frames", "1000",
-               "--eval-every-frames", "0", "--log-every-seconds", "1", *flags]
+    command = [
+        sys.executable,
+        "-m",
+        "gorila",
+        "train",
+        "--preset",
+        "cartpole",
+        "--runtime",
+        "local",
+        "--run-dir",
+        str(run_dir),
+        "--total-frames",
+        "60000",
+        "--checkpoint-every-frames",
+        "1000",
+        "--eval-every-frames",
+        "0",
+        "--log-every-seconds",
+        "1",
+        *flags,
+    ]
     return subprocess.run(command, preexec_fn=limited_to(size), capture_output=True, text=True, timeout=240)
 
 
-@pytest.mark.parametrize("size, flags, failing", [
-    (CHECKPOINT_FITS, ["--save-replay"], r"checkpoints/replay/replay-0\.npz"),
-    (CHECKPOINT_DOES_NOT, [], r"checkpoints/ckpt-\d{12}\.pt"),        # the first, at about 1,000 frames
-], ids=["replay-grows-past-the-limit", "first-checkpoint-too-large"])
+@pytest.mark.parametrize(
+    "size, flags, failing",
+    [
+        (CHECKPOINT_FITS, ["--save-replay"], r"checkpoints/replay/replay-0\.npz"),
+        (CHECKPOINT_DOES_NOT, [], r"checkpoints/ckpt-\d{12}\.pt"),  # the first, at about 1,000 frames
+    ],
+    ids=["replay-grows-past-the-limit", "first-checkpoint-too-large"],
+)
 def test_a_full_disk_ends_the_run_with_one_line_naming_the_file(tmp_path, size, flags, failing):
     run_dir = tmp_path / "run"
     result = train(run_dir, size, *flags)
@@ -46,11 +70,11 @@ def test_a_full_disk_ends_the_run_with_one_line_naming_the_file(tmp_path, size, 
     line = f"cannot write {re.escape(str(run_dir))}/{failing}: File too large"
     errors = result.stderr.strip().splitlines()
     assert len(errors) == 1 and re.fullmatch(f"gorila: error: {line}", errors[0]), result.stderr
-    assert re.search(f"no final checkpoint \\(WriteError: {line}\\)", result.stdout)      # it was tried
+    assert re.search(f"no final checkpoint \\(WriteError: {line}\\)", result.stdout)  # it was tried
     assert list(run_dir.rglob("*.tmp")) == []
-    for checkpoint in training_checkpoints(run_dir):          # each whole, matching its checksum
+    for checkpoint in training_checkpoints(run_dir):  # each whole, matching its checksum
         assert load_checkpoint(checkpoint)["env_frames"] == int(checkpoint.stem.split("-")[1])
-    records = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]   # all whole
+    records = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]  # all whole
     assert all(record["kind"] == "train" for record in records)
     if size == CHECKPOINT_FITS:
         assert len(training_checkpoints(run_dir)) == 3 and records

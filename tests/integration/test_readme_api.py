@@ -1,6 +1,7 @@
 """The README's "Python API" example runs as it stands, from a directory of its own, and does what it
 says: trains CartPole to a confirmed solve, evaluates the best checkpoint on 100 episodes, loads the
 Q-network, and trains a user's own environment and network on Ray."""
+
 import re
 import subprocess
 import sys
@@ -28,4 +29,4 @@ def test_the_readme_python_api_example_runs(tmp_path):
     assert mean >= 400, run.stdout[-2000:]
     assert re.search(r"greedy action [01] of \['0', '1'\] Q \[[-\d.e, ]+\]", run.stdout), run.stdout[-2000:]
     assert re.search(r"own env and network: [\d.]+", run.stdout), run.stdout[-2000:]
-    assert len(list((tmp_path / "runs").iterdir())) == 2       # both runs under runs/ of the working directory
+    assert len(list((tmp_path / "runs").iterdir())) == 2  # both runs under runs/ of the working directory

@@ -1,5 +1,6 @@
 """`gorila report` on a real tiny CartPole suite: PNG plots, one index.html with the run summaries and
 the final evaluation of the saved parameters, and an evaluation episode as an animation."""
+
 import re
 
 from gorila.cli import main
@@ -7,14 +8,23 @@ from gorila.experiments.suite.driver import run_suite
 from gorila.experiments.suite.plan import SuitePlan
 from gorila.records.checkpoints import BEST, find_checkpoint, load_checkpoint, save_best
 
-FIELDS = dict(learning_starts=256, batch_size=32, hidden_sizes="32", eval_every_frames=512, eval_episodes=2,
-              envs_per_actor=2, log_every_seconds=0.5, stop_at_return=0.0)
+FIELDS = dict(
+    learning_starts=256,
+    batch_size=32,
+    hidden_sizes="32",
+    eval_every_frames=512,
+    eval_episodes=2,
+    envs_per_actor=2,
+    log_every_seconds=0.5,
+    stop_at_return=0.0,
+)
 
 
 def test_report_writes_plots_a_page_and_a_video(tmp_path, capsys):
     suite = tmp_path / "suite"
-    run_suite(SuitePlan(suite, ("CartPole-v1",), 1024, preset="cartpole", overrides=FIELDS, episodes=2),
-              say=lambda line: None)
+    run_suite(
+        SuitePlan(suite, ("CartPole-v1",), 1024, preset="cartpole", overrides=FIELDS, episodes=2), say=lambda line: None
+    )
     run = suite / "CartPole-v1"
     capsys.readouterr()
     assert main(["report", str(run), str(suite), "--out", str(tmp_path / "report"), "--video"]) == 0
@@ -31,13 +41,14 @@ def test_report_writes_plots_a_page_and_a_video(tmp_path, capsys):
 
 def test_report_of_one_run_defaults_to_run_report_and_evaluates_itself(tmp_path, capsys):
     suite = tmp_path / "suite"
-    run_suite(SuitePlan(suite, ("CartPole-v1",), 1024, preset="cartpole", overrides=FIELDS, episodes=2),
-              say=lambda line: None)
+    run_suite(
+        SuitePlan(suite, ("CartPole-v1",), 1024, preset="cartpole", overrides=FIELDS, episodes=2), say=lambda line: None
+    )
     run = suite / "CartPole-v1"
-    (run / "final_eval-noop.json").unlink()             # a plain run: the report evaluates it
+    (run / "final_eval-noop.json").unlink()  # a plain run: the report evaluates it
     capsys.readouterr()
     assert main(["report", str(run), "--episodes", "3"]) == 0
-    loaded = find_checkpoint(run).name                    # what `gorila evaluate RUN` loads
+    loaded = find_checkpoint(run).name  # what `gorila evaluate RUN` loads
     assert f"over 3 episodes; checkpoints/{loaded} evaluated by this report" in capsys.readouterr().out
     assert (run / "report" / "index.html").is_file() and (run / "report" / "return_vs_frames.png").is_file()
     assert (run / "report" / "CartPole-v1-final_eval.json").is_file()
@@ -56,9 +67,32 @@ def test_report_of_a_solved_run_evaluates_the_model_gorila_evaluate_loads(tmp_pa
     """A run that stopped on a confirmed solve is reported by its best.pt, as `gorila evaluate RUN` is,
     not by the checkpoint written after it."""
     run = tmp_path / "run"
-    assert main(["train", "--preset", "cartpole", "--runtime", "local", "--run-dir", str(run),
-                 "--total-frames", "3000", "--stop-at-return", "9", "--eval-every-frames", "1024",
-                 "--eval-episodes", "2", "--confirm-episodes", "2", "--learning-starts", "256"]) == 0
+    assert (
+        main(
+            [
+                "train",
+                "--preset",
+                "cartpole",
+                "--runtime",
+                "local",
+                "--run-dir",
+                str(run),
+                "--total-frames",
+                "3000",
+                "--stop-at-return",
+                "9",
+                "--eval-every-frames",
+                "1024",
+                "--eval-episodes",
+                "2",
+                "--confirm-episodes",
+                "2",
+                "--learning-starts",
+                "256",
+            ]
+        )
+        == 0
+    )
     assert (run / "checkpoints" / "best.pt").is_file()
     capsys.readouterr()
     assert main(["report", str(run), "--episodes", "2"]) == 0
@@ -71,17 +105,39 @@ def test_report_shows_the_evaluation_gorila_evaluate_kept_until_the_parameters_c
     protocol and file, instead of evaluating again; asked for other episodes, or once best.pt holds other
     parameters, the report evaluates anew."""
     run = tmp_path / "run"
-    assert main(["train", "--preset", "cartpole", "--runtime", "local", "--run-dir", str(run), "--total-frames", "2000",
-                 "--eval-every-frames", "1024", "--eval-episodes", "2", "--learning-starts", "256"]) == 0
+    assert (
+        main(
+            [
+                "train",
+                "--preset",
+                "cartpole",
+                "--runtime",
+                "local",
+                "--run-dir",
+                str(run),
+                "--total-frames",
+                "2000",
+                "--eval-every-frames",
+                "1024",
+                "--eval-episodes",
+                "2",
+                "--learning-starts",
+                "256",
+            ]
+        )
+        == 0
+    )
     loaded = find_checkpoint(run)
     assert main(["evaluate", str(run), "--episodes", "3"]) == 0
     kept = run / "evaluations" / f"{loaded.resolve().stem}-noop-3ep.json"
     assert f"saved: {kept}" in capsys.readouterr().out
     assert main(["report", str(run)]) == 0
     out = capsys.readouterr().out
-    assert (f"over 3 episodes; checkpoints/{loaded.name} evaluated by gorila evaluate, protocol noop "
-            f"(evaluations/{kept.name})") in out, out
-    assert not (run / "report" / "run-final_eval.json").exists()           # nothing was evaluated again
+    assert (
+        f"over 3 episodes; checkpoints/{loaded.name} evaluated by gorila evaluate, protocol noop "
+        f"(evaluations/{kept.name})"
+    ) in out, out
+    assert not (run / "report" / "run-final_eval.json").exists()  # nothing was evaluated again
 
     assert main(["report", str(run), "--episodes", "2"]) == 0
     assert f"over 2 episodes; checkpoints/{loaded.name} evaluated by this report" in capsys.readouterr().out

@@ -5,6 +5,7 @@ does); the run writes its final checkpoint, and a second Trainer resumes from it
 Frames, updates, each actor's step count (and so its epsilon), the replay contents (`save_replay`)
 and the metrics continue; nothing starts again from zero.
 """
+
 import os
 import signal
 
@@ -19,16 +20,30 @@ from gorila.system.trainer import Trainer
 from tests.helpers import from_the_driver
 
 TOTAL = 12_000
-CONFIG = dict(env="CartPole-v1", runtime="local", total_frames=TOTAL, learning_starts=500, batch_size=32,
-              hidden_sizes="32", eval_every_frames=4_000, eval_episodes=2, checkpoint_every_frames=0,
-              replay_capacity=20_000, envs_per_actor=2, epsilon_decay_steps=20_000, save_replay=True,
-              log_every_seconds=0.5, seed=5)
+CONFIG = dict(
+    env="CartPole-v1",
+    runtime="local",
+    total_frames=TOTAL,
+    learning_starts=500,
+    batch_size=32,
+    hidden_sizes="32",
+    eval_every_frames=4_000,
+    eval_episodes=2,
+    checkpoint_every_frames=0,
+    replay_capacity=20_000,
+    envs_per_actor=2,
+    epsilon_decay_steps=20_000,
+    save_replay=True,
+    log_every_seconds=0.5,
+    seed=5,
+)
 
 
 def interrupt_at(trainer: Trainer, frames: int) -> None:
     """Ctrl-C (a real SIGINT to this process) once the run has `frames`, sent from its driver's loop."""
-    from_the_driver(trainer, lambda: trainer.info.frames(trainer.steps) >= frames,
-                    lambda: os.kill(os.getpid(), signal.SIGINT))
+    from_the_driver(
+        trainer, lambda: trainer.info.frames(trainer.steps) >= frames, lambda: os.kill(os.getpid(), signal.SIGINT)
+    )
 
 
 def bundle(trainer: Trainer):
@@ -49,7 +64,7 @@ def test_an_interrupted_run_resumes_where_it_stopped(tmp_path):
     payload = load_latest_good(tmp_path / "run")
     assert payload["env_frames"] == stopped["env_frames"]
     second = Trainer(config, tmp_path / "run", live_progress=False, resume=payload)
-    assert len(bundle(second).replay) == replay_at_stop          # the experience came back
+    assert len(bundle(second).replay) == replay_at_stop  # the experience came back
     assert bundle(second).actor.steps == first.info.steps(stopped["env_frames"])
     resumed = second.run()
 

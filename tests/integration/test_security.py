@@ -1,5 +1,6 @@
 """An embedded Ray run opens no port beyond this machine: every socket its processes listen on is bound
 to loopback. Ray servers otherwise bind to all interfaces, and anyone who reaches them can run code."""
+
 import ipaddress
 import os
 import socket
@@ -22,7 +23,7 @@ def descendants(root: int) -> set[int]:
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
         except OSError:
-            continue                                   # a process that ended while we looked
+            continue  # a process that ended while we looked
         children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
     found, todo = set(), [root]
     while todo:
@@ -39,7 +40,7 @@ def socket_inodes(pids: set[int]) -> set[str]:
             links = [os.readlink(fd) for fd in Path(f"/proc/{pid}/fd").iterdir()]
         except OSError:
             continue
-        inodes |= {link[len("socket:["):-1] for link in links if link.startswith("socket:[")}
+        inodes |= {link[len("socket:[") : -1] for link in links if link.startswith("socket:[")}
     return inodes
 
 
@@ -55,7 +56,7 @@ def listening_addresses(inodes: set[str]) -> list[tuple[str, int]]:
                 continue
             address_hex, port_hex = local.split(":")
             raw = bytes.fromhex(address_hex)
-            raw = b"".join(raw[i:i + 4][::-1] for i in range(0, len(raw), 4))   # 32-bit words, host order
+            raw = b"".join(raw[i : i + 4][::-1] for i in range(0, len(raw), 4))  # 32-bit words, host order
             found.append((socket.inet_ntop(family, raw), int(port_hex, 16)))
     return found
 
@@ -70,14 +71,15 @@ def test_an_embedded_ray_run_listens_on_loopback_only():
     import ray
 
     from gorila.runtime.ray import RayRuntime
+
     if ray.is_initialized():
         pytest.skip("another test left Ray running")
-    runtime = RayRuntime(Config())                      # the embedded Ray `gorila train` starts
+    runtime = RayRuntime(Config())  # the embedded Ray `gorila train` starts
     try:
         shard = runtime.place(PARAMETER_SHARD, ParameterShard, 0, np.zeros(4, np.float32))
-        assert runtime.wait_ready([shard], 120) == 0    # a worker process is up and serving too
+        assert runtime.wait_ready([shard], 120) == 0  # a worker process is up and serving too
         listening = listening_addresses(socket_inodes(descendants(os.getpid())))
-        assert len(listening) >= 3, listening           # at least the GCS, the raylet and a worker
+        assert len(listening) >= 3, listening  # at least the GCS, the raylet and a worker
         exposed = [(address, port) for address, port in listening if not is_loopback(address)]
         assert exposed == [], f"Ray listens beyond this machine on {exposed}"
     finally:

@@ -4,6 +4,7 @@ Each run goes through `Trainer.run()`: build the system, train, log, evaluate, c
 checkpoint is evaluated again from disk. The Ray runs start the program's own embedded Ray (the
 default path a user takes) and must leave no Ray session behind.
 """
+
 from pathlib import Path
 
 import pytest
@@ -15,16 +16,27 @@ from gorila.records.metrics import read_metrics
 from gorila.system.trainer import Trainer
 
 TOTAL_FRAMES = 3000
-TINY = dict(env="CartPole-v1", total_frames=TOTAL_FRAMES, learning_starts=200, batch_size=16,
-            eval_every_frames=0, eval_episodes=2, hidden_sizes="16", checkpoint_every_frames=0,
-            replay_capacity=5000, torch_threads=1, seed=11)
+TINY = dict(
+    env="CartPole-v1",
+    total_frames=TOTAL_FRAMES,
+    learning_starts=200,
+    batch_size=16,
+    eval_every_frames=0,
+    eval_episodes=2,
+    hidden_sizes="16",
+    checkpoint_every_frames=0,
+    replay_capacity=5000,
+    torch_threads=1,
+    seed=11,
+)
 
 TOPOLOGIES = {
     "bundled-2x2-ps2": dict(actors=2, learners=2, param_shards=2),
     "3actors-global2-1learner": dict(actors=3, learners=1, replay="global", replay_shards=2, bundled=False),
     "1actor-local-2learners-ps3": dict(actors=1, learners=2, param_shards=3, bundled=False),
-    "3actors-prioritised-global2-1learner": dict(actors=3, learners=1, replay="global", replay_shards=2,
-                                                 bundled=False, prioritised=True),
+    "3actors-prioritised-global2-1learner": dict(
+        actors=3, learners=1, replay="global", replay_shards=2, bundled=False, prioritised=True
+    ),
 }
 
 
@@ -41,10 +53,12 @@ def test_tiny_run(runtime, topology, tmp_path):
     result = trainer.run()
     if runtime == "ray":
         assert not ray.is_initialized()
-    elif config.prioritised:      # every sampled entry's |delta| came back to the shard that gave it
+    elif config.prioritised:  # every sampled entry's |delta| came back to the shard that gave it
         shards = [replay.stats() for replay in trainer.system.replays]
-        assert sum(s["priority_updates"] + s["stale_priority_updates"] for s in shards) == \
-            result["updates"] * config.batch_size
+        assert (
+            sum(s["priority_updates"] + s["stale_priority_updates"] for s in shards)
+            == result["updates"] * config.batch_size
+        )
 
     assert result["env_frames"] >= TOTAL_FRAMES
     assert result["updates"] > 0
@@ -57,15 +71,16 @@ def test_tiny_run(runtime, topology, tmp_path):
     evaluation = next(r for r in records if r["kind"] == "eval")
     assert evaluation["eval_episodes"] == 2 and len(evaluation["eval_returns"]) == 2
     assert evaluation["eval_return_mean"] == pytest.approx(sum(evaluation["eval_returns"]) / 2)
-    assert evaluation["eval_return_std"] == pytest.approx(abs(evaluation["eval_returns"][0]
-                                                              - evaluation["eval_returns"][1]) / 2)
-    assert min(evaluation["eval_returns"]) >= 8          # CartPole cannot end in fewer steps
+    assert evaluation["eval_return_std"] == pytest.approx(
+        abs(evaluation["eval_returns"][0] - evaluation["eval_returns"][1]) / 2
+    )
+    assert min(evaluation["eval_returns"]) >= 8  # CartPole cannot end in fewer steps
     assert result["final_eval_return_mean"] == evaluation["eval_return_mean"]
 
     trains = [r for r in records if r["kind"] == "train"]
     dropped = sum(r["dropped_outliers"] for r in trains)
     if runtime == "local":
-        assert trains[-1]["updates"] == result["updates"]   # the last train record saw every report
+        assert trains[-1]["updates"] == result["updates"]  # the last train record saw every report
         # every learner update is pushed to every shard unless it was an outlier; on the local runtime
         # nothing is in flight at the end and no gradient is stale enough to discard
         assert result["ps_discarded"] == 0
@@ -89,18 +104,32 @@ def test_local_runs_are_deterministic(tmp_path):
     results, evals = [], []
     for name in ("a", "b"):
         result = Trainer(config, tmp_path / name, live_progress=False).run()
-        results.append({k: result[k] for k in ("env_frames", "updates", "ps_version", "ps_applied",
-                                               "final_eval_return_mean", "best_eval_return_mean")})
+        results.append(
+            {
+                k: result[k]
+                for k in (
+                    "env_frames",
+                    "updates",
+                    "ps_version",
+                    "ps_applied",
+                    "final_eval_return_mean",
+                    "best_eval_return_mean",
+                )
+            }
+        )
         evals.append([r["eval_returns"] for r in read_metrics(tmp_path / name) if r["kind"] == "eval"])
     assert results[0] == results[1]
     assert evals[0] == evals[1]
 
 
-@pytest.mark.parametrize("runtime, topology", [
-    ("local", "1actor-local-2learners-ps3"),
-    ("local", "3actors-global2-1learner"),
-    ("ray", "3actors-global2-1learner"),     # actors are held back when the learner falls behind
-])
+@pytest.mark.parametrize(
+    "runtime, topology",
+    [
+        ("local", "1actor-local-2learners-ps3"),
+        ("local", "3actors-global2-1learner"),
+        ("ray", "3actors-global2-1learner"),  # actors are held back when the learner falls behind
+    ],
+)
 def test_stand_alone_learners_keep_dqns_update_ratio(runtime, topology, tmp_path):
     config = tiny_config(runtime, **TOPOLOGIES[topology])
     result = Trainer(config, tmp_path / "run", live_progress=False).run()

@@ -2,6 +2,7 @@
 same scalars as metrics.jsonl and TensorBoard; the new train metrics (epsilon, q_mean, episode_length)
 in all three; a resumed run continuing the same W&B run; and the one-line refusals when W&B cannot
 start a run without asking (not installed, or no API key while online: it would prompt for one)."""
+
 import json
 import os
 import pty
@@ -20,20 +21,33 @@ wandb = pytest.importorskip("wandb", reason="the track extra: pip install 'goril
 from wandb.proto import wandb_internal_pb2  # noqa: E402
 
 TRAIN = ["train", "--preset", "cartpole", "--runtime", "local", "--log-every-seconds", "0.3"]
-EPSILON_END = 0.04          # the cartpole preset's, for its one actor
+EPSILON_END = 0.04  # the cartpole preset's, for its one actor
 
 
 def clean_env(tmp_path, **extra) -> dict:
     """This test's gorila on the path, W&B's own folders in `tmp_path`, none of the caller's W&B settings."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("WANDB_")}
-    return {**env, "PYTHONPATH": os.pathsep.join(sys.path), "WANDB_DIR": str(tmp_path),
-            "WANDB_CONFIG_DIR": str(tmp_path / "wandb-config"), "WANDB_CACHE_DIR": str(tmp_path / "wandb-cache"),
-            "WANDB_DATA_DIR": str(tmp_path / "wandb-data"), **extra}
+    return {
+        **env,
+        "PYTHONPATH": os.pathsep.join(sys.path),
+        "WANDB_DIR": str(tmp_path),
+        "WANDB_CONFIG_DIR": str(tmp_path / "wandb-config"),
+        "WANDB_CACHE_DIR": str(tmp_path / "wandb-cache"),
+        "WANDB_DATA_DIR": str(tmp_path / "wandb-data"),
+        **extra,
+    }
 
 
 def gorila(args, tmp_path, env, timeout=300, **options):
-    return subprocess.run([sys.executable, "-m", "gorila", *args], cwd=tmp_path, env=env, capture_output=True,
-                          text=True, timeout=timeout, **options)
+    return subprocess.run(
+        [sys.executable, "-m", "gorila", *args],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        **options,
+    )
 
 
 def wandb_records(path) -> list:
@@ -42,15 +56,15 @@ def wandb_records(path) -> list:
     file header."""
     data, records, position, pending = path.read_bytes(), [], 7, b""
     while position + 7 <= len(data):
-        if 32768 - position % 32768 < 7:              # a block's tail too short for a header is padding
+        if 32768 - position % 32768 < 7:  # a block's tail too short for a header is padding
             position += 32768 - position % 32768
             continue
-        _, length, kind = struct.unpack("<IHB", data[position:position + 7])
+        _, length, kind = struct.unpack("<IHB", data[position : position + 7])
         if kind == 0:
             break
-        pending += data[position + 7:position + 7 + length]
+        pending += data[position + 7 : position + 7 + length]
         position += 7 + length
-        if kind in (1, 4):                            # a whole record, or the last chunk of one
+        if kind in (1, 4):  # a whole record, or the last chunk of one
             record = wandb_internal_pb2.Record()
             record.ParseFromString(pending)
             records.append(record)
@@ -70,8 +84,9 @@ def wandb_run(run_dir) -> dict:
                 run["id"] = record.run.run_id
                 run["config"] = {item.key: json.loads(item.value_json) for item in record.run.config.update}
             elif kind == "history":
-                run["history"].append({item.key or "/".join(item.nested_key): json.loads(item.value_json)
-                                       for item in record.history.item})      # W&B splits `train/fps` at the /
+                run["history"].append(
+                    {item.key or "/".join(item.nested_key): json.loads(item.value_json) for item in record.history.item}
+                )  # W&B splits `train/fps` at the /
             elif kind == "exit":
                 run["exit_code"] = record.exit.exit_code
         runs.append(run)
@@ -81,8 +96,11 @@ def wandb_run(run_dir) -> dict:
 @pytest.fixture(scope="module")
 def tracked_run(tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp("tracked")
-    process = gorila([*TRAIN, "--total-frames", "3000", "--track", "--run-dir", str(tmp_path / "run")], tmp_path,
-                     clean_env(tmp_path, WANDB_MODE="offline"))
+    process = gorila(
+        [*TRAIN, "--total-frames", "3000", "--track", "--run-dir", str(tmp_path / "run")],
+        tmp_path,
+        clean_env(tmp_path, WANDB_MODE="offline"),
+    )
     assert process.returncode == 0, process.stderr[-3000:]
     return tmp_path / "run"
 
@@ -110,16 +128,17 @@ def test_train_records_have_the_exploration_rate_the_mean_q_and_the_episode_leng
     assert len(trains) >= 3
     epsilons = [r["epsilon"] for r in trains]
     assert all(EPSILON_END <= e <= 1.0 for e in epsilons) and epsilons == sorted(epsilons, reverse=True)
-    assert epsilons[0] > epsilons[-1] + 0.1           # 3,000 of the 8,000 steps epsilon anneals over
+    assert epsilons[0] > epsilons[-1] + 0.1  # 3,000 of the 8,000 steps epsilon anneals over
     assert all(8 <= r["episode_length"] <= 500 for r in trains)
     assert all(r["episode_length"] == pytest.approx(r["return_mean"]) for r in trains)  # CartPole: 1 a step
     learning = [r for r in trains if r.get("updates")]
-    assert learning and all("q_mean" in r and 0 < r["q_mean"] < 100 for r in learning)   # returns <= 100 at gamma 0.99
-    assert "q_mean" not in trains[0]                  # no minibatch before the replay is warm
+    assert learning and all("q_mean" in r and 0 < r["q_mean"] < 100 for r in learning)  # returns <= 100 at gamma 0.99
+    assert "q_mean" not in trains[0]  # no minibatch before the replay is warm
 
 
 def test_tensorboard_has_the_new_scalars_too(tracked_run):
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
     events = EventAccumulator(str(tracked_run / "tensorboard")).Reload()
     trains = [r for r in read_metrics(tracked_run) if r["kind"] == "train"]
     for key in ("epsilon", "episode_length", "q_mean"):
@@ -132,14 +151,20 @@ def test_an_interrupted_tracked_run_resumes_into_the_same_wandb_run(tmp_path):
     run_dir = tmp_path / "run"
     # a budget far beyond where the Ctrl-C lands (right after the first train record), so that the run
     # cannot have ended before it; the resumed run then goes 3,000 frames further
-    first = subprocess.Popen([sys.executable, "-m", "gorila", *TRAIN, "--total-frames", "200000", "--track",
-                              "--run-dir", str(run_dir)], cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE, text=True, start_new_session=True)
+    first = subprocess.Popen(
+        [sys.executable, "-m", "gorila", *TRAIN, "--total-frames", "200000", "--track", "--run-dir", str(run_dir)],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     deadline = time.time() + 120
     while not (run_dir / "metrics.jsonl").is_file() or '"train"' not in (run_dir / "metrics.jsonl").read_text():
         assert time.time() < deadline and first.poll() is None
         time.sleep(0.05)
-    os.killpg(first.pid, signal.SIGINT)               # Ctrl-C: the whole group, wandb's service too
+    os.killpg(first.pid, signal.SIGINT)  # Ctrl-C: the whole group, wandb's service too
     assert first.wait(timeout=120) == 130, first.stderr.read()[-3000:]
     stopped = read_metrics(run_dir)[-1]["env_frames"]
     assert stopped < 200_000
@@ -155,11 +180,18 @@ def test_an_interrupted_tracked_run_resumes_into_the_same_wandb_run(tmp_path):
 
 def test_without_wandb_a_tracked_run_is_refused_in_one_line_before_anything_starts(tmp_path):
     hide = "import sys; sys.modules['wandb'] = None; from gorila.cli import main; sys.exit(main())"
-    process = subprocess.run([sys.executable, "-c", hide, *TRAIN, "--track", "--run-dir", str(tmp_path / "run")],
-                             cwd=tmp_path, env=clean_env(tmp_path), capture_output=True, text=True, timeout=120)
+    process = subprocess.run(
+        [sys.executable, "-c", hide, *TRAIN, "--track", "--run-dir", str(tmp_path / "run")],
+        cwd=tmp_path,
+        env=clean_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert process.returncode == 2
     assert process.stderr.splitlines() == [
-        "gorila: error: track: Weights & Biases is not installed (pip install 'gorila[track]')"]
+        "gorila: error: track: Weights & Biases is not installed (pip install 'gorila[track]')"
+    ]
     assert not (tmp_path / "run").exists()
 
 
@@ -175,7 +207,7 @@ def on_a_terminal(args, cwd, env, timeout: float) -> tuple[int | None, str]:
             if select.select([controller], [], [], 0.5)[0]:
                 try:
                     output += os.read(controller, 4096)
-                except OSError:                       # EIO: the process and its children closed the terminal
+                except OSError:  # EIO: the process and its children closed the terminal
                     break
         code = process.wait(timeout=max(deadline - time.time(), 0.1))
     except subprocess.TimeoutExpired:
@@ -190,8 +222,12 @@ def on_a_terminal(args, cwd, env, timeout: float) -> tuple[int | None, str]:
 def test_online_without_an_api_key_a_tracked_run_is_refused_instead_of_prompting_for_one(tmp_path):
     """On a terminal W&B asks for a key and waits; the run is refused before that, in one line."""
     env = clean_env(tmp_path, HOME=str(tmp_path), NETRC=str(tmp_path / "no-netrc"))
-    code, output = on_a_terminal([sys.executable, "-m", "gorila", *TRAIN, "--track", "--run-dir", str(tmp_path / "run")],
-                                 tmp_path, env, timeout=90)
+    code, output = on_a_terminal(
+        [sys.executable, "-m", "gorila", *TRAIN, "--track", "--run-dir", str(tmp_path / "run")],
+        tmp_path,
+        env,
+        timeout=90,
+    )
     lines = [line for line in output.splitlines() if line.strip()]
     assert code == 2, output[-3000:]
     assert len(lines) == 1 and lines[0].startswith("gorila: error: track: Weights & Biases has no API key here")

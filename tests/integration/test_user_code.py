@@ -2,6 +2,7 @@
 command line (`--env tests.integration.test_user_code:Signpost-v0 --network ...:small_q_network`) and
 given from Python as the objects themselves, from a thread other than the main one. The checkpoints
 load back with `gorila.load_q_network`, which acts as the trained agent does."""
+
 import subprocess
 import sys
 import threading
@@ -15,7 +16,7 @@ import torch
 import gorila
 
 ROOT = Path(__file__).resolve().parents[2]
-MODULE = __name__          # tests.integration.test_user_code: what Ray's workers import
+MODULE = __name__  # tests.integration.test_user_code: what Ray's workers import
 
 
 class Signpost(gymnasium.Env):
@@ -27,7 +28,7 @@ class Signpost(gymnasium.Env):
     def __init__(self, length: int = 5):
         self.length = length
         self.observation_space = gymnasium.spaces.Box(0.0, 1.0, (length + 2,), np.float32)
-        self.action_space = gymnasium.spaces.Discrete(2)          # 0: left, 1: right
+        self.action_space = gymnasium.spaces.Discrete(2)  # 0: left, 1: right
 
     def _obs(self) -> np.ndarray:
         obs = np.zeros(self.length + 2, np.float32)
@@ -61,13 +62,22 @@ def make_signpost(length: int = 5) -> gymnasium.Env:
 
 def small_q_network(obs_shape, num_actions) -> torch.nn.Module:
     """A user's own Q-network: one hidden layer of 32."""
-    return torch.nn.Sequential(torch.nn.Linear(int(np.prod(obs_shape)), 32), torch.nn.ReLU(),
-                               torch.nn.Linear(32, num_actions))
+    return torch.nn.Sequential(
+        torch.nn.Linear(int(np.prod(obs_shape)), 32), torch.nn.ReLU(), torch.nn.Linear(32, num_actions)
+    )
 
 
 SOLVED = 0.8
-TRAINING = {"total_frames": 12_000, "learning_starts": 500, "epsilon_decay_steps": 3_000, "epsilon_end": 0.05,
-            "eval_every_frames": 1_000, "stop_at_return": SOLVED, "confirm_episodes": 20, "target_update_every": 100}
+TRAINING = {
+    "total_frames": 12_000,
+    "learning_starts": 500,
+    "epsilon_decay_steps": 3_000,
+    "epsilon_end": 0.05,
+    "eval_every_frames": 1_000,
+    "stop_at_return": SOLVED,
+    "confirm_episodes": 20,
+    "target_update_every": 100,
+}
 
 
 def flags(fields: dict) -> list[str]:
@@ -76,10 +86,31 @@ def flags(fields: dict) -> list[str]:
 
 @pytest.mark.parametrize("runtime", ["local", "ray"])
 def test_a_users_env_and_network_named_on_the_command_line_train(runtime, tmp_path):
-    run = subprocess.run([sys.executable, "-m", "gorila", "train", "--preset", "cartpole", "--runtime", runtime,
-                          "--env", f"{MODULE}:Signpost-v0", "--env-kwargs", "length=7",
-                          "--network", f"{MODULE}:small_q_network", *flags(TRAINING),
-                          "--run-dir", str(tmp_path / "run")], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "gorila",
+            "train",
+            "--preset",
+            "cartpole",
+            "--runtime",
+            runtime,
+            "--env",
+            f"{MODULE}:Signpost-v0",
+            "--env-kwargs",
+            "length=7",
+            "--network",
+            f"{MODULE}:small_q_network",
+            *flags(TRAINING),
+            "--run-dir",
+            str(tmp_path / "run"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     assert "solved: eval mean >= 0.8" in run.stdout, run.stdout[-2000:]
     saved = (tmp_path / "run" / "config.yaml").read_text()
@@ -91,12 +122,14 @@ def test_a_users_env_and_network_named_on_the_command_line_train(runtime, tmp_pa
 
 @pytest.mark.parametrize("runtime", ["local", "ray"])
 def test_a_users_env_factory_and_network_given_from_python_train_from_a_thread(runtime, tmp_path):
-    config = gorila.make_config("cartpole", runtime=runtime, env=make_signpost, env_kwargs={"length": 5},
-                                network=small_q_network, **TRAINING)
+    config = gorila.make_config(
+        "cartpole", runtime=runtime, env=make_signpost, env_kwargs={"length": 5}, network=small_q_network, **TRAINING
+    )
     results = {}
 
     def train():
         results["train"] = gorila.train(config, tmp_path / "run")
+
     worker = threading.Thread(target=train)
     worker.start()
     worker.join(timeout=600)
@@ -113,5 +146,5 @@ def reads_the_sign(q_network, length: int) -> bool:
     """The greedy action in the middle of the corridor goes the way the sign points."""
     middle = np.zeros((2, length + 2), np.float32)
     middle[:, length // 2] = 1.0
-    middle[0, length], middle[1, length + 1] = 1.0, 1.0         # the sign: left, then right
+    middle[0, length], middle[1, length + 1] = 1.0, 1.0  # the sign: left, then right
     return list(q_network.act(middle)) == [0, 1]

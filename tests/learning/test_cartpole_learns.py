@@ -7,6 +7,7 @@ parameter shards are held by the learners' processes (the default placement), so
 learner's process brings its shards back too, with their last state from the driver. Each kill
 must cost seconds, not the run: Ray restarts the process, the driver records a fault and carries on.
 """
+
 import os
 import signal
 
@@ -23,11 +24,16 @@ from tests.helpers import from_the_driver
 # shard kills the bundle that holds it.
 SETUPS = {
     "local-1-bundle": (dict(runtime="local"), [], set()),
-    "ray-2-bundles-killed": (dict(runtime="ray", actors=2, learners=2, param_shards=2),
-                             [WorkerId("bundle", 1), "shard 0"], {"bundle 1", "shard 1", "bundle 0", "shard 0"}),
-    "ray-actor-learner-killed": (dict(runtime="ray", bundled=False, actors=1, learners=1, param_shards=2),
-                                 [WorkerId("actor", 0), WorkerId("learner", 0)],
-                                 {"actor 0", "learner 0", "shard 0", "shard 1"}),
+    "ray-2-bundles-killed": (
+        dict(runtime="ray", actors=2, learners=2, param_shards=2),
+        [WorkerId("bundle", 1), "shard 0"],
+        {"bundle 1", "shard 1", "bundle 0", "shard 0"},
+    ),
+    "ray-actor-learner-killed": (
+        dict(runtime="ray", bundled=False, actors=1, learners=1, param_shards=2),
+        [WorkerId("actor", 0), WorkerId("learner", 0)],
+        {"actor 0", "learner 0", "shard 0", "shard 1"},
+    ),
 }
 # The kills come every 2,000 frames, from the driver's own loop, just before its periodic jobs: all of
 # them land before the first evaluation is due (eval_every_frames 5,000), so that no run can be solved,
@@ -46,8 +52,9 @@ def kill_in_turn(trainer: Trainer, victims: list) -> list:
         killed.append(str(victim))
 
     for number, victim in enumerate(victims, start=1):
-        due = lambda number=number: (len(killed) == number - 1
-                                     and trainer.info.frames(trainer.steps) >= number * KILL_EVERY_FRAMES)
+        due = lambda number=number: (
+            len(killed) == number - 1 and trainer.info.frames(trainer.steps) >= number * KILL_EVERY_FRAMES
+        )
         from_the_driver(trainer, due, lambda victim=victim: kill(victim))
     return killed
 

@@ -1,6 +1,7 @@
 """`gorila.load_q_network`: a checkpoint's Q-network as a ready module, with the meaning of each output
 (ALE's action names for an Atari game, in the network's order), acting on one observation or a batch
 as the saved agent does; `gorila.make_config` layers as `gorila train` does."""
+
 import numpy as np
 import pytest
 import torch

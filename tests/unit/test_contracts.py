@@ -1,5 +1,6 @@
 """The call contracts: each component implements its contract's methods with the same parameters,
 every placed component is one of its role, and no cross-process call names its method by a string."""
+
 import ast
 import inspect
 from pathlib import Path
@@ -39,9 +40,16 @@ from gorila.runtime.calls import DirectCalls
 from gorila.runtime.local import LocalRuntime
 from gorila.system.topology import build_system
 
-IMPLEMENTATIONS = [(ParameterShard, ShardServer), (ReplayMemory, ReplayServer), (Evaluator, EvaluatorServer),
-                   (Actor, ActorWorker), (Learner, LearnerWorker), (Bundle, BundleWorker),
-                   (MeasuredLearner, Timed), (MeasuredActor, Timed)]
+IMPLEMENTATIONS = [
+    (ParameterShard, ShardServer),
+    (ReplayMemory, ReplayServer),
+    (Evaluator, EvaluatorServer),
+    (Actor, ActorWorker),
+    (Learner, LearnerWorker),
+    (Bundle, BundleWorker),
+    (MeasuredLearner, Timed),
+    (MeasuredActor, Timed),
+]
 ROLES = [PARAMETER_SHARD, REPLAY, EVALUATOR, ACTOR, LEARNER, BUNDLE]
 
 
@@ -66,12 +74,27 @@ def test_contracts_extend_each_other_with_the_same_functions():
     assert set(contract_methods(LearnerWorker)) == {"run"}
 
 
-@pytest.mark.parametrize("topology", [dict(bundled=True, actors=2, learners=2),
-                                      dict(bundled=False, actors=2, learners=3, replay="global", replay_shards=2)],
-                         ids=["bundled", "global-replay"])
+@pytest.mark.parametrize(
+    "topology",
+    [
+        dict(bundled=True, actors=2, learners=2),
+        dict(bundled=False, actors=2, learners=3, replay="global", replay_shards=2),
+    ],
+    ids=["bundled", "global-replay"],
+)
 def test_every_component_the_topology_places_is_one_of_its_role(topology, tmp_path):
-    config = build_config(overrides=dict(env="CartPole-v1", runtime="local", hidden_sizes="8", eval_episodes=1,
-                                         total_frames=4_000, learning_starts=100, param_shards=2, **topology))
+    config = build_config(
+        overrides=dict(
+            env="CartPole-v1",
+            runtime="local",
+            hidden_sizes="8",
+            eval_episodes=1,
+            total_frames=4_000,
+            learning_starts=100,
+            param_shards=2,
+            **topology,
+        )
+    )
     with make_vector_env(config.env, 1) as probe:
         info = env_info(probe)
     placed = []
@@ -80,6 +103,7 @@ def test_every_component_the_topology_places_is_one_of_its_role(topology, tmp_pa
         def place(self, role, make, *args):
             placed.append((role, make(*args)))
             return placed[-1][1]
+
     build_system(config, info, Recording(config))
     classes = dict((contract, component) for component, contract in IMPLEMENTATIONS)
     for role, component in placed:
@@ -105,9 +129,16 @@ def test_learner_processes_are_the_bundles_or_the_stand_alone_learners():
 
 def string_named_calls(tree) -> list[int]:
     """Lines of `<calls>.call(target, "method", ...)`: a method named by a string literal."""
-    return [node.lineno for node in ast.walk(tree)
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "call"
-            and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)]
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "call"
+        and len(node.args) >= 2
+        and isinstance(node.args[1], ast.Constant)
+        and isinstance(node.args[1].value, str)
+    ]
 
 
 def test_no_call_names_its_method_by_a_string():

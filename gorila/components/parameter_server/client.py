@@ -11,6 +11,7 @@ this learner) is called directly, with tensors: its gradient slice is a view of 
 learner's device, and its theta+ comes back as a tensor there. Only the slices of shards in other
 processes travel, as numpy arrays. Either way theta+ reaches the caller as one tensor on its `device`.
 """
+
 from __future__ import annotations
 
 from collections import deque
@@ -35,8 +36,7 @@ def synchronous_refresh(config, holds_every_shard: bool = False) -> bool:
 def slice_bounds(size: int, num_shards: int) -> list[tuple[int, int]]:
     """Contiguous [start, stop) ranges covering `size` entries, sizes differing by at most one."""
     if num_shards < 1 or num_shards > size:
-        raise ValueError(f"cannot split {size} parameters into {num_shards} shards "
-                         f"(need 1 <= param_shards <= {size})")
+        raise ValueError(f"cannot split {size} parameters into {num_shards} shards (need 1 <= param_shards <= {size})")
     edges = np.linspace(0, size, num_shards + 1).round().astype(int)
     return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:])]
 
@@ -71,8 +71,15 @@ class ParameterClient:
     """Talks to all shards (directly to those in this process, through `calls` to the others),
     tracking the versions it last saw; theta+ comes back as a tensor on `device`."""
 
-    def __init__(self, shards: list, bounds: list[tuple[int, int]], calls, max_inflight: int = 4,
-                 synchronous: bool = False, device: torch.device | str = "cpu"):
+    def __init__(
+        self,
+        shards: list,
+        bounds: list[tuple[int, int]],
+        calls,
+        max_inflight: int = 4,
+        synchronous: bool = False,
+        device: torch.device | str = "cpu",
+    ):
         here = [isinstance(shard, ParameterShard) for shard in shards]
         self.shards = [SameProcessShard(shard) if local else shard for shard, local in zip(shards, here)]
         self.shard_calls = [DirectCalls() if local else calls for local in here]
@@ -104,14 +111,14 @@ class ParameterClient:
         """
         futures = self._send(ShardServer.apply_and_pull, gradient, base_versions)
         if self.synchronous:
-            self.inflight.pop()                 # answered here: nothing left in flight to drain
+            self.inflight.pop()  # answered here: nothing left in flight to drain
             return self._absorb(self._get(futures))
         previous, self.prefetched = self.prefetched, futures
         return self._absorb(self._get(previous if previous is not None else self._request()))
 
     def _send(self, method, gradient, base_versions: np.ndarray) -> list:
         rows = torch.atleast_2d(torch.as_tensor(gradient))
-        travelling = None if self.all_here else rows.cpu().numpy()     # one copy off the device, if any
+        travelling = None if self.all_here else rows.cpu().numpy()  # one copy off the device, if any
         futures = []
         for shard, calls, (start, stop), version in zip(self.shards, self.shard_calls, self.bounds, base_versions):
             local = isinstance(shard, SameProcessShard)

@@ -14,6 +14,7 @@ DQN's rule was tuned on the gradient of the clipped TD errors summed over the mi
 (`loss_reduction: sum`): on a mean, 32 times smaller, its eps would dominate the root. AdaGrad divides
 the scale out, so the reduction matters to it only through eps.
 """
+
 from __future__ import annotations
 
 import math
@@ -24,12 +25,16 @@ import torch
 class UpdateRule:
     """What every rule shares: its state (moments, step count) as tensors on the shard's device and
     numbers; for checkpoints, as CPU tensors."""
+
     device = torch.device("cpu")
 
     def state(self) -> dict:
         """Everything but scratch space (names starting with an underscore) and the device."""
-        return {key: value.cpu().clone() if torch.is_tensor(value) else value for key, value in vars(self).items()
-                if not key.startswith("_") and key != "device"}
+        return {
+            key: value.cpu().clone() if torch.is_tensor(value) else value
+            for key, value in vars(self).items()
+            if not key.startswith("_") and key != "device"
+        }
 
     def load(self, state: dict) -> None:
         """Continue from `state()` of a rule of the same kind and size (a resumed or restarted shard)."""
@@ -66,13 +71,13 @@ class AdaGrad(UpdateRule):
 class DQNRMSProp(UpdateRule):
     def __init__(self, size: int, learning_rate: float, eps: float = 0.01, alpha: float = 0.95, **_):
         self.lr, self.eps, self.alpha = learning_rate, eps, alpha
-        self.mean = torch.zeros(size)           # m: running mean of g
-        self.mean_square = torch.zeros(size)    # n: running mean of g^2
-        self._denominator = torch.empty(size)   # scratch, reused: no allocation per gradient
+        self.mean = torch.zeros(size)  # m: running mean of g
+        self.mean_square = torch.zeros(size)  # n: running mean of g^2
+        self._denominator = torch.empty(size)  # scratch, reused: no allocation per gradient
 
     def step(self, theta: torch.Tensor, gradient: torch.Tensor) -> None:
         a = self.alpha
-        self.mean.lerp_(gradient, 1 - a)        # a m + (1-a) g in one pass
+        self.mean.lerp_(gradient, 1 - a)  # a m + (1-a) g in one pass
         self.mean_square.mul_(a).addcmul_(gradient, gradient, value=1 - a)
         denominator = torch.addcmul(self.mean_square, self.mean, self.mean, value=-1, out=self._denominator)
         theta.addcdiv_(gradient, denominator.add_(self.eps).sqrt_(), value=-self.lr)
@@ -83,7 +88,7 @@ class Adam(UpdateRule):
         self.lr, self.eps, (self.beta1, self.beta2) = learning_rate, eps, betas
         self.first, self.second = torch.zeros(size), torch.zeros(size)
         self.steps = 0
-        self._denominator = torch.empty(size)   # scratch, reused: no allocation per gradient
+        self._denominator = torch.empty(size)  # scratch, reused: no allocation per gradient
 
     def step(self, theta: torch.Tensor, gradient: torch.Tensor) -> None:
         """theta -= lr / c1 * m / (sqrt(v / c2) + eps), c = 1 - beta ** steps, in six passes and no
@@ -91,16 +96,17 @@ class Adam(UpdateRule):
         self.steps += 1
         self.first.lerp_(gradient, 1 - self.beta1)
         self.second.mul_(self.beta2).addcmul_(gradient, gradient, value=1 - self.beta2)
-        root_c2 = math.sqrt(1 - self.beta2 ** self.steps)
+        root_c2 = math.sqrt(1 - self.beta2**self.steps)
         denominator = torch.sqrt(self.second, out=self._denominator).add_(self.eps * root_c2)
-        theta.addcdiv_(self.first, denominator, value=-self.lr * root_c2 / (1 - self.beta1 ** self.steps))
+        theta.addcdiv_(self.first, denominator, value=-self.lr * root_c2 / (1 - self.beta1**self.steps))
 
 
 OPTIMIZERS = {"sgd": SGD, "adagrad": AdaGrad, "rmsprop": DQNRMSProp, "adam": Adam}
 
 
-def make_optimizer(name: str, size: int, learning_rate: float, eps: float, rmsprop_alpha: float,
-                   device: torch.device | str = "cpu"):
+def make_optimizer(
+    name: str, size: int, learning_rate: float, eps: float, rmsprop_alpha: float, device: torch.device | str = "cpu"
+):
     """The update rule a shard applies to a slice of `size` parameters kept on `device`."""
     if name not in OPTIMIZERS:
         raise ValueError(f"unknown optimizer {name!r}")

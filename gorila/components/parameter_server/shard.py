@@ -10,6 +10,7 @@ contract's methods take and give numpy arrays (what travels between processes); 
 process uses `snapshot` and `target_snapshot` and passes tensors. One lock makes every method safe to
 call from two threads (a host that serves other processes' calls beside its own work).
 """
+
 from __future__ import annotations
 
 import threading
@@ -28,19 +29,30 @@ warnings.filterwarnings("ignore", message="The given NumPy array is not writable
 class ParameterShard:
     """Owns theta+[start:stop], applies gradient slices to it, and counts what it applied or discarded."""
 
-    def __init__(self, index: int, initial: np.ndarray, *, optimizer: str = "adam", learning_rate: float = 1e-3,
-                 optimizer_eps: float = 1e-8, rmsprop_alpha: float = 0.95, max_staleness: int = 0,
-                 target_update_every: int = 1000, device: str = "cpu"):
+    def __init__(
+        self,
+        index: int,
+        initial: np.ndarray,
+        *,
+        optimizer: str = "adam",
+        learning_rate: float = 1e-3,
+        optimizer_eps: float = 1e-8,
+        rmsprop_alpha: float = 0.95,
+        max_staleness: int = 0,
+        target_update_every: int = 1000,
+        device: str = "cpu",
+    ):
         self.index, self.device = index, torch.device(device)
-        self.theta = torch.tensor(np.asarray(initial, dtype=np.float32), device=self.device)   # our own copy
+        self.theta = torch.tensor(np.asarray(initial, dtype=np.float32), device=self.device)  # our own copy
         self.target = self.theta.clone()
-        self.optimizer = make_optimizer(optimizer, self.theta.numel(), learning_rate, optimizer_eps, rmsprop_alpha,
-                                        self.device)
+        self.optimizer = make_optimizer(
+            optimizer, self.theta.numel(), learning_rate, optimizer_eps, rmsprop_alpha, self.device
+        )
         self._lock = threading.RLock()
         self.max_staleness = max_staleness
         self.target_update_every = target_update_every
-        self.version = 0           # updates applied so far
-        self.target_version = 0    # theta- refreshes so far
+        self.version = 0  # updates applied so far
+        self.target_version = 0  # theta- refreshes so far
         self.discarded = 0
         self.staleness_sum = 0
 
@@ -116,27 +128,39 @@ class ParameterShard:
 
     def stats(self) -> dict:
         applied = self.version
-        return {"shard": self.index, "version": self.version, "target_version": self.target_version,
-                "applied": applied, "discarded": self.discarded,
-                "mean_staleness": self.staleness_sum / applied if applied else 0.0}
+        return {
+            "shard": self.index,
+            "version": self.version,
+            "target_version": self.target_version,
+            "applied": applied,
+            "discarded": self.discarded,
+            "mean_staleness": self.staleness_sum / applied if applied else 0.0,
+        }
 
     def state(self) -> dict:
         """Everything this shard knows (theta+, theta-, optimizer moments, versions, counts), for
         checkpoints and for restoring a restarted shard: CPU tensors and plain data only, wherever the
         shard keeps them."""
         with self._lock:
-            return {"theta": self.theta.cpu().clone(), "target": self.target.cpu().clone(), "version": self.version,
-                    "target_version": self.target_version, "discarded": self.discarded,
-                    "staleness_sum": self.staleness_sum, "optimizer": self.optimizer.state()}
+            return {
+                "theta": self.theta.cpu().clone(),
+                "target": self.target.cpu().clone(),
+                "version": self.version,
+                "target_version": self.target_version,
+                "discarded": self.discarded,
+                "staleness_sum": self.staleness_sum,
+                "optimizer": self.optimizer.state(),
+            }
 
     def restore(self, state: dict) -> None:
         """Continue exactly where `state()` left off."""
         if state["theta"].numel() != self.theta.numel():
-            raise ValueError(f"shard {self.index}: saved slice has {state['theta'].numel()} parameters, "
-                             f"this one {self.theta.numel()}")
+            raise ValueError(
+                f"shard {self.index}: saved slice has {state['theta'].numel()} parameters, "
+                f"this one {self.theta.numel()}"
+            )
         with self._lock:
             self.theta, self.target = state["theta"].to(self.device).clone(), state["target"].to(self.device).clone()
             self.version, self.target_version = state["version"], state["target_version"]
             self.discarded, self.staleness_sum = state["discarded"], state["staleness_sum"]
             self.optimizer.load(state["optimizer"])
-

@@ -1,7 +1,8 @@
 """The paper's staleness safeguard: how many versions old a gradient may be before a shard discards it."""
+
 from __future__ import annotations
 
-AUTO_STALENESS_FLOOR = 100      # the auto threshold for few learners: the constant of earlier versions
+AUTO_STALENESS_FLOOR = 100  # the auto threshold for few learners: the constant of earlier versions
 
 
 def staleness_limit(config) -> int:
@@ -16,5 +17,3 @@ def staleness_limit(config) -> int:
         return config.max_staleness
     in_flight = 2 * config.learner_sync_every + config.max_inflight_pushes * config.push_every
     return max(AUTO_STALENESS_FLOOR, 2 * config.learners * in_flight)
-
-

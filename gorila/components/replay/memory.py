@@ -4,6 +4,7 @@ State (the rings) lives in `StreamStorage`; index choice, stack rebuilding and n
 functions in `sampling`; prioritised replay's sum tree is `priorities.Priorities`. This class only ties
 them together with a seeded RNG and a warm-up size.
 """
+
 from __future__ import annotations
 
 import json
@@ -23,9 +24,19 @@ class ReplayMemory:
     """Replay over streams of entries (one entry per env step, each frame stored once): uniform, or
     proportionally prioritised when given a `PriorityRule`."""
 
-    def __init__(self, capacity: int, num_streams: int, frame_shape, frame_dtype, stack: int = 1,
-                 n_step: int = 1, gamma: float = 0.99, seed: int = 0, min_size: int = 1,
-                 priority: PriorityRule | None = None):
+    def __init__(
+        self,
+        capacity: int,
+        num_streams: int,
+        frame_shape,
+        frame_dtype,
+        stack: int = 1,
+        n_step: int = 1,
+        gamma: float = 0.99,
+        seed: int = 0,
+        min_size: int = 1,
+        priority: PriorityRule | None = None,
+    ):
         _check_args(capacity, num_streams, stack, n_step, gamma, min_size)
         self.storage = StreamStorage(capacity, num_streams, frame_shape, frame_dtype)
         self.stack, self.n_step, self.gamma = int(stack), int(n_step), float(gamma)
@@ -58,8 +69,7 @@ class ReplayMemory:
         if not self.priorities:
             if self.sampleable() < self.min_size:
                 return None
-            streams, indices = sampling.choose_indices(self.storage, self.stack, self.n_step,
-                                                       int(batch_size), self.rng)
+            streams, indices = sampling.choose_indices(self.storage, self.stack, self.n_step, int(batch_size), self.rng)
             return self.gather(streams, indices)
         batch, mass = self.sample_share(batch_size)
         if batch is None:
@@ -76,16 +86,16 @@ class ReplayMemory:
         if not self.priorities:
             return self.sample(batch_size), mass
         streams, indices, priorities = self.priorities.draw(int(batch_size), self.rng)
-        return replace(self.gather(streams, indices), streams=streams, indices=indices,
-                       priorities=priorities), mass
+        return replace(self.gather(streams, indices), streams=streams, indices=indices, priorities=priorities), mass
 
     def mass(self) -> ReplayMass:
         """Sampleable entries N, their priority mass (N when uniform) and the annealed beta."""
         count = self.sampleable()
         if not self.priorities:
             return ReplayMass(count, float(count))
-        return ReplayMass(count, self.priorities.tree.total(),
-                          annealed_beta(self.storage.added(), self.priorities.rule))
+        return ReplayMass(
+            count, self.priorities.tree.total(), annealed_beta(self.storage.added(), self.priorities.rule)
+        )
 
     def update_priorities(self, streams, indices, td_errors) -> None:
         """p_i = (|delta_i| + eps)^alpha for entries this memory gave out and still holds as they were."""
@@ -94,8 +104,7 @@ class ReplayMemory:
 
     def gather(self, streams, indices) -> Minibatch:
         """The batch for explicit (stream, absolute index) pairs, shaped like `sample`'s."""
-        batch = sampling.gather_batch(self.storage, streams, indices, self.stack, self.n_step,
-                                      self.gamma)
+        batch = sampling.gather_batch(self.storage, streams, indices, self.stack, self.n_step, self.gamma)
         if self.stack == 1:
             batch["obs"], batch["next_obs"] = batch["obs"][:, 0], batch["next_obs"][:, 0]
         return Minibatch(batch["obs"], batch["actions"], batch["returns"], batch["discounts"], batch["next_obs"])
@@ -103,8 +112,12 @@ class ReplayMemory:
     def stats(self) -> dict:
         """Size, capacity, entries ever added and bytes held, for metrics (and the priorities' own)."""
         extra = self.priorities.nbytes() if self.priorities else 0
-        stats = {"size": self.storage.size(), "capacity": self.storage.capacity,
-                 "added": self.storage.added(), "nbytes": self.storage.nbytes() + extra}
+        stats = {
+            "size": self.storage.size(),
+            "capacity": self.storage.capacity,
+            "added": self.storage.added(),
+            "nbytes": self.storage.nbytes() + extra,
+        }
         return {**stats, **self.priorities.stats()} if self.priorities else stats
 
     def __len__(self) -> int:
@@ -118,10 +131,11 @@ class ReplayMemory:
         try:
             with open(temporary, "wb") as file:
                 priorities = self.priorities.arrays() if self.priorities else {}
-                np.savez_compressed(file, rng=np.array(json.dumps(self.rng.bit_generator.state)),
-                                    **self.storage.arrays(), **priorities)
+                np.savez_compressed(
+                    file, rng=np.array(json.dumps(self.rng.bit_generator.state)), **self.storage.arrays(), **priorities
+                )
         except BaseException:
-            temporary.unlink(missing_ok=True)          # a full disk leaves no half-written file behind
+            temporary.unlink(missing_ok=True)  # a full disk leaves no half-written file behind
             raise
         os.replace(temporary, path)
         return path.stat().st_size
@@ -147,4 +161,5 @@ def _check_args(capacity, num_streams, stack, n_step, gamma, min_size) -> None:
     if capacity < needed:
         raise ValueError(
             f"replay capacity {capacity} is too small: each of the {num_streams} streams needs "
-            f"stack + n_step + 1 = {stack + n_step + 1} entries, so capacity must be >= {needed}")
+            f"stack + n_step + 1 = {stack + n_step + 1} entries, so capacity must be >= {needed}"
+        )

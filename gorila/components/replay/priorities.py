@@ -12,6 +12,7 @@ the new entry's (0: its n-step window is not written yet; this also clears entry
 overwrites), entry c - C + k - 1's (0: its stack now reaches an overwritten frame) and entry c - n's
 (max priority: its window is now complete, unless it is an episode's `last`).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from gorila.components.replay.sum_tree import SumTree
 class PriorityRule:
     """Schaul et al.'s exponents: alpha shapes the draw (0 = uniform), beta the correction (1 = full,
     reached after `beta_steps` entries written to this memory), eps keeps every p_i > 0."""
+
     alpha: float = 0.6
     beta: float = 0.4
     eps: float = 1e-6
@@ -57,7 +59,7 @@ class Priorities:
         self.storage, self.stack, self.n_step, self.rule = storage, int(stack), int(n_step), rule
         self.tree = SumTree(storage.capacity)
         self.max_priority = 1.0
-        self.updated = self.stale = 0            # priorities set from TD errors, and those ignored
+        self.updated = self.stale = 0  # priorities set from TD errors, and those ignored
 
     def leaf(self, streams, indices) -> np.ndarray:
         return np.asarray(streams, np.int64) * self.storage.stream_capacity + self.storage.slots(indices)
@@ -67,15 +69,16 @@ class Priorities:
         ids = np.asarray(stream_ids, np.int64).reshape(-1)
         newest = self.storage.counts[ids] - 1
         lo, hi = (bound[ids] for bound in candidate_ranges(self.storage, self.stack, self.n_step))
-        dropped = newest - self.storage.stream_capacity + self.stack - 1      # first frame overwritten
-        complete = newest - self.n_step                                       # window just written
+        dropped = newest - self.storage.stream_capacity + self.stack - 1  # first frame overwritten
+        complete = newest - self.n_step  # window just written
         ready = (complete >= lo) & (complete < hi)
         ready[ready] = ~self.storage.lasts[ids[ready], self.storage.slots(complete[ready])]
         keep = dropped >= 0
-        leaves = np.concatenate([self.leaf(ids, newest), self.leaf(ids[keep], dropped[keep]),
-                                 self.leaf(ids[ready], complete[ready])])
+        leaves = np.concatenate(
+            [self.leaf(ids, newest), self.leaf(ids[keep], dropped[keep]), self.leaf(ids[ready], complete[ready])]
+        )
         values = np.zeros(leaves.size, np.float32)
-        values[leaves.size - int(ready.sum()):] = self.max_priority
+        values[leaves.size - int(ready.sum()) :] = self.max_priority
         self.tree.set(leaves, values)
 
     def draw(self, batch_size: int, rng: np.random.Generator):
@@ -84,7 +87,7 @@ class Priorities:
         capacity = self.storage.stream_capacity
         streams, slots = np.divmod(leaves, capacity)
         count = self.storage.counts[streams]
-        indices = count - 1 - (count - 1 - slots) % capacity       # the held entry in that slot
+        indices = count - 1 - (count - 1 - slots) % capacity  # the held entry in that slot
         return streams, indices, self.tree.leaves[leaves].copy()
 
     def update(self, streams, indices, td_errors) -> int:
@@ -109,17 +112,16 @@ class Priorities:
 
     def arrays(self) -> dict[str, np.ndarray]:
         """What a saved replay keeps of the priorities (the leaves; inner sums are rebuilt)."""
-        return {"priorities": self.tree.leaves[:self.storage.capacity],
-                "max_priority": np.array(self.max_priority)}
+        return {"priorities": self.tree.leaves[: self.storage.capacity], "max_priority": np.array(self.max_priority)}
 
     def load_arrays(self, saved) -> None:
         """Take back `arrays()`; a replay saved without priorities gets the maximum, 1, everywhere
         it is sampleable. Call after the storage itself was loaded."""
         if "priorities" in saved:
-            self.tree.leaves[:self.storage.capacity] = saved["priorities"]
+            self.tree.leaves[: self.storage.capacity] = saved["priorities"]
             self.max_priority = float(saved["max_priority"])
         else:
-            self.tree.leaves[:self.storage.capacity] = self.sampleable_mask()
+            self.tree.leaves[: self.storage.capacity] = self.sampleable_mask()
         # loading marks each stream's newest entry `last`; it was never sampleable, so no leaf changes
         self.tree.rebuild()
 
@@ -134,8 +136,12 @@ class Priorities:
 
     def stats(self) -> dict:
         """The mass, the largest priority and how many TD errors came back (and were stale), for metrics."""
-        return {"priority_mass": self.tree.total(), "max_priority": self.max_priority,
-                "priority_updates": self.updated, "stale_priority_updates": self.stale}
+        return {
+            "priority_mass": self.tree.total(),
+            "max_priority": self.max_priority,
+            "priority_updates": self.updated,
+            "stale_priority_updates": self.stale,
+        }
 
     def nbytes(self) -> int:
         return self.tree.nbytes()

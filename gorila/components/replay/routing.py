@@ -6,6 +6,7 @@ transitions cross a process boundary at a time. `ReplaySampler` draws one miniba
 replay memories, as one memory holding all their transitions would (uniformly, or by priority), asking
 each for its share, and sends the learner's new priorities back to the memories they came from.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -21,6 +22,7 @@ MIN_REMOTE_BATCH = 64
 @dataclass(frozen=True)
 class Route:
     """Env slots of one actor whose streams live in one replay memory, and their stream ids there."""
+
     replay: int
     slots: tuple[int, ...]
     streams: tuple[int, ...]
@@ -38,9 +40,10 @@ class ReplayWriter:
 
     def add(self, frames, actions, rewards, terminals, lasts) -> None:
         """One entry per env slot: the newest frame of s_t, a_t, r_t, terminal_t, last_t."""
-        if self.batch_steps == 1:            # one step per write: no stacking
-            self._send(ReplayServer.add, [frames, actions, rewards, terminals, lasts],
-                       lambda column, slots: column[slots])
+        if self.batch_steps == 1:  # one step per write: no stacking
+            self._send(
+                ReplayServer.add, [frames, actions, rewards, terminals, lasts], lambda column, slots: column[slots]
+            )
             return
         self.buffer.append((frames, actions, rewards, terminals, lasts))
         if len(self.buffer) >= self.batch_steps:
@@ -49,7 +52,7 @@ class ReplayWriter:
     def flush(self) -> None:
         if not self.buffer:
             return
-        columns = [np.stack(column) for column in zip(*self.buffer)]   # each [T, K, ...]
+        columns = [np.stack(column) for column in zip(*self.buffer)]  # each [T, K, ...]
         self.buffer = []
         self._send(ReplayServer.add_steps, columns, lambda column, slots: column[:, slots])
 
@@ -57,8 +60,10 @@ class ReplayWriter:
         """Send each replay `take(column, slots)` of every column. Waits for the previous write
         first: at most one write per actor is in flight, which bounds memory."""
         self.calls.get(self.pending)
-        self.pending = [self.calls.call(replay, method, streams, *[take(column, slots) for column in columns])
-                        for replay, slots, streams in self.targets]
+        self.pending = [
+            self.calls.call(replay, method, streams, *[take(column, slots) for column in columns])
+            for replay, slots, streams in self.targets
+        ]
 
 
 def remote_batch_steps(num_slots: int) -> int:
@@ -88,17 +93,21 @@ class ReplaySampler:
         self.calls = calls
         self.rng = np.random.default_rng(seed)
         self.masses: list[ReplayMass] | None = None
-        self.sizes: list[int] = []          # entries each memory gave to the last minibatch
-        self.pending: list = []             # priority updates in flight
+        self.sizes: list[int] = []  # entries each memory gave to the last minibatch
+        self.pending: list = []  # priority updates in flight
 
     def sample(self, batch_size: int) -> Minibatch | None:
         if self.masses is None:
             self.masses = self.calls.get([self.calls.call(replay, ReplayServer.mass) for replay in self.replays])
         shares = self.shares(batch_size)
-        replies = self.calls.get([self.calls.call(replay, ReplayServer.sample_share, int(share))
-                                  for replay, share in zip(self.replays, shares)])
+        replies = self.calls.get(
+            [
+                self.calls.call(replay, ReplayServer.sample_share, int(share))
+                for replay, share in zip(self.replays, shares)
+            ]
+        )
         self.masses = [mass for _, mass in replies]
-        parts = [part for part, _ in replies]                  # a share of 0 is an empty minibatch
+        parts = [part for part, _ in replies]  # a share of 0 is an empty minibatch
         if any(part is None for part in parts):
             return None
         self.sizes = [len(part) for part in parts]
@@ -106,9 +115,10 @@ class ReplaySampler:
         if batch.priorities is None:
             return batch
         entries = sum(mass.entries for mass in self.masses)
-        beta = float(np.mean([mass.beta for mass in self.masses]))   # alike: every stream writes alike
-        return replace(batch, weights=importance_weights(batch.priorities, sum(mass.mass for mass in self.masses),
-                                                         entries, beta))
+        beta = float(np.mean([mass.beta for mass in self.masses]))  # alike: every stream writes alike
+        return replace(
+            batch, weights=importance_weights(batch.priorities, sum(mass.mass for mass in self.masses), entries, beta)
+        )
 
     def shares(self, batch_size: int) -> np.ndarray:
         """Transitions to draw from each memory: multinomial over their masses (equal while all are empty)."""
@@ -123,9 +133,11 @@ class ReplaySampler:
         round per learner is in flight and the learner's next update does not wait on the memories."""
         self.calls.get(self.pending)
         bounds = np.cumsum([0, *self.sizes])
-        self.pending = [self.calls.call(replay, ReplayServer.update_priorities, streams[a:b], indices[a:b],
-                                        td_errors[a:b])
-                        for replay, a, b in zip(self.replays, bounds[:-1], bounds[1:]) if b > a]
+        self.pending = [
+            self.calls.call(replay, ReplayServer.update_priorities, streams[a:b], indices[a:b], td_errors[a:b])
+            for replay, a, b in zip(self.replays, bounds[:-1], bounds[1:])
+            if b > a
+        ]
 
     def stats(self) -> list[dict]:
         return self.calls.get([self.calls.call(replay, ReplayServer.stats) for replay in self.replays])

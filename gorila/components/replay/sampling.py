@@ -8,6 +8,7 @@ Entry j of a stream is sampleable as a state s_t when
     step that has not happened yet would stop the window.
 The bootstrap state j+steps then lies inside [j-(k-1), count), hence its stack is readable too.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -32,8 +33,7 @@ def sampleable_count(storage, stack: int, n_step: int) -> int:
     streams = np.flatnonzero(hi > lo)
     if streams.size == 0:
         return 0
-    lasts_in = (_lasts_before(storage, streams, hi[streams])
-                - _lasts_before(storage, streams, lo[streams]))
+    lasts_in = _lasts_before(storage, streams, hi[streams]) - _lasts_before(storage, streams, lo[streams])
     return int((hi[streams] - lo[streams] - lasts_in).sum())
 
 
@@ -74,8 +74,8 @@ def gather_stacks(storage, streams: np.ndarray, indices: np.ndarray, stack: int)
     """
     streams = np.asarray(streams, np.int64)
     indices = np.asarray(indices, np.int64)
-    offsets = np.arange(stack - 1, -1, -1)                     # oldest first: k-1, ..., 0
-    history = indices[:, None] - offsets[None, :]              # [B, k]
+    offsets = np.arange(stack - 1, -1, -1)  # oldest first: k-1, ..., 0
+    history = indices[:, None] - offsets[None, :]  # [B, k]
     safe = np.maximum(history, 0)
     frames = _stack_frames(storage, streams, storage.slots(safe))
     cut = history < 0

@@ -8,6 +8,7 @@ Why absolute indices: each stream keeps a monotone write count; an entry's absol
 slot j % C, and j is still held iff count - C <= j < count. That makes "was it overwritten?" a
 comparison instead of bookkeeping.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -44,7 +45,7 @@ class StreamStorage:
     def bytes_per_entry(frame_shape, frame_dtype) -> int:
         """Bytes one entry occupies across the arrays above: what a replay's memory need is made of."""
         frame = int(np.prod(frame_shape, dtype=np.int64)) * np.dtype(frame_dtype).itemsize
-        per_entry = (np.int32, np.float32, bool, bool, np.int64)   # actions, rewards, terminals, lasts, lasts_before
+        per_entry = (np.int32, np.float32, bool, bool, np.int64)  # actions, rewards, terminals, lasts, lasts_before
         return frame + sum(np.dtype(kind).itemsize for kind in per_entry)
 
     @property
@@ -100,8 +101,9 @@ class StreamStorage:
         each stream's newest entry is marked as an episode's last: nothing is stitched onto it."""
         for name in self.ARRAYS:
             if arrays[name].shape != getattr(self, name).shape:
-                raise ValueError(f"saved replay {name} is shaped {arrays[name].shape}, "
-                                 f"this replay's {getattr(self, name).shape}")
+                raise ValueError(
+                    f"saved replay {name} is shaped {arrays[name].shape}, this replay's {getattr(self, name).shape}"
+                )
             getattr(self, name)[...] = arrays[name]
         for stream in np.flatnonzero(self.counts):
             newest = (self.counts[stream] - 1) % self.stream_capacity
@@ -111,6 +113,14 @@ class StreamStorage:
 
     def nbytes(self) -> int:
         """Total bytes of the storage arrays."""
-        arrays = (self.frames, self.actions, self.rewards, self.terminals, self.lasts,
-                  self.lasts_before, self.counts, self._lasts_total)
+        arrays = (
+            self.frames,
+            self.actions,
+            self.rewards,
+            self.terminals,
+            self.lasts,
+            self.lasts_before,
+            self.counts,
+            self._lasts_total,
+        )
         return int(sum(a.nbytes for a in arrays))

@@ -8,6 +8,7 @@ size) has children 2i and 2i + 1; the children of the lowest inner level are the
 a float32 array (one float per replay entry, the priority itself), while inner sums are float64 so
 that a million additions lose nothing a draw could notice.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -20,10 +21,10 @@ class SumTree:
         if capacity < 1:
             raise ValueError(f"a sum tree needs capacity >= 1, got {capacity}")
         self.capacity = int(capacity)
-        self.size = 1 << max(0, (self.capacity - 1).bit_length())      # leaves, padded to a power of two
-        self.depth = self.size.bit_length() - 1                        # levels of inner nodes
+        self.size = 1 << max(0, (self.capacity - 1).bit_length())  # leaves, padded to a power of two
+        self.depth = self.size.bit_length() - 1  # levels of inner nodes
         self.leaves = np.zeros(self.size, np.float32)
-        self.nodes = np.zeros(max(self.size, 2), np.float64)           # nodes[1] is the root; [0] unused
+        self.nodes = np.zeros(max(self.size, 2), np.float64)  # nodes[1] is the root; [0] unused
 
     def total(self) -> float:
         """sum_i p_i."""
@@ -52,12 +53,12 @@ class SumTree:
         """Every inner node from the leaves up (after the leaves were loaded wholesale)."""
         if not self.depth:
             return
-        level = self.size >> 1                           # the lowest inner level: nodes level..2*level-1
-        self.nodes[level:2 * level] = self._leaf_pairs(np.arange(level, 2 * level))
+        level = self.size >> 1  # the lowest inner level: nodes level..2*level-1
+        self.nodes[level : 2 * level] = self._leaf_pairs(np.arange(level, 2 * level))
         while level > 1:
             level >>= 1
             children = np.arange(2 * level, 4 * level)
-            self.nodes[level:2 * level] = self.nodes[children[0::2]] + self.nodes[children[1::2]]
+            self.nodes[level : 2 * level] = self.nodes[children[0::2]] + self.nodes[children[1::2]]
 
     def find(self, targets: np.ndarray) -> np.ndarray:
         """For each target u in [0, total), the leaf i with p_0 + ... + p_{i-1} <= u < p_0 + ... + p_i.

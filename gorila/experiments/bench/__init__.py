@@ -23,6 +23,7 @@ too, but only the ratios compare across machines.
 
 The stage sections are in `stages`, the whole-system ones in `system`, what they share in `common`.
 """
+
 from __future__ import annotations
 
 import json
@@ -33,16 +34,22 @@ from gorila.experiments.bench.stages import bench_actor, bench_learner, bench_re
 from gorila.experiments.bench.system import bench_end_to_end, bench_memory, bench_scaling
 
 SECTIONS = ("actor", "learner", "server", "replay", "end_to_end", "memory")
-EXTRA_SECTIONS = ("scaling", "shared_device")      # for machines with a GPU and many cores (benchmarks/device.sh)
+EXTRA_SECTIONS = ("scaling", "shared_device")  # for machines with a GPU and many cores (benchmarks/device.sh)
 
 
 def run_bench(sections=SECTIONS, seconds: float = 10.0, device: str = "cpu", report=print) -> dict:
     """Measure the chosen sections; `report` gets one line per figure as it is measured."""
     results: dict = {}
-    jobs = {"actor": lambda: bench_actor(seconds), "learner": lambda: bench_learner(seconds, device),
-            "server": lambda: bench_server(seconds), "replay": lambda: bench_replay(seconds),
-            "end_to_end": lambda: bench_end_to_end(2 * seconds), "memory": lambda: bench_memory(2 * seconds),
-            "scaling": lambda: bench_scaling(seconds), "shared_device": lambda: bench_shared_device(seconds, device)}
+    jobs = {
+        "actor": lambda: bench_actor(seconds),
+        "learner": lambda: bench_learner(seconds, device),
+        "server": lambda: bench_server(seconds),
+        "replay": lambda: bench_replay(seconds),
+        "end_to_end": lambda: bench_end_to_end(2 * seconds),
+        "memory": lambda: bench_memory(2 * seconds),
+        "scaling": lambda: bench_scaling(seconds),
+        "shared_device": lambda: bench_shared_device(seconds, device),
+    }
     for name in sections:
         began = time.perf_counter()
         results[name] = jobs[name]()

@@ -1,5 +1,6 @@
 """What every bench section shares: the Atari setting, how a rate is measured, small-built parts, and
 the contract of a part measured inside its own Ray process (`Timed`)."""
+
 from __future__ import annotations
 
 import time
@@ -21,18 +22,20 @@ GAME = "Breakout"
 
 class Timed(Protocol):
     """A part measured where it runs, in its own Ray process (`MeasuredLearner`, `MeasuredActor`)."""
+
     def rate(self, seconds: float) -> float:
         """Units per second of the part's work over `seconds`, after a warm-up."""
 
 
-LEARNER_RATE = Role("learner_rate", Timed, learns=True)     # placed as a learner is: its CPUs and GPU
-ACTOR_RATE = Role("actor_rate", Timed)                      # placed as an actor is
+LEARNER_RATE = Role("learner_rate", Timed, learns=True)  # placed as a learner is: its CPUs and GPU
+ACTOR_RATE = Role("actor_rate", Timed)  # placed as an actor is
 
 
 def atari(**overrides) -> tuple[Config, EnvInfo]:
     """The atari preset on Breakout, sized to fill and learn within seconds."""
-    settings = dict(env=GAME, runtime="local", replay_capacity=20_000, learning_starts=1_000,
-                    total_frames=10**9, torch_threads=1)
+    settings = dict(
+        env=GAME, runtime="local", replay_capacity=20_000, learning_starts=1_000, total_frames=10**9, torch_threads=1
+    )
     config = build_config("atari", overrides={**settings, **overrides})
     with make_vector_env_for(config, 1, 0) as probe:
         return config, env_info(probe)
@@ -71,8 +74,10 @@ def local_actor(config: Config, info: EnvInfo):
 
 def ray_shards(runtime, config: Config, info: EnvInfo, bounds) -> list:
     """Parameter shards placed on `runtime` (a `RayRuntime`), one per slice of `bounds`."""
-    return [runtime.place(PARAMETER_SHARD, make_shard_of, config, info, i, start, stop)
-            for i, (start, stop) in enumerate(bounds)]
+    return [
+        runtime.place(PARAMETER_SHARD, make_shard_of, config, info, i, start, stop)
+        for i, (start, stop) in enumerate(bounds)
+    ]
 
 
 def filled_replay(config: Config, info: EnvInfo, entries: int = 5_000):
@@ -81,8 +86,14 @@ def filled_replay(config: Config, info: EnvInfo, entries: int = 5_000):
     rng = np.random.default_rng(0)
     frames = rng.integers(0, 256, (64, 1) + info.frame_shape, dtype=np.uint8)
     for start in range(0, entries, 64):
-        replay.add_steps([0], frames, rng.integers(0, info.num_actions, (64, 1)), rng.normal(size=(64, 1)),
-                         np.zeros((64, 1), bool), np.zeros((64, 1), bool))
+        replay.add_steps(
+            [0],
+            frames,
+            rng.integers(0, info.num_actions, (64, 1)),
+            rng.normal(size=(64, 1)),
+            np.zeros((64, 1), bool),
+            np.zeros((64, 1), bool),
+        )
     return replay
 
 
@@ -93,8 +104,7 @@ def bare_train_step(config: Config, info: EnvInfo, device: str, channels_last: b
     torch.manual_seed(0)
     online = q_network_for(config, info).to(device)
     target = q_network_for(config, info).to(device).requires_grad_(False)
-    optimizer = torch.optim.RMSprop(online.parameters(), lr=config.learning_rate, alpha=0.95, eps=0.01,
-                                    centered=True)
+    optimizer = torch.optim.RMSprop(online.parameters(), lr=config.learning_rate, alpha=0.95, eps=0.01, centered=True)
     batch = config.batch_size
     obs = torch.randint(0, 256, (batch,) + info.obs_shape, dtype=torch.uint8, device=device)
     next_obs = torch.randint(0, 256, (batch,) + info.obs_shape, dtype=torch.uint8, device=device)
@@ -111,6 +121,7 @@ def bare_train_step(config: Config, info: EnvInfo, device: str, channels_last: b
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-        loss.item()                      # wait for the device, as the learner does
+        loss.item()  # wait for the device, as the learner does
         return 1
+
     return step

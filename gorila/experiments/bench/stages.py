@@ -1,5 +1,6 @@
 """The bench's stage sections: one actor, one learner (here and on Ray), the parameter server on Ray,
 and one replay memory, each against the bare operation it is built on (see `gorila.experiments.bench`)."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -44,8 +45,7 @@ def bench_actor(seconds: float) -> dict:
     actor.continue_from(epsilon_end_step(config))
     inside = rate(lambda: actor.run(64).steps, seconds)
     actor.close()
-    return {"bare_ale_steps_per_s": bare, "actor_steps_per_s": inside, "ratio": inside / bare,
-            "epsilon": actor.epsilon}
+    return {"bare_ale_steps_per_s": bare, "actor_steps_per_s": inside, "ratio": inside / bare, "epsilon": actor.epsilon}
 
 
 # ---- learner -------------------------------------------------------------------------------------
@@ -57,12 +57,17 @@ def bench_learner(seconds: float, device: str = "cpu", with_ray: bool = True) ->
     bare = rate(bare_train_step(config, info, device), seconds)
     local = local_learner_rate(config, info, seconds)
     apart = local_learner_rate(atari(device=device, shard_placement="apart")[0], info, seconds)
-    result = {"bare_updates_per_s": bare, "local_updates_per_s": local, "ratio": local / bare,
-              "local_shard_apart_updates_per_s": apart, "shard_apart_ratio": apart / bare}
+    result = {
+        "bare_updates_per_s": bare,
+        "local_updates_per_s": local,
+        "ratio": local / bare,
+        "local_shard_apart_updates_per_s": apart,
+        "shard_apart_ratio": apart / bare,
+    }
     if with_ray:
         ray_rate = ray_learner_rate(config, info, seconds)
         result.update(ray_updates_per_s=ray_rate, ray_ratio=ray_rate / bare)
-    if device == "cuda":        # many cores: does the server keep up when it is spread out?
+    if device == "cuda":  # many cores: does the server keep up when it is spread out?
         for shards, sync in ((4, 1), (4, 4)):
             spread, _ = atari(device=device, param_shards=shards, learner_sync_every=sync)
             result[f"ray_{shards}_shards_sync_{sync}_updates_per_s"] = ray_learner_rate(spread, info, seconds)
@@ -93,15 +98,28 @@ def shared_device_rate(config: Config, info: EnvInfo, learners: int, seconds: fl
     """Aggregate updates/s of `learners` learners on Ray at once, sharing the device (each 1/N of its
     GPU), with N shards, shard i beside learner i (its slice on that learner's device)."""
     from gorila.runtime.ray import RayRuntime
+
     config = dataclasses.replace(config, learners=learners, actors=learners, param_shards=learners)
     runtime = RayRuntime(config)
     try:
         bounds = slice_bounds(initial_parameters(config, info).size, learners)
         hosts = [runtime.reserve() for _ in range(learners)]
         shards = [runtime.hosted_shard(host, i) for i, host in enumerate(hosts)]
-        placed = [runtime.place(LEARNER_RATE.hosting_shards(), MeasuredLearner, config, info, shards, bounds,
-                                runtime.calls, i, ((i, *bounds[i], None),), as_handle=host)
-                  for i, host in enumerate(hosts)]
+        placed = [
+            runtime.place(
+                LEARNER_RATE.hosting_shards(),
+                MeasuredLearner,
+                config,
+                info,
+                shards,
+                bounds,
+                runtime.calls,
+                i,
+                ((i, *bounds[i], None),),
+                as_handle=host,
+            )
+            for i, host in enumerate(hosts)
+        ]
         return float(sum(runtime.calls.get([runtime.calls.call(host, Timed.rate, seconds) for host in placed])))
     finally:
         runtime.shutdown()
@@ -123,12 +141,20 @@ def bench_shared_device(seconds: float, device: str = "cpu", counts=(1, 4)) -> d
 def ray_learner_rate(config: Config, info: EnvInfo, seconds: float) -> float:
     """Updates/s of one learner on Ray, its shards (`config.param_shards`) each in its own process."""
     from gorila.runtime.ray import RayRuntime
+
     config = dataclasses.replace(config, shard_placement="apart")
     runtime = RayRuntime(config)
     try:
         bounds = slice_bounds(initial_parameters(config, info).size, config.param_shards)
-        host = runtime.place(LEARNER_RATE, MeasuredLearner, config, info, ray_shards(runtime, config, info, bounds),
-                             bounds, runtime.calls)
+        host = runtime.place(
+            LEARNER_RATE,
+            MeasuredLearner,
+            config,
+            info,
+            ray_shards(runtime, config, info, bounds),
+            bounds,
+            runtime.calls,
+        )
         return float(runtime.calls.get([runtime.calls.call(host, Timed.rate, seconds)])[0])
     finally:
         runtime.shutdown()
@@ -138,15 +164,17 @@ def ray_learner_rate(config: Config, info: EnvInfo, seconds: float) -> float:
 def bench_server(seconds: float, shard_counts=(1, 2, 4, 8)) -> dict:
     """A Nature-CNN gradient's round trip through 1, 2, 4, 8 Ray shards, against copying its bytes."""
     from gorila.runtime.ray import RayRuntime
+
     config, info = atari()
     theta = initial_parameters(config, info)
     gradient = np.random.default_rng(0).normal(size=theta.size).astype(np.float32) * 1e-3
     scratch = np.empty_like(theta)
 
-    def copy_both_ways() -> int:            # what a round trip moves: a gradient out, theta back
+    def copy_both_ways() -> int:  # what a round trip moves: a gradient out, theta back
         np.copyto(scratch, gradient)
         np.copyto(scratch, theta)
         return 1
+
     memory_s = 1.0 / rate(copy_both_ways, seconds / 4)
     result = {"parameters": int(theta.size), "in_memory_round_trip_ms": memory_s * 1e3}
     for count in shard_counts:
@@ -157,14 +185,18 @@ def bench_server(seconds: float, shard_counts=(1, 2, 4, 8)) -> dict:
         finally:
             runtime.shutdown()
         trip_ms = figures["round_trip_ms"]
-        result[f"shards_{count}"] = {"round_trip_ms": trip_ms, "ratio_to_memory": memory_s * 1e3 / trip_ms,
-                                     "applied_gradients_per_s": figures["applied_gradients_per_s"]}
+        result[f"shards_{count}"] = {
+            "round_trip_ms": trip_ms,
+            "ratio_to_memory": memory_s * 1e3 / trip_ms,
+            "applied_gradients_per_s": figures["applied_gradients_per_s"],
+        }
     return result
 
 
 def shard_figures(runtime, config: Config, info: EnvInfo, gradient: np.ndarray, seconds: float) -> dict:
     """Round trip (push, wait, pull) and pipelined pushes through `config.param_shards` shards."""
     from gorila.components.parameter_server import ParameterClient, slice_bounds
+
     count = config.param_shards
     bounds = slice_bounds(gradient.size, count)
     client = ParameterClient(ray_shards(runtime, config, info, bounds), bounds, runtime.calls, max_inflight=4)
@@ -174,10 +206,11 @@ def shard_figures(runtime, config: Config, info: EnvInfo, gradient: np.ndarray, 
         client.drain()
         client.pull()
         return 1
+
     trip_s = 1.0 / rate(round_trip, seconds / 2)
     applied_before = sum(s["applied"] for s in client.stats())
     start = time.perf_counter()
-    while time.perf_counter() - start < seconds / 2:    # pushes in flight, at most 4 waiting
+    while time.perf_counter() - start < seconds / 2:  # pushes in flight, at most 4 waiting
         client.push(gradient, client.versions)
     client.drain()
     elapsed = time.perf_counter() - start
@@ -191,8 +224,11 @@ def bench_replay(seconds: float) -> dict:
     prioritised one (whose priority updates, one per sampled transition, are timed too)."""
     uniform = replay_rates(seconds / 2)
     prioritised = replay_rates(seconds / 2, prioritised=True)
-    return {**uniform, "prioritised": prioritised,
-            "prioritised_sample_ratio": prioritised["sampled_transitions_per_s"] / uniform["sampled_transitions_per_s"]}
+    return {
+        **uniform,
+        "prioritised": prioritised,
+        "prioritised_sample_ratio": prioritised["sampled_transitions_per_s"] / uniform["sampled_transitions_per_s"],
+    }
 
 
 def replay_rates(seconds: float, **overrides) -> dict:
@@ -206,11 +242,15 @@ def replay_rates(seconds: float, **overrides) -> dict:
     def insert() -> int:
         replay.add_steps([0], frames, actions, rewards, flags, flags)
         return 64
+
     inserts = rate(insert, seconds / 2)
     stats = replay.stats()
-    result = {"bytes_per_transition": stats["nbytes"] / stats["capacity"], "frame_bytes": int(np.prod(info.frame_shape)),
-              "inserts_per_s": inserts,
-              "sampled_transitions_per_s": rate(lambda: len(replay.sample(config.batch_size)), seconds / 2)}
+    result = {
+        "bytes_per_transition": stats["nbytes"] / stats["capacity"],
+        "frame_bytes": int(np.prod(info.frame_shape)),
+        "inserts_per_s": inserts,
+        "sampled_transitions_per_s": rate(lambda: len(replay.sample(config.batch_size)), seconds / 2),
+    }
     if config.prioritised:
         batch = replay.sample(config.batch_size)
         errors = rng.exponential(size=len(batch)).astype(np.float32)
@@ -218,5 +258,6 @@ def replay_rates(seconds: float, **overrides) -> dict:
         def update() -> int:
             replay.update_priorities(batch.streams, batch.indices, errors)
             return len(batch)
+
         result["priority_updates_per_s"] = rate(update, seconds / 2)
     return result

@@ -1,5 +1,6 @@
 """The bench's whole-system sections: bundles on Ray against a plain DQN, a bundle's memory once its
 replay is full, and many actors sharing the shards (see `gorila.experiments.bench`)."""
+
 from __future__ import annotations
 
 import os
@@ -35,7 +36,7 @@ class MeasuredActor:
     def __init__(self, config: Config, info: EnvInfo, index: int, shards: list, bounds, calls):
         torch.set_num_threads(1)
         self.actor, _ = actor_with_replay(config, info, index, shards, bounds, calls)
-        self.actor.continue_from(epsilon_end_step(config))     # acting greedily mostly, as in bench_actor
+        self.actor.continue_from(epsilon_end_step(config))  # acting greedily mostly, as in bench_actor
 
     def rate(self, seconds: float) -> float:
         return rate(lambda: self.actor.run(64).steps, seconds)
@@ -44,6 +45,7 @@ class MeasuredActor:
 def bench_scaling(seconds: float, counts=(1, 2, 4, 8, 16)) -> dict:
     """Aggregate Atari frames/s of N actors on an embedded Ray, each on its own core, sharing the shards."""
     from gorila.runtime.ray import RayRuntime
+
     result = {}
     for count in counts:
         config, info = atari(actors=count, learners=count, runtime="ray", replay_capacity=5_000)
@@ -51,11 +53,15 @@ def bench_scaling(seconds: float, counts=(1, 2, 4, 8, 16)) -> dict:
         try:
             bounds = [(0, initial_parameters(config, info).size)]
             shards = ray_shards(runtime, config, info, bounds)
-            hosts = [runtime.place(ACTOR_RATE, MeasuredActor, config, info, i, shards, bounds, runtime.calls)
-                     for i in range(count)]
+            hosts = [
+                runtime.place(ACTOR_RATE, MeasuredActor, config, info, i, shards, bounds, runtime.calls)
+                for i in range(count)
+            ]
             rates = runtime.calls.get([runtime.calls.call(h, Timed.rate, seconds) for h in hosts])
-            result[f"actors_{count}"] = {"frames_per_s": info.frames(sum(rates)),
-                                         "per_actor_frames_per_s": info.frames(sum(rates)) / count}
+            result[f"actors_{count}"] = {
+                "frames_per_s": info.frames(sum(rates)),
+                "per_actor_frames_per_s": info.frames(sum(rates)) / count,
+            }
         finally:
             runtime.shutdown()
     return result
@@ -85,8 +91,9 @@ def plain_dqn_rate(seconds: float) -> float:
             obs = env.step(action).obs
             store[count[0] % len(store)] = obs[0, -1]
             count[0] += 1
-        train()                          # its sampling is free: a fixed batch
+        train()  # its sampling is free: a fixed batch
         return config.update_every
+
     steps = rate(four_steps, seconds)
     env.close()
     torch.set_num_threads(1)
@@ -98,15 +105,23 @@ def bundles_rate(bundles: int, seconds: float, threads: int = 1, **fields) -> di
     each with `threads` torch threads (and any other config `fields`)."""
     from gorila.runtime.ray import RayRuntime
     from gorila.system.topology import build_system
-    config, info = atari(actors=bundles, learners=bundles, runtime="ray", learning_starts=500,
-                         replay_capacity=10_000, torch_threads=threads, **fields)
+
+    config, info = atari(
+        actors=bundles,
+        learners=bundles,
+        runtime="ray",
+        learning_starts=500,
+        replay_capacity=10_000,
+        torch_threads=threads,
+        **fields,
+    )
     runtime = RayRuntime(config)
     try:
         system = build_system(config, info, runtime)
         handles, calls = list(system.workers.values()), runtime.calls
         # At the final epsilon, as the plain DQN acts: a bundle acting at random would skip the network.
         calls.get([calls.call(h, ActorWorker.continue_from, epsilon_end_step(config)) for h in handles])
-        calls.get([calls.call(h, Worker.run, 1_000) for h in handles])          # past learning_starts
+        calls.get([calls.call(h, Worker.run, 1_000) for h in handles])  # past learning_starts
         start, steps, updates = time.perf_counter(), 0, 0
         pending = {calls.call(h, Worker.run, 64): h for h in handles}
         while time.perf_counter() - start < seconds or not steps:
@@ -130,7 +145,7 @@ def local_bundle_rate(seconds: float, threads: int) -> dict:
     shards, bounds = single_shard(config, info)
     bundle = make_bundle(config, info, 0, shards, bounds, DirectCalls())
     bundle.actor.continue_from(epsilon_end_step(config))
-    bundle.run(1_000)                                                  # past learning_starts
+    bundle.run(1_000)  # past learning_starts
     totals = {"steps": 0, "updates": 0}
 
     def work() -> int:
@@ -138,6 +153,7 @@ def local_bundle_rate(seconds: float, threads: int) -> dict:
         totals["steps"] += report.steps
         totals["updates"] += report.updates
         return report.steps
+
     steps_per_s = rate(work, seconds, warmup=0.0)
     bundle.close()
     torch.set_num_threads(1)
@@ -149,20 +165,25 @@ def bench_end_to_end(seconds: float) -> dict:
     on as many threads: what its actor, sampling and parameter server cost the learner."""
     plain = plain_dqn_rate(seconds)
     one, two = bundles_rate(1, seconds), bundles_rate(2, seconds)
-    cores = os.cpu_count() or 1       # what the plain DQN uses: a lone bundle may use them too
+    cores = os.cpu_count() or 1  # what the plain DQN uses: a lone bundle may use them too
     one_all = bundles_rate(1, seconds, threads=cores) if cores > 1 else one
     local = local_bundle_rate(seconds, threads=cores)
     torch.set_num_threads(cores)
     config, info = atari()
     bare = rate(bare_train_step(config, info, "cpu"), seconds)
     torch.set_num_threads(1)
-    return {"plain_dqn_steps_per_s": plain, "bundles_1": one, "bundles_2": two,
-            f"bundles_1_threads_{cores}": one_all, f"local_bundle_threads_{cores}": local,
-            f"bare_updates_per_s_threads_{cores}": bare,
-            "one_bundle_vs_plain_dqn": one_all["steps_per_s"] / plain,
-            "local_bundle_vs_plain_dqn": local["steps_per_s"] / plain,
-            "local_learner_vs_bare_step": local["updates_per_s"] / bare,
-            "two_bundles_vs_one": two["steps_per_s"] / one["steps_per_s"]}
+    return {
+        "plain_dqn_steps_per_s": plain,
+        "bundles_1": one,
+        "bundles_2": two,
+        f"bundles_1_threads_{cores}": one_all,
+        f"local_bundle_threads_{cores}": local,
+        f"bare_updates_per_s_threads_{cores}": bare,
+        "one_bundle_vs_plain_dqn": one_all["steps_per_s"] / plain,
+        "local_bundle_vs_plain_dqn": local["steps_per_s"] / plain,
+        "local_learner_vs_bare_step": local["updates_per_s"] / bare,
+        "two_bundles_vs_one": two["steps_per_s"] / one["steps_per_s"],
+    }
 
 
 # ---- memory --------------------------------------------------------------------------------------
@@ -175,14 +196,18 @@ def bench_memory(seconds: float) -> dict:
     config, info = atari(replay_capacity=5_000, learning_starts=250)
     shards, bounds = single_shard(config, info)
     bundle = make_bundle(config, info, 0, shards, bounds, DirectCalls())
-    while len(bundle.replay) < config.replay_capacity:      # fill by acting alone: learning is slow here
+    while len(bundle.replay) < config.replay_capacity:  # fill by acting alone: learning is slow here
         bundle.actor.run(256)
-    bundle.run(256)       # the first updates and forward passes allocate their buffers once: not growth
+    bundle.run(256)  # the first updates and forward passes allocate their buffers once: not growth
     start_mb, start = resident_mb(), time.perf_counter()
     samples = []
     while time.perf_counter() - start < seconds:
         bundle.run(256)
         samples.append(resident_mb())
     bundle.close()
-    return {"rss_mb_when_full": start_mb, "rss_mb_after": samples[-1], "rss_growth_mb": samples[-1] - start_mb,
-            "window_s": seconds}
+    return {
+        "rss_mb_when_full": start_mb,
+        "rss_mb_after": samples[-1],
+        "rss_growth_mb": samples[-1] - start_mb,
+        "window_s": seconds,
+    }

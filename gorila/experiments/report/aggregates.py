@@ -8,6 +8,7 @@ final evaluation under null-op starts by the published human and random scores (
 ratio). A game enters the score matrix [seeds, games] once every seed finished it with a normalised
 score; the others are named as left out. A suite of one seed has one run per game: no interval.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -20,12 +21,13 @@ from gorila.experiments.suite.plan import SuitePlan
 from gorila.experiments.suite.table import cell_number, collect, column_key, table_row
 
 ATARI_PROTOCOL = "noop"
-REFERENCE = "Agarwal et al. 2021, \"Deep RL at the Edge of the Statistical Precipice\""
+REFERENCE = 'Agarwal et al. 2021, "Deep RL at the Edge of the Statistical Precipice"'
 
 
 @dataclass(frozen=True)
 class Measure:
     """What a suite's normalised score is, the score its reference has on that scale, and its digits."""
+
     name: str
     reference: float
     reference_name: str
@@ -40,6 +42,7 @@ MINATAR = Measure("training return / the published DQN's at the same frames", 1.
 class SuiteScores:
     """The normalised score of every run of a suite's games: `matrix` [seeds, games] (None for a suite
     of one seed, `--seeds k` or none), the games left out and why, and the aggregates of the matrix."""
+
     measure: Measure
     seeds: list[int]
     games: list[str] = field(default_factory=list)
@@ -59,11 +62,11 @@ def run_scores(plan: SuitePlan, games: list[str]) -> dict[str, float | None]:
 def suite_scores(plan: SuitePlan) -> SuiteScores:
     """The score matrix of a suite over its seeds, and its aggregates where it has a game."""
     scores = SuiteScores(MINATAR if plan.minatar else ATARI, list(plan.seeds))
-    if len(plan.seeds) < 2:         # one run per game: its intervals would be the estimates themselves
+    if len(plan.seeds) < 2:  # one run per game: its intervals would be the estimates themselves
         return scores
     finished = [game for game in plan.games if plan.finished(game)]
     by_seed = [run_scores(seed_plan, finished) for seed_plan in plan.seed_plans()]
-    for game in plan.games:         # in the suite's order
+    for game in plan.games:  # in the suite's order
         if game not in finished:
             scores.left_out[game] = "not finished by every seed"
         elif missing := [str(seed) for seed, runs in zip(plan.seeds, by_seed) if runs[game] is None]:
@@ -78,16 +81,20 @@ def suite_scores(plan: SuitePlan) -> SuiteScores:
 def aggregate_note(scores: SuiteScores) -> str:
     """What the aggregates are taken over, or why there are none."""
     if len(scores.seeds) < 2:
-        return ("IQM, median and mean with 95% confidence intervals (Agarwal et al. 2021) need several runs of each "
-                "game, a suite of several seeds: this suite has one run per game.")
+        return (
+            "IQM, median and mean with 95% confidence intervals (Agarwal et al. 2021) need several runs of each "
+            "game, a suite of several seeds: this suite has one run per game."
+        )
     if scores.matrix is None:
         return "No game has a normalised score from every seed: no IQM, median or mean over the runs."
     runs, games = scores.matrix.shape
     left_out = "; ".join(f"{game} ({why})" for game, why in scores.left_out.items())
-    return (f"Over {runs} seeds x {games} games, of the {scores.measure.name} ({scores.measure.reference:g} = "
-            f"{scores.measure.reference_name}): IQM (the mean of the middle 50% of all runs), median and mean of "
-            f"the games' means over seeds, each with its 95% stratified bootstrap confidence interval ({RESAMPLES:,} "
-            f"resamples of each game's seeds; {REFERENCE})." + (f" Left out: {left_out}." if left_out else ""))
+    return (
+        f"Over {runs} seeds x {games} games, of the {scores.measure.name} ({scores.measure.reference:g} = "
+        f"{scores.measure.reference_name}): IQM (the mean of the middle 50% of all runs), median and mean of "
+        f"the games' means over seeds, each with its 95% stratified bootstrap confidence interval ({RESAMPLES:,} "
+        f"resamples of each game's seeds; {REFERENCE})." + (f" Left out: {left_out}." if left_out else "")
+    )
 
 
 def aggregate_table(scores: SuiteScores) -> list[str]:
@@ -97,8 +104,10 @@ def aggregate_table(scores: SuiteScores) -> list[str]:
     digits, lines = scores.measure.digits, ["| aggregate | estimate | 95% CI |", "|---|---|---|"]
     for name in AGGREGATES:
         a = scores.aggregates[name]
-        lines.append(f"| {name} | {cell_number(a['estimate'], digits)} | {cell_number(a['low'], digits)} to "
-                     f"{cell_number(a['high'], digits)} |")
+        lines.append(
+            f"| {name} | {cell_number(a['estimate'], digits)} | {cell_number(a['low'], digits)} to "
+            f"{cell_number(a['high'], digits)} |"
+        )
     return lines
 
 

@@ -1,5 +1,6 @@
 """Builds a report directory: the PNG plots of `gorila.experiments.report.plots` and one index.html tying them to the
 run summaries (config, frames, evaluation of the saved parameters)."""
+
 from __future__ import annotations
 
 import html
@@ -25,15 +26,30 @@ from gorila.experiments.report.summary import (
 from gorila.experiments.suite import minatar_table
 from gorila.experiments.suite.table import COUNTS_NOTE, column_key, footnotes, marks, summary_lines
 
-CONFIG_KEYS = ("env", "runtime", "actors", "learners", "param_shards", "bundled", "replay", "total_frames",
-               "optimizer", "learning_rate", "target_update_every", "seed")
+CONFIG_KEYS = (
+    "env",
+    "runtime",
+    "actors",
+    "learners",
+    "param_shards",
+    "bundled",
+    "replay",
+    "total_frames",
+    "optimizer",
+    "learning_rate",
+    "target_update_every",
+    "seed",
+)
 
 
 def make_report(paths: list[str], out: Path, video: bool = False, episodes: int | None = None) -> tuple[str, Path]:
     """Plots and index.html for runs and suite directories; (text summary, index.html)."""
-    kinds = [(Path(p), classify(p)) for p in paths]      # a bad path fails before anything is written
+    kinds = [(Path(p), classify(p)) for p in paths]  # a bad path fails before anything is written
     out.mkdir(parents=True, exist_ok=True)
-    runs, suites = _labelled_runs([p for p, k in kinds if k == "run"]), [load_suite(p) for p, k in kinds if k == "suite"]
+    runs, suites = (
+        _labelled_runs([p for p, k in kinds if k == "run"]),
+        [load_suite(p) for p, k in kinds if k == "suite"],
+    )
     for run in runs:
         attach_final_evaluation(run, out, episodes)
         if video:
@@ -60,9 +76,11 @@ def _labelled_runs(paths: list[Path]) -> list[RunSummary]:
 def _runs_section(runs: list[RunSummary], out: Path) -> str:
     pairs = [(run.label, run.records) for run in runs]
     finals = {run.label: run.final for run in runs if run.final}
-    figures = [plots.plot_returns(pairs, "env_frames", out / "return_vs_frames.png", finals=finals),
-               plots.plot_returns(pairs, "wall_time", out / "return_vs_wall_time.png", finals=finals),
-               plots.plot_minatar_curves(_minatar_panels(runs), out / "minatar_curves.png")]
+    figures = [
+        plots.plot_returns(pairs, "env_frames", out / "return_vs_frames.png", finals=finals),
+        plots.plot_returns(pairs, "wall_time", out / "return_vs_wall_time.png", finals=finals),
+        plots.plot_minatar_curves(_minatar_panels(runs), out / "minatar_curves.png"),
+    ]
     parts = ["<h2>Runs</h2>", *(_img(f) for f in figures if f)]
     for run in runs:
         parts.append(_run_html(run))
@@ -76,11 +94,16 @@ def _run_html(run: RunSummary) -> str:
     video = ""
     if run.video and run.video[0]:
         name = _e(run.video[0])
-        video = (f'<p><video controls src="{name}"></video></p>' if name.endswith(".mp4")
-                 else f'<p><img src="{name}" alt="evaluation episode"></p>')
+        video = (
+            f'<p><video controls src="{name}"></video></p>'
+            if name.endswith(".mp4")
+            else f'<p><img src="{name}" alt="evaluation episode"></p>'
+        )
     full = _e(yaml.safe_dump(run.config, sort_keys=False))
-    return (f"<h3>{_e(run.label)}</h3><p><code>{_e(run.path)}</code></p><table>{rows}</table><ul>{lines}</ul>"
-            f"{video}<details><summary>full config</summary><pre>{full}</pre></details>")
+    return (
+        f"<h3>{_e(run.label)}</h3><p><code>{_e(run.path)}</code></p><table>{rows}</table><ul>{lines}</ul>"
+        f"{video}<details><summary>full config</summary><pre>{full}</pre></details>"
+    )
 
 
 def _minatar_panels(runs: list[RunSummary]) -> list:
@@ -105,14 +128,21 @@ def _suite_section(suite: SuiteSummary, out: Path, index: int, video: bool) -> s
             attach_video(game, out)
     if suite.minatar:
         return _minatar_suite_section(suite, out, stem)
-    figures = [plots.plot_normalised_bars(suite.rows, out / f"{stem}_human_normalised_{column_key(p)}.png", p)
-               for p in PUBLISHED_PROTOCOLS] + [_game_grid(suite, out, stem)]
-    parts = [f"<h2>Suite {_e(suite.path)}</h2>",
-             f"<p>{_e(suite_text(suite)[0])}; the published DQN (Mnih et al., 2015) and Gorila (Nair et al., 2015) "
-             f"scores beside them. {_e(COUNTS_NOTE)}</p>",
-             _rows_html(suite.rows), *(f"<p>{_e(line)}</p>" for line in footnotes(suite.rows)),
-             _markdown_table(summary_lines(suite.summary)), *_aggregates_html(suite, out, stem),
-             *(_img(f) for f in figures if f), *_files_and_videos(suite)]
+    figures = [
+        plots.plot_normalised_bars(suite.rows, out / f"{stem}_human_normalised_{column_key(p)}.png", p)
+        for p in PUBLISHED_PROTOCOLS
+    ] + [_game_grid(suite, out, stem)]
+    parts = [
+        f"<h2>Suite {_e(suite.path)}</h2>",
+        f"<p>{_e(suite_text(suite)[0])}; the published DQN (Mnih et al., 2015) and Gorila (Nair et al., 2015) "
+        f"scores beside them. {_e(COUNTS_NOTE)}</p>",
+        _rows_html(suite.rows),
+        *(f"<p>{_e(line)}</p>" for line in footnotes(suite.rows)),
+        _markdown_table(summary_lines(suite.summary)),
+        *_aggregates_html(suite, out, stem),
+        *(_img(f) for f in figures if f),
+        *_files_and_videos(suite),
+    ]
     return "\n".join(parts)
 
 
@@ -120,8 +150,11 @@ def _aggregates_html(suite: SuiteSummary, out: Path, stem: str) -> list[str]:
     """The aggregates over the suite's seeds: what they are over, their table and the performance profile."""
     profile = plots.plot_performance_profile(suite.scores, out / f"{stem}_performance_profile.png")
     table = aggregate_table(suite.scores)
-    return [f"<p>{_e(aggregate_note(suite.scores))}</p>", *([_markdown_table(table)] if table else []),
-            *([_img(profile)] if profile else [])]
+    return [
+        f"<p>{_e(aggregate_note(suite.scores))}</p>",
+        *([_markdown_table(table)] if table else []),
+        *([_img(profile)] if profile else []),
+    ]
 
 
 def _game_grid(suite: SuiteSummary, out: Path, stem: str) -> Path | None:
@@ -134,14 +167,20 @@ def _game_grid(suite: SuiteSummary, out: Path, stem: str) -> Path | None:
 def _minatar_suite_section(suite: SuiteSummary, out: Path, stem: str) -> str:
     """A MinAtar suite: its table beside MinAtar's published DQN, and a panel per game of our training
     return over the published curve."""
-    figures = [plots.plot_minatar_curves(_minatar_panels(suite.games), out / f"{stem}_minatar_curves.png"),
-               _game_grid(suite, out, stem)]
-    parts = [f"<h2>MinAtar suite {_e(suite.path)}</h2>", f"<p>{_e(suite_text(suite)[0])}.</p>",
-             _markdown_table(minatar_table.markdown_rows(suite.rows)),
-             *(f"<p>{_e(line)}</p>" for line in minatar_table.notes(suite.rows)),
-             f"<p>{_e(minatar_table.summary_line(suite.summary))}</p>", *_aggregates_html(suite, out, stem),
-             *(_img(f) for f in figures if f),
-             *_files_and_videos(suite)]
+    figures = [
+        plots.plot_minatar_curves(_minatar_panels(suite.games), out / f"{stem}_minatar_curves.png"),
+        _game_grid(suite, out, stem),
+    ]
+    parts = [
+        f"<h2>MinAtar suite {_e(suite.path)}</h2>",
+        f"<p>{_e(suite_text(suite)[0])}.</p>",
+        _markdown_table(minatar_table.markdown_rows(suite.rows)),
+        *(f"<p>{_e(line)}</p>" for line in minatar_table.notes(suite.rows)),
+        f"<p>{_e(minatar_table.summary_line(suite.summary))}</p>",
+        *_aggregates_html(suite, out, stem),
+        *(_img(f) for f in figures if f),
+        *_files_and_videos(suite),
+    ]
     return "\n".join(parts)
 
 
@@ -149,16 +188,41 @@ def _files_and_videos(suite: SuiteSummary) -> list[str]:
     """Where the suite's table files are, and each game's episode."""
     table, parts = suite.path / "results.md", []
     if table.is_file():
-        parts.append(f"<p>Table as Markdown and CSV: <code>{_e(table)}</code>, <code>{_e(table.with_suffix('.csv'))}</code></p>")
-    return parts + [f'<p>{_e(g.label)}: <img src="{_e(g.video[0])}" alt="episode"></p>' for g in suite.games
-                    if g.video and g.video[0]]
+        parts.append(
+            f"<p>Table as Markdown and CSV: <code>{_e(table)}</code>, <code>{_e(table.with_suffix('.csv'))}</code></p>"
+        )
+    return parts + [
+        f'<p>{_e(g.label)}: <img src="{_e(g.video[0])}" alt="episode"></p>'
+        for g in suite.games
+        if g.video and g.video[0]
+    ]
 
 
 def _rows_html(rows: list[dict]) -> str:
-    head = ["game", "frames", "ours, null-op", "human-norm. %", "DQN null-op", "Gorila null-op",
-            "ours, human starts", "human-norm. %", "DQN human starts", "Gorila human starts"]
-    keys = ["game", "frames", "ours_noop", "human_normalised_noop", "dqn_noop", "gorila_noop", "ours_human_starts",
-            "human_normalised_human_starts", "dqn_human_starts", "gorila_human_starts"]
+    head = [
+        "game",
+        "frames",
+        "ours, null-op",
+        "human-norm. %",
+        "DQN null-op",
+        "Gorila null-op",
+        "ours, human starts",
+        "human-norm. %",
+        "DQN human starts",
+        "Gorila human starts",
+    ]
+    keys = [
+        "game",
+        "frames",
+        "ours_noop",
+        "human_normalised_noop",
+        "dqn_noop",
+        "gorila_noop",
+        "ours_human_starts",
+        "human_normalised_human_starts",
+        "dqn_human_starts",
+        "gorila_human_starts",
+    ]
     body = "".join("<tr>" + "".join(f"<td>{_cell(r[k])}{_e(_mark(r, k))}</td>" for k in keys) + "</tr>" for r in rows)
     return "<table><tr>" + "".join(f"<th>{_e(h)}</th>" for h in head) + f"</tr>{body}</table>"
 
@@ -197,10 +261,16 @@ def _e(value) -> str:
 
 
 def _page(sections: list[str]) -> str:
-    style = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto}table{border-collapse:collapse;margin:1em 0}"
-             "td,th{border:1px solid #ccc;padding:2px 8px;text-align:left}img{max-width:100%}")
-    note = ("Scores are an evaluation of the saved parameters on episodes no training evaluation played: the "
-            "checkpoint gorila evaluate loads (best.pt, the parameters of the best evaluation during training, "
-            f"wherever there is one, else the last one; a suite's games: the last one), named with each score. The {BEST_SEEN_NOTE}.")
-    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>gorila report</title><style>{style}</style>"
-            f"</head><body><h1>gorila report</h1><p>{_e(note)}</p>{''.join(sections)}</body></html>\n")
+    style = (
+        "body{font-family:sans-serif;max-width:1100px;margin:2em auto}table{border-collapse:collapse;margin:1em 0}"
+        "td,th{border:1px solid #ccc;padding:2px 8px;text-align:left}img{max-width:100%}"
+    )
+    note = (
+        "Scores are an evaluation of the saved parameters on episodes no training evaluation played: the "
+        "checkpoint gorila evaluate loads (best.pt, the parameters of the best evaluation during training, "
+        f"wherever there is one, else the last one; a suite's games: the last one), named with each score. The {BEST_SEEN_NOTE}."
+    )
+    return (
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>gorila report</title><style>{style}</style>"
+        f"</head><body><h1>gorila report</h1><p>{_e(note)}</p>{''.join(sections)}</body></html>\n"
+    )

@@ -5,6 +5,7 @@ its last 100 training episodes, each train record's `return_mean`) against frame
 DQN curve (the same measure, mean of 30 runs) drawn dashed up to the run's frames, with the published
 value at the run's last frames marked; and the performance profile of a suite of several seeds
 (Agarwal et al. 2021): the fraction of its runs with a normalised score above each threshold."""
+
 from __future__ import annotations
 
 import math
@@ -28,8 +29,10 @@ X_AXES = {"env_frames": "environment frames", "wall_time": "wall time (s)"}
 
 def _pyplot():
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     return plt
 
 
@@ -42,8 +45,9 @@ def training(records: list[dict]) -> list[dict]:
     return [r for r in records if r.get("kind") == "train" and r.get("return_mean") is not None]
 
 
-def plot_returns(runs: list[tuple[str, list[dict]]], x: str, path: Path, title: str = "",
-                 finals: dict[str, dict] | None = None) -> Path:
+def plot_returns(
+    runs: list[tuple[str, list[dict]]], x: str, path: Path, title: str = "", finals: dict[str, dict] | None = None
+) -> Path:
     """Episode return against `x` (env_frames or wall_time), several runs overlaid: each run's
     evaluations as markers with a line, its recent training return as a faint line of the same colour,
     and its evaluation of the saved parameters (`finals`, by label) as a star at their frames."""
@@ -54,17 +58,37 @@ def plot_returns(runs: list[tuple[str, list[dict]]], x: str, path: Path, title: 
         final = (finals or {}).get(label)
         if final and records:
             at = final["env_frames"] if x == "env_frames" else max(r["wall_time"] for r in records)
-            axis.plot([at], [final["eval_return_mean"]], "*", color=colour, markersize=14, markeredgecolor="k",
-                      label=f"{label}: evaluation of the saved parameters")
+            axis.plot(
+                [at],
+                [final["eval_return_mean"]],
+                "*",
+                color=colour,
+                markersize=14,
+                markeredgecolor="k",
+                label=f"{label}: evaluation of the saved parameters",
+            )
         train = training(records)
         if train:
-            axis.plot([r[x] for r in train], [r["return_mean"] for r in train], color=colour, alpha=0.35,
-                      linewidth=1, label=f"{label}: training return")
+            axis.plot(
+                [r[x] for r in train],
+                [r["return_mean"] for r in train],
+                color=colour,
+                alpha=0.35,
+                linewidth=1,
+                label=f"{label}: training return",
+            )
         evals = evaluations(records)
         if evals:
-            axis.errorbar([r[x] for r in evals], [r["eval_return_mean"] for r in evals],
-                          yerr=[r.get("eval_return_std", 0.0) for r in evals], fmt="o-", color=colour,
-                          capsize=3, markersize=4, label=f"{label}: evaluation")
+            axis.errorbar(
+                [r[x] for r in evals],
+                [r["eval_return_mean"] for r in evals],
+                yerr=[r.get("eval_return_std", 0.0) for r in evals],
+                fmt="o-",
+                color=colour,
+                capsize=3,
+                markersize=4,
+                label=f"{label}: evaluation",
+            )
     axis.set_xlabel(X_AXES[x])
     axis.set_ylabel("episode return")
     axis.set_title(title or f"return vs {X_AXES[x]}")
@@ -80,7 +104,7 @@ def plot_game_grid(games: list[tuple[str, list[dict]]], path: Path) -> Path:
     columns = min(7, max(1, len(games)))
     rows = max(1, math.ceil(len(games) / columns))
     figure, axes = plt.subplots(rows, columns, figsize=(2.6 * columns, 2.1 * rows), squeeze=False)
-    for axis in axes.flat[len(games):]:
+    for axis in axes.flat[len(games) :]:
         axis.set_visible(False)
     for axis, (game, records) in zip(axes.flat, games):
         train, evals = training(records), evaluations(records)
@@ -120,7 +144,7 @@ def plot_normalised_bars(rows: list[dict], path: Path, protocol: str = "noop") -
     axis.set_xlabel("human-normalised score (%)")
     axis.set_title(f"human-normalised score per game, {LABELS[protocol]}, final evaluation")
     axis.grid(axis="x", alpha=0.3)
-    axis.set_xlim(min(min(shown) * 2, -1.0), max(max(shown) * 2, 200.0))     # room for every marker
+    axis.set_xlim(min(min(shown) * 2, -1.0), max(max(shown) * 2, 200.0))  # room for every marker
     return _save(plt, figure, path, bottom=_legend_and_notes(figure, axis, footnotes(rows, (protocol,))))
 
 
@@ -131,23 +155,38 @@ def _legend_and_notes(figure, axis, notes: list[str]) -> float:
     for index, line in enumerate(reversed(lines)):
         figure.text(0.01, (0.05 + 0.13 * index) * inch, line, fontsize=6)
     above_notes = (0.1 + 0.13 * len(lines)) * inch if lines else 0.0
-    figure.legend(*axis.get_legend_handles_labels(), fontsize=7, loc="lower center", ncol=3,
-                  bbox_to_anchor=(0.5, above_notes))
+    figure.legend(
+        *axis.get_legend_handles_labels(), fontsize=7, loc="lower center", ncol=3, bbox_to_anchor=(0.5, above_notes)
+    )
     return above_notes + 0.5 * inch
 
 
 def _ours_bars(axis, positions, rows: list[dict], key: str) -> None:
     """Our scores as bars, coloured by whether the paper's count takes them as at human level; hatched
     where the published human score is at or below random play's (the bar's sign is then inverted)."""
-    bars = [(p, r[f"human_normalised_{key}"], at_human_level(r[f"ours_{key}"], r[f"random_{key}"], r[f"human_{key}"]),
-             bool(marks(r, key)["human_normalised"])) for p, r in zip(positions, rows)]
-    for level, colour, label in ((False, "C0", f"ours, below {HUMAN_LEVEL:g}% of human"),
-                                 (True, "C2", f"ours, at >= {HUMAN_LEVEL:g}% of human")):
+    bars = [
+        (
+            p,
+            r[f"human_normalised_{key}"],
+            at_human_level(r[f"ours_{key}"], r[f"random_{key}"], r[f"human_{key}"]),
+            bool(marks(r, key)["human_normalised"]),
+        )
+        for p, r in zip(positions, rows)
+    ]
+    for level, colour, label in (
+        (False, "C0", f"ours, below {HUMAN_LEVEL:g}% of human"),
+        (True, "C2", f"ours, at >= {HUMAN_LEVEL:g}% of human"),
+    ):
         for inverted, hatch in ((False, None), (True, "//")):
             chosen = [(p, v) for p, v, a, i in bars if a == level and i == inverted]
             if chosen:
-                axis.barh([p for p, _ in chosen], [v for _, v in chosen], color=colour, hatch=hatch,
-                          label=f"{label}{', ' + REFERENCE_MARK + ' sign inverted' if inverted else ''}")
+                axis.barh(
+                    [p for p, _ in chosen],
+                    [v for _, v in chosen],
+                    color=colour,
+                    hatch=hatch,
+                    label=f"{label}{', ' + REFERENCE_MARK + ' sign inverted' if inverted else ''}",
+                )
 
 
 def _published_markers(axis, rows: list[dict], positions, key: str) -> list[float]:
@@ -157,8 +196,15 @@ def _published_markers(axis, rows: list[dict], positions, key: str) -> list[floa
         points = [(_normalised(r, source, key), p) for r, p in zip(rows, positions)]
         points = [(v, p) for v, p in points if v is not None]
         shown += [v for v, _ in points]
-        axis.scatter([v for v, _ in points], [p for _, p in points], marker=marker, color=colour, s=60, zorder=3,
-                     label=f"{source.upper() if source == 'dqn' else 'Gorila'} (published)")
+        axis.scatter(
+            [v for v, _ in points],
+            [p for _, p in points],
+            marker=marker,
+            color=colour,
+            s=60,
+            zorder=3,
+            label=f"{source.upper() if source == 'dqn' else 'Gorila'} (published)",
+        )
     return shown
 
 
@@ -175,20 +221,21 @@ PARTIAL_LABEL = f"ours, over fewer than {WINDOW} episodes"
 SEED_LABEL = "ours, each seed (the thick line: their mean)"
 PUBLISHED_LABEL = "MinAtar's DQN (Young & Tian 2019, 30 runs; read off its figure)"
 END_LABEL = "published DQN at our last frames"
-MINATAR_LEGEND = (OURS_LABEL, PUBLISHED_LABEL, PARTIAL_LABEL, END_LABEL, SEED_LABEL)   # the legend's order, two columns
+MINATAR_LEGEND = (OURS_LABEL, PUBLISHED_LABEL, PARTIAL_LABEL, END_LABEL, SEED_LABEL)  # the legend's order, two columns
 
 
 @dataclass
 class MinAtarPanel:
     """What one panel draws: our (frames, return) points, split where 100 episodes had ended, the
     published curve up to our last frames, and the published value there (None outside its frames)."""
+
     title: str
-    ours: list[tuple[int, float, int]]          # frames, return_mean, episodes it averages
-    published: np.ndarray                       # [frames, return] rows up to `end`
+    ours: list[tuple[int, float, int]]  # frames, return_mean, episodes it averages
+    published: np.ndarray  # [frames, return] rows up to `end`
     end: int
     published_at_end: float | None
-    gap: str = ""                               # why the published curve has no value at `end`
-    seeds: list = field(default_factory=list)   # each seed's (frames, return) points, where `ours` is their mean
+    gap: str = ""  # why the published curve has no value at `end`
+    seeds: list = field(default_factory=list)  # each seed's (frames, return) points, where `ours` is their mean
 
 
 def minatar_panel(title: str, env: str, records: list[dict]) -> MinAtarPanel:
@@ -208,7 +255,7 @@ def _panel(title: str, env: str, ours: list, end: int) -> MinAtarPanel:
     at_end = published_dqn_return(env, end)
     shown = curve[curve[:, 0] <= end]
     if at_end is not None and (not len(shown) or shown[-1, 0] < end):
-        shown = np.vstack([shown, [end, at_end]])       # the dashed line reaches our last frames
+        shown = np.vstack([shown, [end, at_end]])  # the dashed line reaches our last frames
     return MinAtarPanel(title, ours, shown, end, at_end, "" if at_end is not None else published_gap(env, end))
 
 
@@ -232,7 +279,7 @@ def minatar_figure(panels: list[MinAtarPanel]):
     columns = min(3, len(panels))
     rows = math.ceil(len(panels) / columns)
     figure, axes = plt.subplots(rows, columns, figsize=(max(4.2 * columns, 6.4), 3.2 * rows + 0.9), squeeze=False)
-    for axis in axes.flat[len(panels):]:
+    for axis in axes.flat[len(panels) :]:
         axis.set_visible(False)
     for axis, panel in zip(axes.flat, panels):
         _draw_minatar_panel(axis, panel)
@@ -249,8 +296,10 @@ def _ratio_line(panel: MinAtarPanel) -> str:
     if not panel.ours or not panel.published_at_end:
         return ""
     ours = panel.ours[-1][1]
-    return (f"\nours {ours:.2f} / published {panel.published_at_end:.2f} = {ours / panel.published_at_end:.2f} "
-            f"at {panel.end:,} frames")
+    return (
+        f"\nours {ours:.2f} / published {panel.published_at_end:.2f} = {ours / panel.published_at_end:.2f} "
+        f"at {panel.end:,} frames"
+    )
 
 
 def minatar_seeds_panel(title: str, env: str, seeds: list[list[dict]]) -> MinAtarPanel:
@@ -263,10 +312,19 @@ def minatar_seeds_panel(title: str, env: str, seeds: list[list[dict]]) -> MinAta
         return minatar_panel(title, env, [])
     end = min(c[-1, 0] for c in curves)
     grid = curves[0][curves[0][:, 0] < end]
-    mean = [(int(f), float(np.mean([np.interp(f, c[:, 0], c[:, 1]) for c in curves])),
-             int(min(np.interp(f, c[:, 0], c[:, 2]) for c in curves))) for f in grid[:, 0]]
-    last = (round(np.mean([c[-1, 0] for c in curves])), float(np.mean([c[-1, 1] for c in curves])),
-            int(min(c[-1, 2] for c in curves)))
+    mean = [
+        (
+            int(f),
+            float(np.mean([np.interp(f, c[:, 0], c[:, 1]) for c in curves])),
+            int(min(np.interp(f, c[:, 0], c[:, 2]) for c in curves)),
+        )
+        for f in grid[:, 0]
+    ]
+    last = (
+        round(np.mean([c[-1, 0] for c in curves])),
+        float(np.mean([c[-1, 1] for c in curves])),
+        int(min(c[-1, 2] for c in curves)),
+    )
     panel = _panel(title, env, mean + [last], last[0])
     panel.seeds = [[(f, r) for f, r, _ in c] for c in curves]
     return panel
@@ -277,21 +335,36 @@ def _draw_minatar_panel(axis, panel: MinAtarPanel) -> None:
         axis.plot(*zip(*seed), color="C3", alpha=0.35, linewidth=0.8, label=SEED_LABEL if index == 0 else None)
     full = [(f, r) for f, r, n in panel.ours if n >= WINDOW]
     partial = [(f, r) for f, r, n in panel.ours if n < WINDOW]
-    if partial:     # before 100 episodes ended: a mean over fewer, which MinAtar's curves do not show
+    if partial:  # before 100 episodes ended: a mean over fewer, which MinAtar's curves do not show
         axis.plot(*zip(*(partial + full[:1])), ":", color="C3", linewidth=1.2, label=PARTIAL_LABEL)
     if full:
         axis.plot(*zip(*full), color="C3", linewidth=1.6, label=OURS_LABEL)
     if len(panel.published):
         axis.plot(panel.published[:, 0], panel.published[:, 1], "--", color="C0", linewidth=1.4, label=PUBLISHED_LABEL)
     if panel.published_at_end is not None:
-        axis.plot([panel.end], [panel.published_at_end], "o", color="C0", markeredgecolor="k", markersize=6,
-                  label=END_LABEL)
-        axis.annotate(f"{panel.published_at_end:.2f}", (panel.end, panel.published_at_end), textcoords="offset points",
-                      xytext=(-6, 5), ha="right", fontsize=8, color="C0")
+        axis.plot(
+            [panel.end], [panel.published_at_end], "o", color="C0", markeredgecolor="k", markersize=6, label=END_LABEL
+        )
+        axis.annotate(
+            f"{panel.published_at_end:.2f}",
+            (panel.end, panel.published_at_end),
+            textcoords="offset points",
+            xytext=(-6, 5),
+            ha="right",
+            fontsize=8,
+            color="C0",
+        )
     else:
-        axis.text(0.03, 0.95, f"no published value at {panel.end:,} frames:\n{panel.gap}", transform=axis.transAxes,
-                  va="top", fontsize=7, color="C0")
-    axis.margins(x=0.03, y=0.12)         # room for the end marker and its value
+        axis.text(
+            0.03,
+            0.95,
+            f"no published value at {panel.end:,} frames:\n{panel.gap}",
+            transform=axis.transAxes,
+            va="top",
+            fontsize=7,
+            color="C0",
+        )
+    axis.margins(x=0.03, y=0.12)  # room for the end marker and its value
     axis.set_xlim(left=0)
     axis.set_title(panel.title + _ratio_line(panel), fontsize=9)
     axis.set_xlabel("training frames", fontsize=8)
@@ -300,7 +373,7 @@ def _draw_minatar_panel(axis, panel: MinAtarPanel) -> None:
     axis.grid(alpha=0.3)
 
 
-PROFILE_POINTS = 201        # thresholds tau the profile is measured at
+PROFILE_POINTS = 201  # thresholds tau the profile is measured at
 
 
 def plot_performance_profile(scores: SuiteScores, path: Path) -> Path | None:
@@ -313,12 +386,30 @@ def plot_performance_profile(scores: SuiteScores, path: Path) -> Path | None:
     plt = _pyplot()
     figure, axis = plt.subplots(figsize=(7, 4.2))
     runs, games = scores.matrix.shape
-    axis.fill_between(profile["taus"], profile["low"], profile["high"], color="C0", alpha=0.25, step="post",
-                      label="95% stratified bootstrap band")
-    axis.step(profile["taus"], profile["profile"], where="post", color="C0", linewidth=1.6,
-              label=f"ours: {runs} seeds x {games} games")
-    axis.axvline(scores.measure.reference, color="grey", linestyle="--", linewidth=1,
-                 label=f"{scores.measure.reference_name} ({scores.measure.reference:g})")
+    axis.fill_between(
+        profile["taus"],
+        profile["low"],
+        profile["high"],
+        color="C0",
+        alpha=0.25,
+        step="post",
+        label="95% stratified bootstrap band",
+    )
+    axis.step(
+        profile["taus"],
+        profile["profile"],
+        where="post",
+        color="C0",
+        linewidth=1.6,
+        label=f"ours: {runs} seeds x {games} games",
+    )
+    axis.axvline(
+        scores.measure.reference,
+        color="grey",
+        linestyle="--",
+        linewidth=1,
+        label=f"{scores.measure.reference_name} ({scores.measure.reference:g})",
+    )
     axis.set_ylim(-0.02, 1.02)
     axis.set_xlabel(f"tau: {scores.measure.name}", fontsize=9)
     axis.set_ylabel("fraction of runs with score > tau")
@@ -337,8 +428,14 @@ def plot_sweep_curves(points: list[tuple[str, list[list[dict]]]], metric: str, p
         colour = f"C{index % 10}"
         for seed, records in enumerate(trials):
             curve = [r for r in records if r.get(metric) is not None]
-            axis.plot([r["env_frames"] for r in curve], [r[metric] for r in curve], color=colour, linewidth=1.2,
-                      alpha=0.8, label=label if seed == 0 else None)
+            axis.plot(
+                [r["env_frames"] for r in curve],
+                [r[metric] for r in curve],
+                color=colour,
+                linewidth=1.2,
+                alpha=0.8,
+                label=label if seed == 0 else None,
+            )
     axis.set_xlabel(X_AXES["env_frames"])
     axis.set_ylabel(metric)
     axis.set_title(f"sweep: {metric} of each trial, one colour per point (best first)")
@@ -349,7 +446,7 @@ def plot_sweep_curves(points: list[tuple[str, list[list[dict]]]], metric: str, p
 
 
 def _save(plt, figure, path: Path, bottom: float = 0.0) -> Path:
-    figure.tight_layout(rect=(0, bottom, 1, 1))     # `bottom`: the figure's share kept for its legend
+    figure.tight_layout(rect=(0, bottom, 1, 1))  # `bottom`: the figure's share kept for its legend
     figure.savefig(path, dpi=100)
     plt.close(figure)
     return path

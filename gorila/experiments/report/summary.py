@@ -12,6 +12,7 @@ A MinAtar run is also set beside MinAtar's published DQN by the measure it was p
 return of the last 100 training episodes at the same frames; a MinAtar suite by its own table
 (`gorila.experiments.suite.minatar_table`).
 """
+
 from __future__ import annotations
 
 import json
@@ -37,11 +38,12 @@ class ReportError(ValueError):
 @dataclass
 class RunSummary:
     """What the report shows of one run directory."""
+
     path: Path
     label: str
     config: dict
     records: list[dict]
-    final: dict | None = None          # evaluation of the saved parameters
+    final: dict | None = None  # evaluation of the saved parameters
     final_source: str = ""
     video: tuple[str, str] | None = None
     extra: dict = field(default_factory=dict)
@@ -85,16 +87,21 @@ def attach_final_evaluation(run: RunSummary, out: Path, episodes: int | None) ->
         run.final_source = "no saved parameters (no checkpoint): no final evaluation"
         return
     from gorila.evaluation.checkpoint_evaluation import evaluate_checkpoint, saved_evaluation
+
     if saved := saved_evaluation(run.path, checkpoint, episodes):
         path, run.final = saved
-        run.final_source = (f"checkpoints/{checkpoint.name} evaluated by gorila evaluate, protocol "
-                            f"{run.final['protocol']} ({path.relative_to(run.path)})")
+        run.final_source = (
+            f"checkpoints/{checkpoint.name} evaluated by gorila evaluate, protocol "
+            f"{run.final['protocol']} ({path.relative_to(run.path)})"
+        )
         return
     result = evaluate_checkpoint(checkpoint, episodes=episodes)
     result.update(protocol="noop", parameters=f"checkpoints/{checkpoint.name}")
     (out / f"{run.label}-final_eval.json").write_text(json.dumps(result, indent=2) + "\n")
-    run.final, run.final_source = result, (f"checkpoints/{checkpoint.name} evaluated by this report "
-                                           f"({run.label}-final_eval.json)")
+    run.final, run.final_source = (
+        result,
+        (f"checkpoints/{checkpoint.name} evaluated by this report ({run.label}-final_eval.json)"),
+    )
 
 
 def evaluated_checkpoint(run: RunSummary) -> Path | None:
@@ -107,6 +114,7 @@ def evaluated_checkpoint(run: RunSummary) -> Path | None:
 
 def attach_video(run: RunSummary, out: Path) -> None:
     from gorila.experiments.report.video import VideoError, record_episode
+
     checkpoint = evaluated_checkpoint(run)
     if checkpoint is None:
         run.video = ("", "no video: no saved parameters")
@@ -121,8 +129,10 @@ def attach_video(run: RunSummary, out: Path) -> None:
 def summary_lines_of(run: RunSummary) -> list[str]:
     """The text summary of a run (what `gorila report` prints)."""
     c = run.config
-    lines = [f"run {run.path}: {c.get('env', '?')}, runtime {c.get('runtime', '?')}, {c.get('actors', '?')} actors, "
-             f"{c.get('learners', '?')} learners, {c.get('param_shards', '?')} parameter shards"]
+    lines = [
+        f"run {run.path}: {c.get('env', '?')}, runtime {c.get('runtime', '?')}, {c.get('actors', '?')} actors, "
+        f"{c.get('learners', '?')} learners, {c.get('param_shards', '?')} parameter shards"
+    ]
     if run.last_train:
         t = run.last_train
         lines.append(f"trained {t['env_frames']:,} frames, {t.get('updates', 0):,} updates in {t['wall_time']:.1f} s")
@@ -132,9 +142,11 @@ def summary_lines_of(run: RunSummary) -> list[str]:
         human = f", {norm['human_normalised']:.1f}% of human" if norm else ""
         if norm and norm["dqn_normalised"] is not None:
             human += f", {norm['dqn_normalised']:.1f}% of DQN"
-        lines.append(f"evaluation of the saved parameters ({f['env_frames']:,} frames): "
-                     f"{f['eval_return_mean']:.1f} +/- {f['eval_return_std']:.1f} over {f['eval_episodes']} "
-                     f"episodes{human}; {run.final_source}")
+        lines.append(
+            f"evaluation of the saved parameters ({f['env_frames']:,} frames): "
+            f"{f['eval_return_mean']:.1f} +/- {f['eval_return_std']:.1f} over {f['eval_episodes']} "
+            f"episodes{human}; {run.final_source}"
+        )
     else:
         lines.append(run.final_source or "no final evaluation")
     if is_minatar(str(c.get("env", ""))):
@@ -151,6 +163,7 @@ def summary_lines_of(run: RunSummary) -> list[str]:
 class SuiteSummary:
     """A suite directory: its plan, table rows, the paper's counts, its games' runs and the normalised
     score of each run with their aggregates over the seeds."""
+
     path: Path
     plan: SuitePlan
     rows: list[dict]
@@ -199,8 +212,10 @@ def suite_text(suite: SuiteSummary) -> list[str]:
 
 def atari_suite_text(suite: SuiteSummary) -> list[str]:
     """An Atari suite's games: final evaluation beside the published DQN and Gorila, and the paper's counts."""
-    lines = [f"suite {suite.path}: {len(suite.rows)} of {len(suite.plan.games)} games finished, "
-             f"{suite.plan.frames_per_game:,} frames each; scores are final evaluations of the saved parameters"]
+    lines = [
+        f"suite {suite.path}: {len(suite.rows)} of {len(suite.plan.games)} games finished, "
+        f"{suite.plan.frames_per_game:,} frames each; scores are final evaluations of the saved parameters"
+    ]
     for row in suite.rows:
         score, norm = row["ours_noop"], row["human_normalised_noop"]
         line = f"  {row['game']}: " + ("-" if score is None else f"{score:.1f}")
@@ -213,15 +228,20 @@ def atari_suite_text(suite: SuiteSummary) -> list[str]:
 def minatar_suite_text(suite: SuiteSummary) -> list[str]:
     """A MinAtar suite's games: training return at the end of each run beside MinAtar's published DQN."""
     seeds = f" with seeds {', '.join(map(str, suite.plan.seeds))}" if suite.plan.seeds else ""
-    lines = [f"suite {suite.path}: {len(suite.rows)} of {len(suite.plan.games)} MinAtar games finished{seeds}, "
-             f"{suite.plan.frames_per_game:,} frames each; training returns (mean of the last 100 training "
-             "episodes) beside MinAtar's published DQN at the same frames"]
+    lines = [
+        f"suite {suite.path}: {len(suite.rows)} of {len(suite.plan.games)} MinAtar games finished{seeds}, "
+        f"{suite.plan.frames_per_game:,} frames each; training returns (mean of the last 100 training "
+        "episodes) beside MinAtar's published DQN at the same frames"
+    ]
     for row in suite.rows:
         ours = "-" if row["ours_training_return"] is None else f"{row['ours_training_return']:.2f}"
         if row.get("seed_returns"):
             ours += " (seeds: " + ", ".join("-" if r is None else f"{r:.2f}" for r in row["seed_returns"]) + ")"
-        published = (f"published DQN {row['published_dqn']:.2f}" if row["published_dqn"] is not None
-                     else f"no published value ({row['published_note'] or 'no train record'})")
+        published = (
+            f"published DQN {row['published_dqn']:.2f}"
+            if row["published_dqn"] is not None
+            else f"no published value ({row['published_note'] or 'no train record'})"
+        )
         ratio = "" if row["ratio"] is None else f", ratio {row['ratio']:.2f}"
         frames = "" if row["frames"] is None else f" at {row['frames']:,} frames"
         lines.append(f"  {row['env']}: {ours}{frames} over {row['episodes']} episodes; {published}{ratio}")

@@ -3,6 +3,7 @@
 After each game the results table is written again, so an interrupted suite leaves a table of the
 games it finished; started again with the same command, it carries on where it stopped.
 """
+
 from __future__ import annotations
 
 import json
@@ -16,11 +17,16 @@ from gorila.runtime.calls import failure_reason
 from gorila.system.signals import restore_signals, stop_on_signals
 
 PROGRESS_EVERY_S = 30.0
-CANCEL_WAIT_S = 120.0     # an interrupted game's final checkpoint
+CANCEL_WAIT_S = 120.0  # an interrupted game's final checkpoint
 
 
-def run_suite(plan: SuitePlan, parallel: int = 1, address: str = "", cpus_per_game: float = 1.0,
-              say: Callable[[str], None] = print) -> dict:
+def run_suite(
+    plan: SuitePlan,
+    parallel: int = 1,
+    address: str = "",
+    cpus_per_game: float = 1.0,
+    say: Callable[[str], None] = print,
+) -> dict:
     """Train and evaluate every unfinished game (of every seed); {'finished': [...], 'failed': {game:
     reason}, 'tables': [...]}."""
     plan.out.mkdir(parents=True, exist_ok=True)
@@ -31,8 +37,10 @@ def run_suite(plan: SuitePlan, parallel: int = 1, address: str = "", cpus_per_ga
     for game in plan.games:
         if game not in todo:
             say(f"suite: {game} finished earlier ({plan.result_file(game, plan.protocols[0]).name}): skipped")
-    say(f"suite: {len(todo)} of {len(plan.games)} games to train, {plan.frames_per_game:,} frames each, "
-        f"{parallel} at a time; results in {plan.out}")
+    say(
+        f"suite: {len(todo)} of {len(plan.games)} games to train, {plan.frames_per_game:,} frames each, "
+        f"{parallel} at a time; results in {plan.out}"
+    )
     failed: dict[str, str] = {}
     if parallel > 1 and todo:
         _run_on_ray(plan, todo, parallel, address, cpus_per_game, failed, say)
@@ -56,8 +64,10 @@ def _run_seeds(plan: SuitePlan, parallel: int, address: str, cpus_per_game: floa
         failed.update({f"{game} (seed {seed_plan.overrides['seed']})": why for game, why in outcome["failed"].items()})
     tables = write_tables(plan)
     finished = [g for g in plan.games if plan.finished(g)]
-    say(f"suite: {len(finished)} of {len(plan.games)} games finished with all {len(plan.seeds)} seeds; table "
-        f"over the seeds {tables[0]} and {tables[1]}")
+    say(
+        f"suite: {len(finished)} of {len(plan.games)} games finished with all {len(plan.seeds)} seeds; table "
+        f"over the seeds {tables[0]} and {tables[1]}"
+    )
     return {"finished": finished, "failed": failed, "tables": [str(p) for p in tables]}
 
 
@@ -70,8 +80,10 @@ def write_tables(plan: SuitePlan) -> list:
 def _run_here(plan: SuitePlan, todo: list[str], failed: dict, say) -> None:
     for index, game in enumerate(todo, 1):
         prefix = f"suite [{index}/{len(todo)}]"
-        say(f"{prefix} {game}: training to {plan.frames_per_game:,} frames in {plan.game_dir(game)}, "
-            "then evaluating its final parameters")
+        say(
+            f"{prefix} {game}: training to {plan.frames_per_game:,} frames in {plan.game_dir(game)}, "
+            "then evaluating its final parameters"
+        )
         try:
             _settle(plan, game, lambda: play_game(plan, game), failed, lambda line: say(f"{prefix} {line}"))
         except KeyboardInterrupt:
@@ -91,7 +103,7 @@ def _settle(plan: SuitePlan, game: str, outcome, failed: dict, say) -> None:
         say(f"{game}: failed: {failed[game]}")
         return
     line = describe_results(results)
-    if plan.minatar:            # and what MinAtar's paper measures, beside its published DQN
+    if plan.minatar:  # and what MinAtar's paper measures, beside its published DQN
         line += "; " + against_published(ran_env(plan.game_dir(game), game), read_metrics(plan.game_dir(game)))
     say(f"{game}: {line}")
     write_tables(plan)
@@ -122,14 +134,16 @@ def _frames_so_far(plan: SuitePlan, game: str) -> int:
     return max((r.get("env_frames", 0) for r in records), default=0)
 
 
-def _run_on_ray(plan: SuitePlan, todo: list[str], parallel: int, address: str, cpus_per_game: float,
-                failed: dict, say) -> None:
+def _run_on_ray(
+    plan: SuitePlan, todo: list[str], parallel: int, address: str, cpus_per_game: float, failed: dict, say
+) -> None:
     """`parallel` games at a time, each a Ray task training on the local runtime, on the cluster at
     `address` or on an embedded Ray started as `gorila train` starts one."""
     import gorila.runtime.ray as gorila_ray
     from gorila.experiments.suite.plan import play_game_task
+
     gorila_ray.connect(address, parallel * cpus_per_game)
-    previous = stop_on_signals()            # after Ray started: it replaces the SIGTERM handler
+    previous = stop_on_signals()  # after Ray started: it replaces the SIGTERM handler
     start, calls = gorila_ray.remote_task(play_game_task, cpus_per_game), gorila_ray.RayCalls()
     queue, running = list(todo), {}
     try:
@@ -140,12 +154,11 @@ def _run_on_ray(plan: SuitePlan, todo: list[str], parallel: int, address: str, c
                 say(f"suite: {game} started ({plan.game_dir(game)})")
             ready, _ = calls.wait(list(running), timeout=PROGRESS_EVERY_S)
             for ref in ready:
-                _settle(plan, running.pop(ref), lambda: calls.get([ref])[0], failed,
-                        lambda line: say(f"suite: {line}"))
+                _settle(plan, running.pop(ref), lambda: calls.get([ref])[0], failed, lambda line: say(f"suite: {line}"))
             if not ready:
                 say(progress_line(plan, list(running.values())))
     except KeyboardInterrupt:
-        gorila_ray.cancel(list(running), CANCEL_WAIT_S)     # each game writes a final checkpoint
+        gorila_ray.cancel(list(running), CANCEL_WAIT_S)  # each game writes a final checkpoint
         write_tables(plan)
         raise
     finally:

@@ -10,6 +10,7 @@ reached the published return, and the lowest ratio. A suite of several seeds has
 its seeds: the mean of their training returns (each seed's beside it) against the published DQN at
 their mean frames.
 """
+
 from __future__ import annotations
 
 import json
@@ -23,10 +24,12 @@ from gorila.experiments.suite.plan import FINAL_PARAMETERS, SuitePlan
 from gorila.experiments.suite.table import TABLE_CSV, TABLE_JSON, TABLE_MD, cell_number, write_csv
 from gorila.records.metrics import read_metrics
 
-WINDOW = 100                # MinAtar's moving average: the last 100 training episodes
-PUBLISHED = ("MinAtar's published DQN (Young & Tian 2019, mean of 30 runs, read off its figure; full action "
-             "set, MinAtar/<Game>-v0)")
-MINIMAL_MARK = "*"          # the run played the minimal action set (-v1), not the published curves' full one
+WINDOW = 100  # MinAtar's moving average: the last 100 training episodes
+PUBLISHED = (
+    "MinAtar's published DQN (Young & Tian 2019, mean of 30 runs, read off its figure; full action "
+    "set, MinAtar/<Game>-v0)"
+)
+MINIMAL_MARK = "*"  # the run played the minimal action set (-v1), not the published curves' full one
 
 
 def training_return(records: list[dict]) -> dict | None:
@@ -50,8 +53,11 @@ def published_gap(env: str, frames: int) -> str:
     """Why the published curve has no value at `frames`: before its first readable point or after its last."""
     curve = published_dqn_curve(env)
     first, last = int(curve[0, 0]), int(curve[-1, 0])
-    return (f"the published curve begins at {first:,} frames" if frames < first
-            else f"the published curve ends at {last:,} frames")
+    return (
+        f"the published curve begins at {first:,} frames"
+        if frames < first
+        else f"the published curve ends at {last:,} frames"
+    )
 
 
 def compared(env: str, records: list[dict]) -> dict:
@@ -59,15 +65,22 @@ def compared(env: str, records: list[dict]) -> dict:
     DQN's at those frames, and their ratio; None where either is missing, and `published_note` saying
     why the published curve has no value there."""
     ours = training_return(records) or {"frames": None, "return": None, "episodes": 0}
-    return {"frames": ours["frames"], "episodes": ours["episodes"], "ours_training_return": ours["return"],
-            **beside_published(env, ours["frames"], ours["return"])}
+    return {
+        "frames": ours["frames"],
+        "episodes": ours["episodes"],
+        "ours_training_return": ours["return"],
+        **beside_published(env, ours["frames"], ours["return"]),
+    }
 
 
 def beside_published(env: str, frames: int | None, ours: float | None) -> dict:
     """The published DQN's return at `frames`, `ours` as a ratio of it, and why there is none."""
     published = published_dqn_return(env, frames) if frames is not None else None
-    return {"published_dqn": published, "ratio": ours / published if ours is not None and published else None,
-            "published_note": published_gap(env, frames) if published is None and frames else ""}
+    return {
+        "published_dqn": published,
+        "ratio": ours / published if ours is not None and published else None,
+        "published_note": published_gap(env, frames) if published is None and frames else "",
+    }
 
 
 def against_published(env: str, records: list[dict]) -> str:
@@ -75,10 +88,15 @@ def against_published(env: str, records: list[dict]) -> str:
     c = compared(env, records)
     if c["ours_training_return"] is None:
         return "no training episode finished: nothing to set beside MinAtar's published DQN"
-    there = (f"none ({c['published_note']})" if c["published_dqn"] is None else f"{c['published_dqn']:.2f}"
-             + ("" if c["ratio"] is None else f" (ours / published: {c['ratio']:.2f})"))
-    return (f"training return {c['ours_training_return']:.2f} (mean of the last {c['episodes']} training episodes) "
-            f"at {c['frames']:,} frames; MinAtar's published DQN there: {there}")
+    there = (
+        f"none ({c['published_note']})"
+        if c["published_dqn"] is None
+        else f"{c['published_dqn']:.2f}" + ("" if c["ratio"] is None else f" (ours / published: {c['ratio']:.2f})")
+    )
+    return (
+        f"training return {c['ours_training_return']:.2f} (mean of the last {c['episodes']} training episodes) "
+        f"at {c['frames']:,} frames; MinAtar's published DQN there: {there}"
+    )
 
 
 def ran_env(run_dir: Path, game: str) -> str:
@@ -93,8 +111,14 @@ def minatar_row(plan: SuitePlan, game: str) -> dict:
     env = ran_env(run_dir, game)
     final = json.loads(plan.result_file(game, "noop").read_text())
     records = read_metrics(run_dir)
-    return {"game": game, "env": env, **compared(env, records), "frames_per_s": run_speed(records),
-            "ours_final_eval": final["eval_return_mean"], "eval_episodes": final["eval_episodes"]}
+    return {
+        "game": game,
+        "env": env,
+        **compared(env, records),
+        "frames_per_s": run_speed(records),
+        "ours_final_eval": final["eval_return_mean"],
+        "eval_episodes": final["eval_episodes"],
+    }
 
 
 def seeds_row(plan: SuitePlan, game: str) -> dict:
@@ -104,12 +128,19 @@ def seeds_row(plan: SuitePlan, game: str) -> dict:
     returns = [r["ours_training_return"] for r in rows]
     mean = None if None in returns else sum(returns) / len(returns)
     frames = round(sum(r["frames"] for r in rows) / len(rows)) if all(r["frames"] for r in rows) else None
-    return {"game": game, "env": rows[0]["env"], "seeds": list(plan.seeds), "frames": frames,
-            "episodes": min(r["episodes"] for r in rows), "ours_training_return": mean, "seed_returns": returns,
-            "seed_frames_per_s": [r["frames_per_s"] for r in rows],
-            **beside_published(rows[0]["env"], frames, mean),
-            "ours_final_eval": sum(r["ours_final_eval"] for r in rows) / len(rows),
-            "eval_episodes": rows[0]["eval_episodes"]}
+    return {
+        "game": game,
+        "env": rows[0]["env"],
+        "seeds": list(plan.seeds),
+        "frames": frames,
+        "episodes": min(r["episodes"] for r in rows),
+        "ours_training_return": mean,
+        "seed_returns": returns,
+        "seed_frames_per_s": [r["frames_per_s"] for r in rows],
+        **beside_published(rows[0]["env"], frames, mean),
+        "ours_final_eval": sum(r["ours_final_eval"] for r in rows) / len(rows),
+        "eval_episodes": rows[0]["eval_episodes"],
+    }
 
 
 def row_speeds(row: dict) -> list[float | None]:
@@ -128,26 +159,40 @@ def minatar_summary(rows: list[dict]) -> dict:
     rated = [r for r in rows if r["ratio"] is not None]
     lowest = min(rated, key=lambda r: r["ratio"], default=None)
     speeds = [s for r in rows for s in row_speeds(r) if s]
-    return {"games": len(rated), "at_or_above_published": sum(r["ratio"] >= 1.0 for r in rated),
-            "lowest_ratio": lowest and lowest["ratio"], "lowest_game": lowest and lowest["game"],
-            "runs": len(speeds), "median_frames_per_s": statistics.median(speeds) if speeds else None}
+    return {
+        "games": len(rated),
+        "at_or_above_published": sum(r["ratio"] >= 1.0 for r in rated),
+        "lowest_ratio": lowest and lowest["ratio"],
+        "lowest_game": lowest and lowest["game"],
+        "runs": len(speeds),
+        "median_frames_per_s": statistics.median(speeds) if speeds else None,
+    }
 
 
 def summary_line(summary: dict) -> str:
     if not summary["games"]:
         return "No finished game has a published return at its frames yet: no ratio."
-    line = (f"Games at >= 1.0 of the published DQN: {summary['at_or_above_published']} of {summary['games']}; "
-            f"lowest ratio {summary['lowest_ratio']:.2f} ({summary['lowest_game']}).")
+    line = (
+        f"Games at >= 1.0 of the published DQN: {summary['at_or_above_published']} of {summary['games']}; "
+        f"lowest ratio {summary['lowest_ratio']:.2f} ({summary['lowest_game']})."
+    )
     if summary.get("median_frames_per_s"):
-        line += (f" Frames/s, the median over the {summary['runs']} runs of each run's median train record: "
-                 f"{summary['median_frames_per_s']:,.0f}.")
+        line += (
+            f" Frames/s, the median over the {summary['runs']} runs of each run's median train record: "
+            f"{summary['median_frames_per_s']:,.0f}."
+        )
     return line
 
 
-HEAD = ("| game | env id that ran | frames | episodes | ours, training return | published DQN | ratio "
-        "| ours, final evaluation | frames/s |")
-SEEDS_HEAD = HEAD.replace("ours, training return", "ours, training return: mean (each seed)").replace(
-    "ours, final evaluation", "ours, final evaluation: mean").replace("frames/s", "frames/s (each seed)")
+HEAD = (
+    "| game | env id that ran | frames | episodes | ours, training return | published DQN | ratio "
+    "| ours, final evaluation | frames/s |"
+)
+SEEDS_HEAD = (
+    HEAD.replace("ours, training return", "ours, training return: mean (each seed)")
+    .replace("ours, final evaluation", "ours, final evaluation: mean")
+    .replace("frames/s", "frames/s (each seed)")
+)
 
 
 def markdown_rows(rows: list[dict]) -> list[str]:
@@ -161,35 +206,56 @@ def markdown_rows(rows: list[dict]) -> list[str]:
         ours = cell_number(r["ours_training_return"], 2)
         if "seed_returns" in r:
             ours += " (" + ", ".join(cell_number(value, 2) for value in r["seed_returns"]) + ")"
-        cells = [r["game"], r["env"] + mark, frames, str(r["episodes"]), ours, published, cell_number(r["ratio"], 2),
-                 f"{cell_number(r['ours_final_eval'], 2)} ({r['eval_episodes']} episodes)",
-                 " / ".join(cell_number(value, 0) for value in row_speeds(r))]
+        cells = [
+            r["game"],
+            r["env"] + mark,
+            frames,
+            str(r["episodes"]),
+            ours,
+            published,
+            cell_number(r["ratio"], 2),
+            f"{cell_number(r['ours_final_eval'], 2)} ({r['eval_episodes']} episodes)",
+            " / ".join(cell_number(value, 0) for value in row_speeds(r)),
+        ]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
 
 
 def notes(rows: list[dict]) -> list[str]:
     """What the table's columns are, and a line for the games that played the minimal action set."""
-    lines = [f"Training return: the mean return of the last {WINDOW} finished training episodes (fewer where "
-             "the run finished fewer: see episodes) at the run's last train record, as MinAtar's paper plots it; "
-             f"published DQN: {PUBLISHED}, at the same frames; ratio: ours / published. Final evaluation: the "
-             f"{FINAL_PARAMETERS}, evaluated afresh (not MinAtar's measure). Frames/s: the median of the run's "
-             "train records, each the frames/s of one logging window."]
+    lines = [
+        f"Training return: the mean return of the last {WINDOW} finished training episodes (fewer where "
+        "the run finished fewer: see episodes) at the run's last train record, as MinAtar's paper plots it; "
+        f"published DQN: {PUBLISHED}, at the same frames; ratio: ours / published. Final evaluation: the "
+        f"{FINAL_PARAMETERS}, evaluated afresh (not MinAtar's measure). Frames/s: the median of the run's "
+        "train records, each the frames/s of one logging window."
+    ]
     if rows and "seed_returns" in rows[0]:
-        lines.append(f"Over the seeds {', '.join(map(str, rows[0]['seeds']))}: the mean of their training returns "
-                     "(each seed's in brackets) against the published DQN at their mean frames; the lowest of "
-                     "their episode counts; the mean of their final evaluations.")
+        lines.append(
+            f"Over the seeds {', '.join(map(str, rows[0]['seeds']))}: the mean of their training returns "
+            "(each seed's in brackets) against the published DQN at their mean frames; the lowest of "
+            "their episode counts; the mean of their final evaluations."
+        )
     minimal = [r["game"] for r in rows if r["env"].endswith("-v1")]
     if minimal:
-        lines.append(f"{MINIMAL_MARK} Played with the game's minimal action set (-v1), not the full set of the "
-                     f"published curves: {', '.join(minimal)}.")
+        lines.append(
+            f"{MINIMAL_MARK} Played with the game's minimal action set (-v1), not the full set of the "
+            f"published curves: {', '.join(minimal)}."
+        )
     return lines
 
 
 def markdown(plan: SuitePlan, rows: list[dict], summary: dict) -> str:
     seeds = f" with seeds {', '.join(map(str, plan.seeds))}" if plan.seeds else ""
-    lines = [f"# MinAtar suite results: {len(rows)} of {len(plan.games)} games finished{seeds}", "",
-             *markdown_rows(rows), "", *notes(rows), "", summary_line(summary)]
+    lines = [
+        f"# MinAtar suite results: {len(rows)} of {len(plan.games)} games finished{seeds}",
+        "",
+        *markdown_rows(rows),
+        "",
+        *notes(rows),
+        "",
+        summary_line(summary),
+    ]
     return "\n".join(lines) + "\n"
 
 

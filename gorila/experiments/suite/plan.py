@@ -18,6 +18,7 @@ A suite of MinAtar games (Young & Tian 2019) is run the same way and compared wi
 DQN curves instead of the paper's Atari scores; each game runs as its `-v0` id, the full action set
 those curves were made with. The two kinds do not share a suite: each has its own table.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -45,16 +46,17 @@ def result_file(run_dir: str | Path, protocol: str) -> Path:
 @dataclasses.dataclass(frozen=True)
 class SuitePlan:
     """What a suite trains: the games, the per-game budget, and the config every game shares."""
+
     out: Path
     games: tuple[str, ...]
     frames_per_game: int
     preset: str | None = "atari"
     config_file: str | None = None
     overrides: dict = dataclasses.field(default_factory=dict)
-    episodes: int | None = None          # final evaluation episodes (default: the config's eval_episodes)
+    episodes: int | None = None  # final evaluation episodes (default: the config's eval_episodes)
     protocols: tuple[str, ...] = ("noop",)
-    starts: str | None = None            # recorded human start points, for the human-starts protocol
-    seeds: tuple[int, ...] = ()          # one suite per seed in seed-<k>/ (none: the config's seed, here)
+    starts: str | None = None  # recorded human start points, for the human-starts protocol
+    seeds: tuple[int, ...] = ()  # one suite per seed in seed-<k>/ (none: the config's seed, here)
 
     def game_dir(self, game: str) -> Path:
         return self.out / game.replace("/", "_")
@@ -62,16 +64,25 @@ class SuitePlan:
     def seed_plans(self) -> list[SuitePlan]:
         """The suite of each seed, in `seed-<k>/`: the same games and config with `seed` k; none
         for a suite of one seed."""
-        return [dataclasses.replace(self, out=self.out / f"seed-{seed}", overrides={**self.overrides, "seed": seed},
-                                    seeds=()) for seed in self.seeds]
+        return [
+            dataclasses.replace(
+                self, out=self.out / f"seed-{seed}", overrides={**self.overrides, "seed": seed}, seeds=()
+            )
+            for seed in self.seeds
+        ]
 
     def result_file(self, game: str, protocol: str) -> Path:
         return result_file(self.game_dir(game), protocol)
 
     def game_fields(self, game: str) -> dict:
         """The fields a game's run sets on top of the shared config."""
-        return {"runtime": "local", **self.overrides, "env": game, "total_frames": self.frames_per_game,
-                "run_dir": str(self.game_dir(game))}
+        return {
+            "runtime": "local",
+            **self.overrides,
+            "env": game,
+            "total_frames": self.frames_per_game,
+            "run_dir": str(self.game_dir(game)),
+        }
 
     def game_config(self, game: str) -> Config:
         return build_config(self.preset, self.config_file, self.game_fields(game))
@@ -88,14 +99,23 @@ class SuitePlan:
         return all(self.result_file(game, p).is_file() for p in self.protocols)
 
     def to_dict(self) -> dict:
-        return {**dataclasses.asdict(self), "out": str(self.out), "games": list(self.games),
-                "protocols": list(self.protocols), "seeds": list(self.seeds)}
+        return {
+            **dataclasses.asdict(self),
+            "out": str(self.out),
+            "games": list(self.games),
+            "protocols": list(self.protocols),
+            "seeds": list(self.seeds),
+        }
 
     @classmethod
     def load(cls, out: str | Path) -> SuitePlan:
         data = json.loads((Path(out) / SUITE_FILE).read_text())
-        data.update(out=Path(out), games=tuple(data["games"]), protocols=tuple(data["protocols"]),
-                    seeds=tuple(data.get("seeds", ())))
+        data.update(
+            out=Path(out),
+            games=tuple(data["games"]),
+            protocols=tuple(data["protocols"]),
+            seeds=tuple(data.get("seeds", ())),
+        )
         return cls(**data)
 
 
@@ -117,16 +137,21 @@ def suite_game(name: str) -> str:
 def check_plan(plan: SuitePlan) -> None:
     """Every check that can be made before anything trains: each game's config and environment."""
     from gorila.system.preflight import preflight
+
     if len({is_minatar(game) for game in plan.games}) > 1:
-        raise ConfigError("--games: MinAtar and other games cannot share a suite (each kind has its own published "
-                          "results to compare with); run them as two suites")
+        raise ConfigError(
+            "--games: MinAtar and other games cannot share a suite (each kind has its own published "
+            "results to compare with); run them as two suites"
+        )
     if plan.frames_per_game < 1:
         raise ConfigError("--frames-per-game must be >= 1")
     if plan.episodes is not None and plan.episodes < 1:
         raise ConfigError("--episodes must be >= 1")
     if plan.seeds and not plan.minatar:
-        raise ConfigError("--seeds: a suite of several seeds is tabled for MinAtar games only; run an Atari "
-                          "suite once per --seed, each with its own --out")
+        raise ConfigError(
+            "--seeds: a suite of several seeds is tabled for MinAtar games only; run an Atari "
+            "suite once per --seed, each with its own --out"
+        )
     if len(set(plan.seeds)) != len(plan.seeds):
         raise ConfigError(f"--seeds: each seed once, got {', '.join(map(str, plan.seeds))}")
     if plan.seeds:
@@ -147,8 +172,9 @@ RUN_FILES = ("config.yaml", "metrics.jsonl", "checkpoints", "tensorboard")
 def check_game_dir(path: Path) -> None:
     """A game's directory is new, empty or a run of an earlier suite: never someone else's files,
     since a game that left nothing to resume from is started again in a cleared directory."""
-    if path.exists() and (not path.is_dir() or (any(path.iterdir()) and
-                                                not any((path / name).exists() for name in RUN_FILES))):
+    if path.exists() and (
+        not path.is_dir() or (any(path.iterdir()) and not any((path / name).exists() for name in RUN_FILES))
+    ):
         raise ConfigError(f"--out: {path} exists and is not a run directory; choose another --out")
 
 
@@ -157,8 +183,10 @@ def check_human_starts(plan: SuitePlan) -> None:
     for game in plan.games:
         path = starts_of(plan, game)
         if not path.is_file():
-            raise ConfigError(f"--starts: no start points of {game} at {path} (record them with "
-                              f"`gorila record-starts --env {game} --out {path}`)")
+            raise ConfigError(
+                f"--starts: no start points of {game} at {path} (record them with "
+                f"`gorila record-starts --env {game} --out {path}`)"
+            )
 
 
 def starts_of(plan: SuitePlan, game: str) -> Path:
@@ -196,12 +224,13 @@ def training_done(run_dir: Path, frames: int) -> bool:
 
 def train_game(plan: SuitePlan, game: str, live_progress: bool | None = None) -> None:
     from gorila.system.trainer import Trainer
+
     run_dir = plan.game_dir(game)
     if training_done(run_dir, plan.frames_per_game):
         return
     payload = resumable(run_dir)
     if payload is None:
-        shutil.rmtree(run_dir, ignore_errors=True)      # a start that left nothing to resume from
+        shutil.rmtree(run_dir, ignore_errors=True)  # a start that left nothing to resume from
         config = plan.game_config(game)
     else:
         fields = {**payload["config"], **plan.game_fields(game)}
@@ -217,7 +246,7 @@ def resumable(run_dir: Path) -> dict | None:
         return None
     try:
         return load_latest_good(run_dir, warn=lambda line: None)
-    except Exception:       # no good checkpoint: the game starts again
+    except Exception:  # no good checkpoint: the game starts again
         return None
 
 
@@ -225,14 +254,15 @@ def evaluate_game(plan: SuitePlan, game: str, protocol: str) -> dict:
     """Evaluate the final parameters of `game` under `protocol` (human starts from its start-point
     file) and store the result file."""
     from gorila.evaluation.checkpoint_evaluation import evaluate_checkpoint
-    checkpoint = (plan.game_dir(game) / "checkpoints" / LATEST).resolve()     # the file latest.pt links to
+
+    checkpoint = (plan.game_dir(game) / "checkpoints" / LATEST).resolve()  # the file latest.pt links to
     starts = str(starts_of(plan, game)) if get_protocol(protocol).start_points else None
     result = evaluate_checkpoint(checkpoint, episodes=plan.episodes, protocol=protocol, starts=starts)
-    result.update(protocol=protocol, parameters=FINAL_PARAMETERS, game=game)     # normalised by evaluate
+    result.update(protocol=protocol, parameters=FINAL_PARAMETERS, game=game)  # normalised by evaluate
     path = plan.result_file(game, protocol)
     temporary = path.with_name(path.name + ".tmp")
     temporary.write_text(json.dumps(result, indent=2) + "\n")
-    temporary.replace(path)          # atomic: a half-written file never marks a game finished
+    temporary.replace(path)  # atomic: a half-written file never marks a game finished
     return result
 
 

@@ -9,6 +9,7 @@ reader to a footnote: REFERENCE_MARK where the published human score is at or be
 STARTS_MARK beside a human-starts score whose start points were not recorded from human play (the
 paper's start points were; `start_points_<protocol>` in the CSV says who played them).
 """
+
 from __future__ import annotations
 
 import csv
@@ -28,13 +29,15 @@ from gorila.evaluation.start_points import HUMAN_PLAY, start_points_source
 from gorila.experiments.suite.plan import FINAL_PARAMETERS, SuitePlan
 
 TABLE_MD, TABLE_CSV, TABLE_JSON = "results.md", "results.csv", "results.json"
-REFERENCE_MARK = "†"        # the published human score is at or below random play's
-STARTS_MARK = "‡"           # our human-starts score began at start points not recorded from human play
+REFERENCE_MARK = "†"  # the published human score is at or below random play's
+STARTS_MARK = "‡"  # our human-starts score began at start points not recorded from human play
 
 
-COUNTS_NOTE = ("The paper's counts: above DQN, score > DQN's; at k x DQN, score - random >= k (DQN - random) "
-               f"and score > random; at >= {HUMAN_LEVEL:g}% human, score - random >= {HUMAN_LEVEL / 100:g} (human - random) "
-               "and score > random (a reference at or below random play is reached by any score above it).")
+COUNTS_NOTE = (
+    "The paper's counts: above DQN, score > DQN's; at k x DQN, score - random >= k (DQN - random) "
+    f"and score > random; at >= {HUMAN_LEVEL:g}% human, score - random >= {HUMAN_LEVEL / 100:g} (human - random) "
+    "and score > random (a reference at or below random play is reached by any score above it)."
+)
 
 
 def column_key(protocol: str) -> str:
@@ -46,8 +49,11 @@ def collect(plan: SuitePlan) -> dict[str, dict]:
     """{game: {protocol: final evaluation result}} for every game with a result file."""
     results = {}
     for game in plan.games:
-        found = {p: json.loads(plan.result_file(game, p).read_text())
-                 for p in PUBLISHED_PROTOCOLS if plan.result_file(game, p).is_file()}
+        found = {
+            p: json.loads(plan.result_file(game, p).read_text())
+            for p in PUBLISHED_PROTOCOLS
+            if plan.result_file(game, p).is_file()
+        }
         if found:
             results[game] = found
     return results
@@ -104,25 +110,36 @@ def marks(row: dict, key: str) -> dict[str, str]:
     of `row` under protocol `key`; empty where there is nothing to say."""
     scored = row.get(f"ours_{key}") is not None
     not_human = row.get(f"start_points_{key}") not in (None, HUMAN_PLAY)
-    return {"ours": STARTS_MARK if scored and not_human else "",
-            "human_normalised": REFERENCE_MARK if scored and human_at_or_below_random(row, key) else ""}
+    return {
+        "ours": STARTS_MARK if scored and not_human else "",
+        "human_normalised": REFERENCE_MARK if scored and human_at_or_below_random(row, key) else "",
+    }
 
 
 def footnotes(rows: list[dict], protocols: tuple[str, ...] = PUBLISHED_PROTOCOLS) -> list[str]:
     """One line per mark the table uses in the columns of `protocols`, naming its games."""
-    inverted = [f"{r['game']} ({LABELS[p]})" for r in rows for p in protocols
-                if marks(r, column_key(p))["human_normalised"]]
-    not_human = [f"{r['game']} ({r[f'start_points_{column_key(p)}']})" for r in rows for p in protocols
-                 if marks(r, column_key(p))["ours"]]
+    inverted = [
+        f"{r['game']} ({LABELS[p]})" for r in rows for p in protocols if marks(r, column_key(p))["human_normalised"]
+    ]
+    not_human = [
+        f"{r['game']} ({r[f'start_points_{column_key(p)}']})"
+        for r in rows
+        for p in protocols
+        if marks(r, column_key(p))["ours"]
+    ]
     lines = []
     if inverted:
-        lines.append(f"{REFERENCE_MARK} The published human score is at or below random play's: {', '.join(inverted)}. "
-                     "The human-normalised score keeps the plain formula (as the published medians and means do) and "
-                     "its sign is inverted; the counts take such a game as at human level when it beats random play.")
+        lines.append(
+            f"{REFERENCE_MARK} The published human score is at or below random play's: {', '.join(inverted)}. "
+            "The human-normalised score keeps the plain formula (as the published medians and means do) and "
+            "its sign is inverted; the counts take such a game as at human level when it beats random play."
+        )
     if not_human:
-        lines.append(f"{STARTS_MARK} Start points not recorded from human play: {', '.join(not_human)}. The paper's "
-                     "human-start scores began at human experts' states, so these scores and the counts over them "
-                     "are not comparable with the paper's.")
+        lines.append(
+            f"{STARTS_MARK} Start points not recorded from human play: {', '.join(not_human)}. The paper's "
+            "human-start scores began at human experts' states, so these scores and the counts over them "
+            "are not comparable with the paper's."
+        )
     return lines
 
 
@@ -135,8 +152,7 @@ def write_tables(plan: SuitePlan) -> list[Path]:
     paths = [plan.out / TABLE_MD, plan.out / TABLE_CSV, plan.out / TABLE_JSON]
     paths[0].write_text(markdown(plan, rows, summary))
     write_csv(paths[1], rows)
-    paths[2].write_text(json.dumps({"rows": rows, "summary": summary, "parameters": FINAL_PARAMETERS},
-                                   indent=2) + "\n")
+    paths[2].write_text(json.dumps({"rows": rows, "summary": summary, "parameters": FINAL_PARAMETERS}, indent=2) + "\n")
     return paths
 
 
@@ -153,21 +169,32 @@ def cell_number(value, digits: int = 1) -> str:
 
 
 def markdown(plan: SuitePlan, rows: list[dict], summary: dict) -> str:
-    head = ("| game | frames | ours, null-op | human-norm. % | DQN null-op | Gorila null-op "
-            "| ours, human starts | human-norm. % | DQN human starts | Gorila human starts |")
-    lines = [f"# Suite results: {len(rows)} of {len(plan.games)} games finished", "",
-             f"Scores are a final evaluation of the {FINAL_PARAMETERS}, on episodes no training "
-             "evaluation played; not the best evaluation seen during training. DQN: Mnih et al. (2015); "
-             "Gorila: Nair et al. (2015). Human-normalised: 100 (score - random) / (human - random).", "",
-             COUNTS_NOTE, "",
-             head, "|" + "---|" * head.count(" | ") + "---|"]
+    head = (
+        "| game | frames | ours, null-op | human-norm. % | DQN null-op | Gorila null-op "
+        "| ours, human starts | human-norm. % | DQN human starts | Gorila human starts |"
+    )
+    lines = [
+        f"# Suite results: {len(rows)} of {len(plan.games)} games finished",
+        "",
+        f"Scores are a final evaluation of the {FINAL_PARAMETERS}, on episodes no training "
+        "evaluation played; not the best evaluation seen during training. DQN: Mnih et al. (2015); "
+        "Gorila: Nair et al. (2015). Human-normalised: 100 (score - random) / (human - random).",
+        "",
+        COUNTS_NOTE,
+        "",
+        head,
+        "|" + "---|" * head.count(" | ") + "---|",
+    ]
     for r in rows:
         cells = [r["game"], f"{r['frames']:,}"]
         for key in map(column_key, PUBLISHED_PROTOCOLS):
             mark = marks(r, key)
-            cells += [cell_number(r[f"ours_{key}"]) + mark["ours"],
-                      cell_number(r[f"human_normalised_{key}"]) + mark["human_normalised"],
-                      cell_number(r[f"dqn_{key}"]), cell_number(r[f"gorila_{key}"])]
+            cells += [
+                cell_number(r[f"ours_{key}"]) + mark["ours"],
+                cell_number(r[f"human_normalised_{key}"]) + mark["human_normalised"],
+                cell_number(r[f"dqn_{key}"]),
+                cell_number(r[f"gorila_{key}"]),
+            ]
         lines.append("| " + " | ".join(cells) + " |")
     notes = footnotes(rows)
     lines += ["", *notes, *([""] if notes else []), *summary_lines(summary)]
@@ -179,13 +206,18 @@ def summary_lines(summary: dict) -> list[str]:
     if not summary:
         return ["No game of the paper's 49 is finished yet: no normalised summary."]
     multiples = "".join(f" games at {x}x DQN |" for x in DQN_MULTIPLES)
-    lines = [f"| protocol | agent | games | games above DQN |{multiples} games at >= {HUMAN_LEVEL:g}% human "
-             "| median human-norm. % | mean human-norm. % |", "|---|---|---|---|" + "---|" * (len(DQN_MULTIPLES) + 3)]
+    lines = [
+        f"| protocol | agent | games | games above DQN |{multiples} games at >= {HUMAN_LEVEL:g}% human "
+        "| median human-norm. % | mean human-norm. % |",
+        "|---|---|---|---|" + "---|" * (len(DQN_MULTIPLES) + 3),
+    ]
     for protocol, agents in summary.items():
         for agent, name in (("ours", "ours"), ("dqn", "DQN (published)"), ("gorila", "Gorila (published)")):
             s = agents[agent]
             against_dqn = [s["games_above_dqn"], *(s[f"games_at_{x}x_dqn"] for x in DQN_MULTIPLES)]
             against_dqn = " | ".join("—" if agent == "dqn" else str(n) for n in against_dqn)
-            lines.append(f"| {LABELS[protocol]} | {name} | {s['games']} | {against_dqn} | {s['games_at_human_level']} "
-                         f"| {cell_number(s['median_human_normalised'])} | {cell_number(s['mean_human_normalised'])} |")
+            lines.append(
+                f"| {LABELS[protocol]} | {name} | {s['games']} | {against_dqn} | {s['games_at_human_level']} "
+                f"| {cell_number(s['median_human_normalised'])} | {cell_number(s['mean_human_normalised'])} |"
+            )
     return lines

@@ -6,6 +6,7 @@ Tune crosses the grid axes with `samples` draws of the random ones and with the 
 trials whose metric trails the others' at the same frames: after a quarter of the budget, then at
 each doubling, half go on. A trial that fails is reported in the table with its error, not fatal.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -23,6 +24,7 @@ class SweepPlan:
     """What to sweep and how. `fields` are the config fields every trial gets (over the preset and the
     YAML `file`); `metric` is a train record's (`return_mean`: the last 100 training episodes) or
     an evaluation's (`eval_return_mean`), higher being better."""
+
     out: Path
     axes: tuple[Axis, ...]
     preset: str | None = None
@@ -32,9 +34,9 @@ class SweepPlan:
     samples: int = 1
     metric: str = "return_mean"
     early_stop: bool = False
-    concurrent: int = 0                 # trials at once; 0: as many as the cluster has CPUs for
+    concurrent: int = 0  # trials at once; 0: as many as the cluster has CPUs for
     cpus_per_trial: float = 1.0
-    address: str = ""                   # a Ray cluster; empty: an embedded single-machine Ray
+    address: str = ""  # a Ray cluster; empty: an embedded single-machine Ray
 
     def config(self, params: dict) -> Config:
         """The config of one trial's `params` (its point and seed), run on the local runtime with as
@@ -53,14 +55,17 @@ def check_plan(plan: SweepPlan) -> Config:
     the config refuses (each grid value with the others' first), an output folder that holds trials.
     The config of the first point."""
     from gorila.system.preflight import preflight
+
     check_axes(list(plan.axes))
     if plan.samples < 1 or not plan.seeds or plan.concurrent < 0 or plan.cpus_per_trial <= 0:
         raise ConfigError("sweep: samples >= 1, at least one seed, concurrent >= 0 and cpus_per_trial > 0")
     if plan.metric not in METRICS:
         raise ConfigError(f"sweep: metric must be one of {', '.join(METRICS)}, got {plan.metric!r}")
     if plan.fields.get("runtime") == "ray":
-        raise ConfigError("sweep: each trial trains on the local runtime in one Ray process; a sweep "
-                          "spreads its trials over the cluster (--address) instead")
+        raise ConfigError(
+            "sweep: each trial trains on the local runtime in one Ray process; a sweep "
+            "spreads its trials over the cluster (--address) instead"
+        )
     first = {axis.field: axis.values[0] if axis.is_grid else axis.low for axis in plan.axes}
     for axis in plan.axes:
         for value in axis.values or (axis.low, axis.high):
@@ -79,21 +84,32 @@ def run_sweep(plan: SweepPlan, say=print) -> SweepResult:
     """Run every trial of `plan` on Ray Tune and write the results; the result (rows per trial)."""
     import gorila.runtime.ray as gorila_ray
     from gorila.runtime.ray.tuning import TuneMissing, run_trials
+
     config = check_plan(plan)
     try:
         space = param_space(plan)
     except TuneMissing as error:
         raise ConfigError(f"sweep: {error}") from None
     plan.out.mkdir(parents=True, exist_ok=True)
-    say(f"sweep: {plan.trials} trials ({describe_axes(plan)}; seeds {', '.join(map(str, plan.seeds))}), "
-        f"{config.total_frames:,} frames each, in {plan.out}")
+    say(
+        f"sweep: {plan.trials} trials ({describe_axes(plan)}; seeds {', '.join(map(str, plan.seeds))}), "
+        f"{config.total_frames:,} frames each, in {plan.out}"
+    )
     gorila_ray.connect(plan.address, (plan.concurrent or os.cpu_count() or 1) * plan.cpus_per_trial)
     try:
         outcomes, ended = run_trials(
-            run_trial, {"plan": plan}, space, metric=plan.metric, samples=plan.samples,
-            early_stop_frames=config.total_frames if plan.early_stop else None, concurrent=plan.concurrent,
-            cpus_per_trial=plan.cpus_per_trial, storage=plan.out / "tune",
-            name_of=lambda params: point_name(trial_params(params)), say=say)
+            run_trial,
+            {"plan": plan},
+            space,
+            metric=plan.metric,
+            samples=plan.samples,
+            early_stop_frames=config.total_frames if plan.early_stop else None,
+            concurrent=plan.concurrent,
+            cpus_per_trial=plan.cpus_per_trial,
+            storage=plan.out / "tune",
+            name_of=lambda params: point_name(trial_params(params)),
+            say=say,
+        )
     finally:
         gorila_ray.disconnect()
     result = collect(plan, outcomes, config.total_frames, ended)
@@ -105,18 +121,24 @@ def run_sweep(plan: SweepPlan, say=print) -> SweepResult:
 
 
 def describe_axes(plan: SweepPlan) -> str:
-    return "; ".join(f"{a.field} in {list(a.values)}" if a.is_grid else
-                     f"{a.field} from {a.low}:{a.high}{' (log)' if a.log else ''} x{plan.samples}" for a in plan.axes)
+    return "; ".join(
+        f"{a.field} in {list(a.values)}"
+        if a.is_grid
+        else f"{a.field} from {a.low}:{a.high}{' (log)' if a.log else ''} x{plan.samples}"
+        for a in plan.axes
+    )
 
 
 def param_space(plan: SweepPlan) -> dict:
     """The search space: a grid per grid axis, a draw per random one, then a grid over the seeds."""
     from gorila.config.parsing import field_types
     from gorila.runtime.ray.tuning import search_space
+
     types = field_types()
     grid = {axis.field: list(axis.values) for axis in plan.axes if axis.is_grid}
-    random = {axis.field: (axis.low, axis.high, axis.log, types[axis.field] is int)
-              for axis in plan.axes if not axis.is_grid}
+    random = {
+        axis.field: (axis.low, axis.high, axis.log, types[axis.field] is int) for axis in plan.axes if not axis.is_grid
+    }
     return search_space({**grid, "seed": list(plan.seeds)}, random)
 
 
@@ -130,6 +152,7 @@ def run_trial(params: dict, plan: SweepPlan) -> None:
     each record's metric."""
     from gorila.api import run_in
     from gorila.records.run_dirs import claim_run_dir
+
     params = trial_params(params)
     run_dir = plan.out.resolve() / "trials" / point_name(params)
     config = validate(dataclasses.replace(plan.config(params), run_dir=str(run_dir)))
@@ -145,6 +168,7 @@ class TuneReport:
 
     def log(self, tags: dict, env_frames: int) -> None:
         from gorila.runtime.ray.tuning import report
+
         values = [value for tag, value in tags.items() if tag.rpartition("/")[2] == self.metric]
         if values:
             report({"env_frames": int(env_frames), self.metric: float(values[0])})

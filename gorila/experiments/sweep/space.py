@@ -6,6 +6,7 @@
 Values are read as the field's own flag reads them, so that a value the config would refuse is refused
 here, naming the field, before any trial starts.
 """
+
 from __future__ import annotations
 
 import math
@@ -25,6 +26,7 @@ SWEEP_SET = ("run_dir", "seed")
 @dataclass(frozen=True)
 class Axis:
     """One swept field: its grid `values`, or a range [low, high] to draw from (log-uniformly if `log`)."""
+
     field: str
     values: tuple = ()
     low: float | None = None
@@ -101,8 +103,9 @@ def range_axis(name: str, low, high, log: bool = False) -> Axis:
         raise ConfigError(f"sweep: {name} is not a number field; give its values as a grid")
     low, high = coerce(name, low, kind), coerce(name, high, kind)
     if not low < high or (log and low <= 0):
-        raise ConfigError(f"sweep: {name}'s range must have LOW < HIGH{' and LOW > 0 (log)' if log else ''}, "
-                          f"got {low}:{high}")
+        raise ConfigError(
+            f"sweep: {name}'s range must have LOW < HIGH{' and LOW > 0 (log)' if log else ''}, got {low}:{high}"
+        )
     return Axis(name, low=low, high=high, log=log)
 
 
@@ -123,11 +126,13 @@ def grid_size(axes: list[Axis]) -> int:
 
 def point_name(params: dict) -> str:
     """A directory name for a trial's point and seed: `learning_rate=0.001,seed=0`, path-safe."""
+
     def shown(value) -> str:
         if isinstance(value, float):
             return f"{value:.4g}"
         if isinstance(value, tuple):
             return "x".join(map(str, value))
         return str(value)
+
     text = ",".join(f"{key}={shown(value)}" for key, value in params.items())
     return "".join(char if char.isalnum() or char in "=,.-_+" else "_" for char in text)

@@ -1,5 +1,6 @@
 """A sweep's results, read from its trials' run directories: one row per trial, one per point (its
 trials over the seeds), best first; written as `results.json`, `results.md` and `results.png`."""
+
 from __future__ import annotations
 
 import json
@@ -13,13 +14,14 @@ from gorila.experiments.sweep.space import point_name
 from gorila.records.metrics import read_metrics
 from gorila.runtime.calls import failure_reason
 
-DONE_SHARE = 0.99          # a trial that reached this share of its budget ran to its end
+DONE_SHARE = 0.99  # a trial that reached this share of its budget ran to its end
 
 
 @dataclass
 class SweepResult:
     """`rows`: one per trial (its params, seed, status, the metric's last value, frames, wall time, run
     directory, error); `points`: one per point of the search space, its trials' mean, best first."""
+
     out: Path
     metric: str
     axes: tuple[str, ...]
@@ -38,7 +40,9 @@ class SweepResult:
 
 
 def describe(params: dict) -> str:
-    return ", ".join(f"{key}={value:g}" if isinstance(value, float) else f"{key}={value}" for key, value in params.items())
+    return ", ".join(
+        f"{key}={value:g}" if isinstance(value, float) else f"{key}={value}" for key, value in params.items()
+    )
 
 
 def collect(plan, outcomes: list[tuple[dict, object]], total_frames: int, ended: set[str] | None = None) -> SweepResult:
@@ -49,10 +53,12 @@ def collect(plan, outcomes: list[tuple[dict, object]], total_frames: int, ended:
     trials = plan.out / "trials"
     errors = {point_name(ordered(params, axes)): error for params, error in outcomes}
     names = set(errors) | ({path.name for path in trials.iterdir() if path.is_dir()} if trials.is_dir() else set())
-    rows = [trial_row(trials / name, axes, plan.metric, total_frames, errors.get(name),
-                      ended is None or name in ended) for name in sorted(names)]
+    rows = [
+        trial_row(trials / name, axes, plan.metric, total_frames, errors.get(name), ended is None or name in ended)
+        for name in sorted(names)
+    ]
     given = {point_name(ordered(params, axes)): ordered(params, axes) for params, _ in outcomes}
-    for row in rows:                           # a trial that failed before its run began has no config
+    for row in rows:  # a trial that failed before its run began has no config
         row["params"] = row["params"] or {k: v for k, v in given.get(row["trial"], {}).items() if k != "seed"}
     return SweepResult(plan.out, plan.metric, axes, rows, points_of(rows, plan.metric))
 
@@ -75,11 +81,18 @@ def trial_row(run_dir: Path, axes: tuple[str, ...], metric: str, total_frames: i
         status = "done"
     else:
         status = "stopped early" if ended else "interrupted"
-    return {"trial": run_dir.name, "params": {axis: plain(config[axis]) for axis in axes if axis in config},
-            "seed": config.get("seed"), "status": status, metric: values[-1] if values else None,
-            "best_eval": max(evals) if evals else None, "env_frames": frames,
-            "wall_time": max((r["wall_time"] for r in records), default=0.0), "run_dir": str(run_dir),
-            "error": None if error is None else failure_reason(error)}
+    return {
+        "trial": run_dir.name,
+        "params": {axis: plain(config[axis]) for axis in axes if axis in config},
+        "seed": config.get("seed"),
+        "status": status,
+        metric: values[-1] if values else None,
+        "best_eval": max(evals) if evals else None,
+        "env_frames": frames,
+        "wall_time": max((r["wall_time"] for r in records), default=0.0),
+        "run_dir": str(run_dir),
+        "error": None if error is None else failure_reason(error),
+    }
 
 
 def plain(value):
@@ -103,19 +116,31 @@ def points_of(rows: list[dict], metric: str) -> list[dict]:
 def markdown(result: SweepResult) -> str:
     """The points best first, then every trial."""
     m = result.metric
-    lines = [f"# Sweep: {m} (higher is better)", "", "| rank | " + " | ".join(result.axes) + f" | {m}, mean | per seed |",
-             "|---:|" + "---|" * len(result.axes) + "---:|---|"]
+    lines = [
+        f"# Sweep: {m} (higher is better)",
+        "",
+        "| rank | " + " | ".join(result.axes) + f" | {m}, mean | per seed |",
+        "|---:|" + "---|" * len(result.axes) + "---:|---|",
+    ]
     for rank, point in enumerate(result.points, 1):
         values = ", ".join(f"{v:.2f}" for v in point["values"]) or "-"
         mean = "-" if point["mean"] is None else f"{point['mean']:.2f}"
-        lines.append(f"| {rank} | " + " | ".join(str(point["params"].get(a, "")) for a in result.axes)
-                     + f" | {mean} | {values} |")
-    lines += ["", "| trial | status | " + m + " | best evaluation | frames | wall time (s) | error |",
-              "|---|---|---:|---:|---:|---:|---|"]
+        lines.append(
+            f"| {rank} | "
+            + " | ".join(str(point["params"].get(a, "")) for a in result.axes)
+            + f" | {mean} | {values} |"
+        )
+    lines += [
+        "",
+        "| trial | status | " + m + " | best evaluation | frames | wall time (s) | error |",
+        "|---|---|---:|---:|---:|---:|---|",
+    ]
     for row in result.rows:
         shown = lambda v: "-" if v is None else f"{v:.2f}"
-        lines.append(f"| {row['trial']} | {row['status']} | {shown(row[m])} | {shown(row['best_eval'])} | "
-                     f"{row['env_frames']:,} | {row['wall_time']:.0f} | {row['error'] or ''} |")
+        lines.append(
+            f"| {row['trial']} | {row['status']} | {shown(row[m])} | {shown(row['best_eval'])} | "
+            f"{row['env_frames']:,} | {row['wall_time']:.0f} | {row['error'] or ''} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -123,11 +148,16 @@ def write_results(result: SweepResult) -> None:
     """results.json, results.md and the figure results.png (each trial's metric against frames)."""
     from gorila.experiments.report.plots import plot_sweep_curves
     from gorila.records.durable import write_text_atomically
+
     out = result.out
     write_text_atomically(out / "results.json", json.dumps(result.to_dict(), indent=1, default=str) + "\n")
     write_text_atomically(out / "results.md", markdown(result))
-    runs = {row["trial"]: Path(row["run_dir"]) for row in result.rows if (Path(row["run_dir"]) / "metrics.jsonl").is_file()}
-    curves = [(f"{rank}. {describe(point['params'])}", [read_metrics(runs[t]) for t in point["trials"] if t in runs])
-              for rank, point in enumerate(result.points, 1)]
+    runs = {
+        row["trial"]: Path(row["run_dir"]) for row in result.rows if (Path(row["run_dir"]) / "metrics.jsonl").is_file()
+    }
+    curves = [
+        (f"{rank}. {describe(point['params'])}", [read_metrics(runs[t]) for t in point["trials"] if t in runs])
+        for rank, point in enumerate(result.points, 1)
+    ]
     if any(trials for _, trials in curves):
         plot_sweep_curves(curves, result.metric, out / "results.png")

@@ -24,6 +24,7 @@ Its modules: `cluster` (start an embedded Ray or join a cluster; Ray tasks for t
 (the classes Ray places, calls between them, the restart watch), `runtime` (`RayRuntime`, which
 places a run's components) and `tuning` (Ray Tune for `gorila sweep`).
 """
+
 from __future__ import annotations
 
 import os
@@ -36,5 +37,17 @@ from gorila.runtime.ray.cluster import cancel, connect, disconnect, join_cluster
 from gorila.runtime.ray.hosts import Located, NamedActor, RayCalls, WaitsForState, host_class  # noqa: E402
 from gorila.runtime.ray.runtime import RayRuntime  # noqa: E402
 
-__all__ = ["RayRuntime", "RayCalls", "NamedActor", "Located", "WaitsForState", "host_class", "connect",
-           "disconnect", "join_cluster", "remote_task", "cancel", "start_embedded"]
+__all__ = [
+    "RayRuntime",
+    "RayCalls",
+    "NamedActor",
+    "Located",
+    "WaitsForState",
+    "host_class",
+    "connect",
+    "disconnect",
+    "join_cluster",
+    "remote_task",
+    "cancel",
+    "start_embedded",
+]

@@ -1,6 +1,7 @@
 """Where a run's Ray comes from: an embedded single-machine Ray of the program's own (servers on
 loopback, no dashboard, ended with its driver however it ends: `session_guard`), or an existing
 cluster joined by address, with a deadline; and Ray tasks for the suite's games."""
+
 from __future__ import annotations
 
 import os
@@ -32,6 +33,7 @@ EMBEDDED_SYSTEM_CONFIG = {
     "raylet_client_num_connect_attempts": 100,
 }
 
+
 def start_embedded(slots: float) -> None:
     """Start this program's own single-machine Ray, with CPU slots for `slots` (more than the cores
     when asked: they then share): servers on loopback, no dashboard, EMBEDDED_SYSTEM_CONFIG."""
@@ -39,15 +41,21 @@ def start_embedded(slots: float) -> None:
     # registered as the current cluster (joining it would share, or fail on, its resources)
     try:
         with signal_handlers_kept():
-            context = ray.init(address="local", num_cpus=max(os.cpu_count() or 1, int(slots + 0.999)),
-                               include_dashboard=False, log_to_driver=False, configure_logging=False,
-                               logging_level="ERROR", _system_config=dict(EMBEDDED_SYSTEM_CONFIG))  # Ray adds to it
-    except BaseException as error:      # Ctrl-C or SIGTERM while Ray starts: leave no half-started Ray
+            context = ray.init(
+                address="local",
+                num_cpus=max(os.cpu_count() or 1, int(slots + 0.999)),
+                include_dashboard=False,
+                log_to_driver=False,
+                configure_logging=False,
+                logging_level="ERROR",
+                _system_config=dict(EMBEDDED_SYSTEM_CONFIG),
+            )  # Ray adds to it
+    except BaseException as error:  # Ctrl-C or SIGTERM while Ray starts: leave no half-started Ray
         ray.shutdown()
         if isinstance(error, SystemExit) and error.code == signal.SIGTERM:
-            raise KeyboardInterrupt from error     # ray.init's own SIGTERM handler exits with the signal's number
+            raise KeyboardInterrupt from error  # ray.init's own SIGTERM handler exits with the signal's number
         raise
-    session_guard.start(context.address_info["session_dir"])    # its processes end with this one, even on kill -9
+    session_guard.start(context.address_info["session_dir"])  # its processes end with this one, even on kill -9
 
 
 @contextmanager
@@ -61,7 +69,7 @@ def signal_handlers_kept():
         yield
     finally:
         for signum, handler in before.items():
-            if handler is not None:         # None: set outside Python, nothing to put back
+            if handler is not None:  # None: set outside Python, nothing to put back
                 signal.signal(signum, handler)
 
 

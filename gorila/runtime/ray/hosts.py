@@ -2,6 +2,7 @@
 (`host_class`); handles that travel by name (`NamedActor`), also to a parameter shard that a worker
 hosts (`HostedShard`); `RayCalls`; and the driver's thread that gives a restarted parameter shard
 its last state (`RestartWatch`); and Ray's count of an actor's restarts (`restart_count`)."""
+
 from __future__ import annotations
 
 import inspect
@@ -18,12 +19,11 @@ from gorila.contracts import Role, contract_methods
 # in Ray's default group): the standing restart watch, `restore`, `node_id` and `process`.
 CONTROL = "control"
 CONTROL_THREADS = 4
-RESTORE = "restore"       # the contract method that gives a waiting host its state
+RESTORE = "restore"  # the contract method that gives a waiting host its state
 # The calls a worker that hosts parameter shards answers for them, beside its own work (which runs in
 # Ray's default group): one at a time, in a thread of their own.
 SHARDS = "shards"
-WATCH_POLL_S = 0.5        # how soon the restart watch notices that it is being stopped
-
+WATCH_POLL_S = 0.5  # how soon the restart watch notices that it is being stopped
 
 
 class RayCalls:
@@ -34,7 +34,7 @@ class RayCalls:
         return getattr(target, method.__name__).remote(*args)
 
     def get(self, futures, timeout=None):
-        return ray.get(list(futures), timeout=timeout) if futures else []      # GetTimeoutError is a TimeoutError
+        return ray.get(list(futures), timeout=timeout) if futures else []  # GetTimeoutError is a TimeoutError
 
     def wait(self, futures, timeout=None):
         futures = list(futures)
@@ -78,8 +78,9 @@ def restart_count(handle: NamedActor) -> int | None:
     public reader of it that works without the dashboard); None where this Ray's table does not say."""
     try:
         from ray._private import state
+
         return int(state.actors(actor_id=handle.handle._actor_id.hex())["NumRestarts"])
-    except Exception:       # another Ray version's private table: the driver falls back on process ids
+    except Exception:  # another Ray version's private table: the driver falls back on process ids
         return None
 
 
@@ -148,7 +149,7 @@ class WaitsForState(Located):
         driver keeps one such call standing: Ray retries it in each new process, where it answers.
         None once `stop_awaiting` released it (the run is ending)."""
         if self._serving.is_set():
-            self._released.wait()               # a serving process never needs a state again
+            self._released.wait()  # a serving process never needs a state again
             return None
         return Located.process(self)
 
@@ -199,7 +200,7 @@ class ShardHost(WaitsForState):
             self._waiting_shards.discard(index)
             if self._waiting_shards:
                 return
-            self._waiting_shards = set(self.component.hosted_shards)     # for the next restart's round
+            self._waiting_shards = set(self.component.hosted_shards)  # for the next restart's round
             self._refresh_due = True
             self._serving.set()
 
@@ -216,7 +217,7 @@ def _restarted() -> bool:
     """Is this process a Ray actor that Ray has restarted (False in any other process)?"""
     if not ray.is_initialized() or ray.get_runtime_context().get_actor_id() is None:
         return False
-    with warnings.catch_warnings():        # Ray 2.60's property reads its own deprecated actor_id
+    with warnings.catch_warnings():  # Ray 2.60's property reads its own deprecated actor_id
         warnings.simplefilter("ignore")
         return bool(ray.get_runtime_context().was_current_actor_reconstructed)
 
@@ -228,8 +229,8 @@ def host_class(role: Role) -> type:
     waits = role.waits_for_state
 
     def __init__(self, make, *args):
-        self._serving = threading.Event()         # what a WaitsForState host's calls wait for
-        self._released = threading.Event()        # what ends its standing awaiting_state call
+        self._serving = threading.Event()  # what a WaitsForState host's calls wait for
+        self._released = threading.Event()  # what ends its standing awaiting_state call
         self.component = make(*args)
         if role.hosts_shards:
             self._restore_lock, self._refresh_due = threading.Lock(), False
@@ -240,8 +241,9 @@ def host_class(role: Role) -> type:
     contract = contract_methods(role.contract)
     if waits and not role.hosts_shards and RESTORE not in contract:
         raise TypeError(f"{role.name} waits for its state but its contract has no {RESTORE}")
-    methods = {name: _forward(name, method, waits and not role.hosts_shards, hold=waits)
-               for name, method in contract.items()}
+    methods = {
+        name: _forward(name, method, waits and not role.hosts_shards, hold=waits) for name, method in contract.items()
+    }
     name = "".join(part.title() for part in role.name.split("_"))
     base = ShardHost if role.hosts_shards else WaitsForState if waits else Located
     return type(name, (base,), {"__init__": __init__, "__doc__": role.contract.__doc__, **methods})
@@ -255,6 +257,7 @@ def _forward(name: str, method, waits: bool = False, hold: bool = False):
 
     The signature is a copy, not a link (`functools.wraps` would set `__wrapped__`): Ray adds its
     tracing parameter to the signature of what a method wraps, and the contract must stay as written."""
+
     def forward(self, *args):
         return getattr(self.component, name)(*args)
 
@@ -270,6 +273,7 @@ def _forward(name: str, method, waits: bool = False, hold: bool = False):
         self._serving.wait()
         self._before_own_call()
         return getattr(self.component, name)(*args)
+
     if waits:
         forward = ray.method(concurrency_group=CONTROL)(restore) if name == RESTORE else held
     elif hold:
@@ -296,12 +300,12 @@ class RestartWatch(threading.Thread):
                 index = watches.pop(future)
                 try:
                     process = ray.get(future)
-                    if process is None:                  # released: the run is ending
+                    if process is None:  # released: the run is ending
                         continue
                     self.restored(index, tuple(process))
-                except ray.exceptions.ActorDiedError:    # ended for good (the run is shutting down)
+                except ray.exceptions.ActorDiedError:  # ended for good (the run is shutting down)
                     continue
-                except ray.exceptions.RayActorError:     # its process was lost while answering: ask again
+                except ray.exceptions.RayActorError:  # its process was lost while answering: ask again
                     pass
                 watches[self._watch(index)] = index
 
@@ -310,6 +314,9 @@ class RestartWatch(threading.Thread):
 
     def stop(self) -> None:
         self.stopping.set()
-        ray.wait([handle.stop_awaiting.remote() for handle in self.handles], num_returns=len(self.handles),
-                 timeout=10 * WATCH_POLL_S)
+        ray.wait(
+            [handle.stop_awaiting.remote() for handle in self.handles],
+            num_returns=len(self.handles),
+            timeout=10 * WATCH_POLL_S,
+        )
         self.join(timeout=10 * WATCH_POLL_S)

@@ -1,4 +1,5 @@
 """`RayRuntime`: a run's components placed as Ray actors with Ray's restart options."""
+
 from __future__ import annotations
 
 import uuid
@@ -25,7 +26,7 @@ from gorila.runtime.ray.hosts import (
 class RayRuntime:
     name = "ray"
     restarts_components = True
-    hosts_shards = True       # a worker can hold parameter shards in its process (`reserve`, `hosted_shard`)
+    hosts_shards = True  # a worker can hold parameter shards in its process (`reserve`, `hosted_shard`)
 
     def __init__(self, config):
         self.config = config
@@ -33,9 +34,9 @@ class RayRuntime:
         self.handles: list = []
         self._classes: dict = {}
         self._watches: list[RestartWatch] = []
-        self.run_id = uuid.uuid4().hex[:8]          # names this run's components apart on a shared cluster
+        self.run_id = uuid.uuid4().hex[:8]  # names this run's components apart on a shared cluster
         self._reserved = 0
-        self.owns_ray = not ray.is_initialized()    # never shut down a Ray session someone else started
+        self.owns_ray = not ray.is_initialized()  # never shut down a Ray session someone else started
         if not self.owns_ray:
             return
         # enough CPU slots for every worker even when they outnumber the cores (they then share)
@@ -50,13 +51,15 @@ class RayRuntime:
         available = ray.cluster_resources().get("GPU", 0)
         if config.learner_gpus and wanted > available:
             self.shutdown()
-            raise ClusterError(f"learner_gpus={config.learner_gpus:g} asks for {wanted:g} GPUs in all; "
-                               f"the Ray cluster has {available:g}")
+            raise ClusterError(
+                f"learner_gpus={config.learner_gpus:g} asks for {wanted:g} GPUs in all; "
+                f"the Ray cluster has {available:g}"
+            )
 
     def _options(self, role: Role) -> dict:
         """Resources and restart policy of a component of `role`."""
         config = self.config
-        if role.server:                          # callers wait through a restart: retry their calls
+        if role.server:  # callers wait through a restart: retry their calls
             return {"num_cpus": config.server_cpus, "max_restarts": -1, "max_task_retries": -1}
         gpus = self._learner_gpus() if role.learns else 0
         return {"num_cpus": config.worker_cpus, "num_gpus": gpus, "max_restarts": -1, "max_task_retries": 0}
@@ -84,8 +87,9 @@ class RayRuntime:
             self._classes[role] = ray.remote(concurrency_groups=self._groups(role))(host_class(role))
         name = as_handle.name if as_handle is not None else f"gorila-{self.run_id}-{len(self.handles)}"
         # No task events: the GCS would keep a record of every call (thousands a second), growing.
-        handle = self._classes[role].options(name=name, enable_task_events=False,
-                                             **self._options(role)).remote(make, *args)
+        handle = (
+            self._classes[role].options(name=name, enable_task_events=False, **self._options(role)).remote(make, *args)
+        )
         self.handles.append(handle)
         return NamedActor(name, handle)
 

@@ -5,6 +5,7 @@ ASHA (Li et al. 2020, "A System for Massively Parallel Hyperparameter Tuning") e
 metric trails the others' at the same frames: after a quarter of the budget, then at each doubling,
 half go on.
 """
+
 from __future__ import annotations
 
 import logging
@@ -12,8 +13,8 @@ import os
 from pathlib import Path
 from typing import Callable
 
-EARLY_STOP_REDUCTION = 2        # ASHA: half of the trials at a rung go on to the next
-EARLY_STOP_FIRST_RUNG = 4       # ASHA's first decision at 1/4 of the budget
+EARLY_STOP_REDUCTION = 2  # ASHA: half of the trials at a rung go on to the next
+EARLY_STOP_FIRST_RUNG = 4  # ASHA's first decision at 1/4 of the budget
 
 
 class TuneMissing(ImportError):
@@ -27,7 +28,7 @@ def _tune():
         from ray import tune
     except ImportError:
         raise TuneMissing("Ray Tune is not installed; pip install 'gorila[sweep]'") from None
-    logging.getLogger("ray.tune").setLevel(logging.ERROR)     # its "resume with Tuner.restore" is not ours
+    logging.getLogger("ray.tune").setLevel(logging.ERROR)  # its "resume with Tuner.restore" is not ours
     return tune
 
 
@@ -47,13 +48,29 @@ def search_space(grid: dict[str, list], random: dict[str, tuple]) -> dict:
 def early_stopping(total_frames: int):
     """ASHA over the trials' `env_frames`, up to `total_frames`."""
     from ray.tune.schedulers import ASHAScheduler
-    return ASHAScheduler(time_attr="env_frames", max_t=total_frames, reduction_factor=EARLY_STOP_REDUCTION,
-                         grace_period=max(1, total_frames // EARLY_STOP_FIRST_RUNG))
+
+    return ASHAScheduler(
+        time_attr="env_frames",
+        max_t=total_frames,
+        reduction_factor=EARLY_STOP_REDUCTION,
+        grace_period=max(1, total_frames // EARLY_STOP_FIRST_RUNG),
+    )
 
 
-def run_trials(trainable: Callable, arguments: dict, space: dict, *, metric: str, samples: int,
-               early_stop_frames: int | None, concurrent: int, cpus_per_trial: float, storage: Path,
-               name_of: Callable[[dict], str], say: Callable[[str], None]) -> tuple[list[tuple[dict, object]], set[str]]:
+def run_trials(
+    trainable: Callable,
+    arguments: dict,
+    space: dict,
+    *,
+    metric: str,
+    samples: int,
+    early_stop_frames: int | None,
+    concurrent: int,
+    cpus_per_trial: float,
+    storage: Path,
+    name_of: Callable[[dict], str],
+    say: Callable[[str], None],
+) -> tuple[list[tuple[dict, object]], set[str]]:
     """`trainable(params, **arguments)` once per point of `space` (`samples` draws of its random fields)
     on the connected Ray, `cpus_per_trial` each, at most `concurrent` at once (0: as the CPUs allow),
     ranked by `metric` (higher better), with ASHA when `early_stop_frames`. Returns each trial's params
@@ -64,12 +81,22 @@ def run_trials(trainable: Callable, arguments: dict, space: dict, *, metric: str
     tuner = tune.Tuner(
         tune.with_resources(tune.with_parameters(trainable, **arguments), {"cpu": cpus_per_trial}),
         param_space=space,
-        tune_config=tune.TuneConfig(metric=metric, mode="max", num_samples=samples,
-                                    scheduler=early_stopping(early_stop_frames) if early_stop_frames else None,
-                                    max_concurrent_trials=concurrent or None,
-                                    trial_dirname_creator=lambda trial: trial.trial_id),
-        run_config=tune.RunConfig(name="tune", storage_path=str(Path(storage).resolve()), verbose=0,
-                                  callbacks=[lines], failure_config=tune.FailureConfig(max_failures=0)))
+        tune_config=tune.TuneConfig(
+            metric=metric,
+            mode="max",
+            num_samples=samples,
+            scheduler=early_stopping(early_stop_frames) if early_stop_frames else None,
+            max_concurrent_trials=concurrent or None,
+            trial_dirname_creator=lambda trial: trial.trial_id,
+        ),
+        run_config=tune.RunConfig(
+            name="tune",
+            storage_path=str(Path(storage).resolve()),
+            verbose=0,
+            callbacks=[lines],
+            failure_config=tune.FailureConfig(max_failures=0),
+        ),
+    )
     try:
         outcomes = [(dict(result.config), result.error) for result in tuner.fit()]
     except KeyboardInterrupt:
@@ -94,13 +121,17 @@ def trial_lines(say: Callable[[str], None], name_of: Callable[[dict], str], metr
         def on_trial_complete(self, iteration, trials, trial, **info):
             self.ended.add(name_of(trial.config))
             result = trial.last_result or {}
-            reached = (f"{metric} {result[metric]:.2f} at {result.get('env_frames', 0):,} frames" if metric in result
-                       else f"no record of {metric}")
+            reached = (
+                f"{metric} {result[metric]:.2f} at {result.get('env_frames', 0):,} frames"
+                if metric in result
+                else f"no record of {metric}"
+            )
             say(f"sweep: {name_of(trial.config)} ended: {reached}")
 
         def on_trial_error(self, iteration, trials, trial, **info):
             self.ended.add(name_of(trial.config))
             say(f"sweep: {name_of(trial.config)} failed (results.md says why)")
+
     lines = TrialLines()
     lines.ended = set()
     return lines

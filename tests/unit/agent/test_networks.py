@@ -1,4 +1,5 @@
 """Q-networks and the flat-vector view of their parameters."""
+
 import numpy as np
 import pytest
 import torch
@@ -28,14 +29,14 @@ def test_flat_parameters_round_trip():
     np.testing.assert_array_equal(flat_parameters(copy), flat)
     obs = torch.randn(5, 4)
     assert torch.equal(copy(obs), source(obs))
-    flat[0] += 1.0                                      # a copy: editing it changes no network
+    flat[0] += 1.0  # a copy: editing it changes no network
     assert flat_parameters(source)[0] == flat[0] - 1.0
 
 
 def test_flat_gradients_match_parameter_order_and_count():
     torch.manual_seed(0)
     model = MLPQNetwork(4, 3, (8,))
-    assert flat_gradients(model).tolist() == [0.0] * num_parameters(model)   # no backward yet: zeros
+    assert flat_gradients(model).tolist() == [0.0] * num_parameters(model)  # no backward yet: zeros
     model(torch.randn(6, 4)).sum().backward()
     grads = flat_gradients(model)
     assert grads.shape == (num_parameters(model),) == (4 * 8 + 8 + 8 * 3 + 3,)
@@ -52,11 +53,11 @@ def test_nature_cnn_takes_uint8_frames_and_returns_one_q_value_per_action():
     frames = torch.randint(0, 256, (3, 4, 84, 84), dtype=torch.uint8)
     q = net(frames)
     assert q.shape == (3, 6) and q.dtype == torch.float32
-    with torch.no_grad():                      # the scaling to [0, 1] is the network's first operation
+    with torch.no_grad():  # the scaling to [0, 1] is the network's first operation
         torch.testing.assert_close(net.head(net.torso(frames.float() / 255.0)), q)
     # conv 4*32*64+32, 32*64*16+64, 64*64*9+64; fc 3136*512+512; out 512*6+6
     assert num_parameters(net) == 8_224 + 32_832 + 36_928 + 1_606_144 + 3_078
-    laid_out = frames.contiguous(memory_format=torch.channels_last)        # replay's layout: the same Q-values
+    laid_out = frames.contiguous(memory_format=torch.channels_last)  # replay's layout: the same Q-values
     torch.testing.assert_close(net(laid_out), q)
 
 
@@ -66,13 +67,15 @@ def test_build_q_network_picks_an_mlp_for_vectors_and_rejects_cnn_on_vectors():
         build_q_network("nature_cnn", (4,), 2)
 
 
-@pytest.mark.parametrize("make", [lambda: MLPQNetwork(4, 3, (16, 8), dueling=True),
-                                  lambda: NatureCNN(4, 5, dueling=True)])
+@pytest.mark.parametrize(
+    "make", [lambda: MLPQNetwork(4, 3, (16, 8), dueling=True), lambda: NatureCNN(4, 5, dueling=True)]
+)
 def test_dueling_head_q_mean_over_actions_is_the_value_stream(make):
     torch.manual_seed(0)
     net = make()
-    obs = torch.randn(4, 4) if isinstance(net, MLPQNetwork) else torch.randint(0, 256, (2, 4, 84, 84),
-                                                                              dtype=torch.uint8)
+    obs = (
+        torch.randn(4, 4) if isinstance(net, MLPQNetwork) else torch.randint(0, 256, (2, 4, 84, 84), dtype=torch.uint8)
+    )
     with torch.no_grad():
         features = net.torso(obs.float() / 255.0 if isinstance(net, NatureCNN) else obs)
         value = net.head.value(features)
@@ -80,4 +83,4 @@ def test_dueling_head_q_mean_over_actions_is_the_value_stream(make):
         q = net(obs)
     torch.testing.assert_close(q.mean(dim=1, keepdim=True), value)
     torch.testing.assert_close(q, value + advantage - advantage.mean(dim=1, keepdim=True))
-    assert not torch.allclose(q, q.mean(dim=1, keepdim=True).expand_as(q))   # actions still differ
+    assert not torch.allclose(q, q.mean(dim=1, keepdim=True).expand_as(q))  # actions still differ

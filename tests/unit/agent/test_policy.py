@@ -1,4 +1,5 @@
 """The one epsilon-greedy policy over a Q-network (`gorila.agent.policy`)."""
+
 import numpy as np
 import torch
 
@@ -32,7 +33,7 @@ def test_by_default_the_network_runs_only_on_the_rows_that_exploit():
     network = Recording()
     policy = EpsilonGreedyPolicy(network, 3, np.random.default_rng(0))
     policy.act(obs, 1.0)
-    assert network.batches == []                         # every row explored: no forward pass
+    assert network.batches == []  # every row explored: no forward pass
     policy.act(obs, 0.5)
     assert len(network.batches) == 1 and 0 < network.batches[0] < 16
     policy.act(obs, 0.0)
@@ -56,8 +57,8 @@ def test_greedy_ties_are_broken_at_random_without_moving_the_exploration_draws()
     obs = np.ones((64, 2), np.float32)
     tied = EpsilonGreedyPolicy(Flat(), 3, np.random.default_rng(5)).act(obs, 0.3)
     plain = EpsilonGreedyPolicy(Recording(), 3, np.random.default_rng(5)).act(obs, 0.3)
-    explore = np.random.default_rng(5).random(64) < 0.3           # the rows that explored, in both
+    explore = np.random.default_rng(5).random(64) < 0.3  # the rows that explored, in both
     assert (tied[explore] == plain[explore]).all()
-    assert set(tied[~explore].tolist()) == {0, 1, 2}              # not always the lowest index
+    assert set(tied[~explore].tolist()) == {0, 1, 2}  # not always the lowest index
     again = EpsilonGreedyPolicy(Flat(), 3, np.random.default_rng(5)).act(obs, 0.3)
-    assert (again == tied).all()                                  # seeded
+    assert (again == tied).all()  # seeded

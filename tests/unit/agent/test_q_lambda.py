@@ -1,4 +1,5 @@
 """Q(lambda) targets (`gorila.agent.q_lambda`) against hand-computed rollouts."""
+
 import pytest
 import torch
 
@@ -9,8 +10,18 @@ F, T_ = False, True
 
 def targets(rewards, terminals, lasts, next_max_q, gamma=0.5, lam=0.5):
     column = lambda values, dtype: torch.tensor(values, dtype=dtype).reshape(-1, 1)
-    return q_lambda_targets(column(rewards, torch.float32), column(terminals, torch.bool), column(lasts, torch.bool),
-                            column(next_max_q, torch.float32), gamma, lam).flatten().tolist()
+    return (
+        q_lambda_targets(
+            column(rewards, torch.float32),
+            column(terminals, torch.bool),
+            column(lasts, torch.bool),
+            column(next_max_q, torch.float32),
+            gamma,
+            lam,
+        )
+        .flatten()
+        .tolist()
+    )
 
 
 def test_three_steps_by_hand():
@@ -20,22 +31,26 @@ def test_three_steps_by_hand():
 
 def test_lambda_zero_is_the_one_step_target_and_one_the_bootstrapped_return():
     rewards, next_max_q = [1, 2, 3], [10, 20, 30]
-    assert targets(rewards, [F] * 3, [F] * 3, next_max_q, gamma=0.9, lam=0.0) == \
-        pytest.approx([1 + 0.9 * 10, 2 + 0.9 * 20, 3 + 0.9 * 30])
-    assert targets(rewards, [F] * 3, [F] * 3, next_max_q, gamma=0.9, lam=1.0) == \
-        pytest.approx([1 + 0.9 * 2 + 0.81 * 3 + 0.729 * 30, 2 + 0.9 * 3 + 0.81 * 30, 3 + 0.9 * 30])
+    assert targets(rewards, [F] * 3, [F] * 3, next_max_q, gamma=0.9, lam=0.0) == pytest.approx(
+        [1 + 0.9 * 10, 2 + 0.9 * 20, 3 + 0.9 * 30]
+    )
+    assert targets(rewards, [F] * 3, [F] * 3, next_max_q, gamma=0.9, lam=1.0) == pytest.approx(
+        [1 + 0.9 * 2 + 0.81 * 3 + 0.729 * 30, 2 + 0.9 * 3 + 0.81 * 30, 3 + 0.9 * 30]
+    )
 
 
 def test_a_terminal_stops_the_bootstrap_and_the_blend():
     # step 1 ends its episode (terminal): G_1 = r_1 = 3; G_0 blends with G_1 as usual; G_2 starts afresh
-    assert targets([1, 3, 5], [F, T_, F], [F, T_, F], [4, 100, 2]) == \
-        pytest.approx([1 + 0.5 * (0.5 * 4 + 0.5 * 3), 3.0, 5 + 0.5 * 2])
+    assert targets([1, 3, 5], [F, T_, F], [F, T_, F], [4, 100, 2]) == pytest.approx(
+        [1 + 0.5 * (0.5 * 4 + 0.5 * 3), 3.0, 5 + 0.5 * 2]
+    )
 
 
 def test_a_truncated_episode_bootstraps_from_its_final_observation_but_not_from_the_next_episode():
     # step 1 is truncated: G_1 = 3 + 0.5 * 100 (its final observation's value), not blended with G_2
-    assert targets([1, 3, 5], [F, F, F], [F, T_, F], [4, 100, 2]) == \
-        pytest.approx([1 + 0.5 * (0.5 * 4 + 0.5 * 53), 53.0, 6.0])
+    assert targets([1, 3, 5], [F, F, F], [F, T_, F], [4, 100, 2]) == pytest.approx(
+        [1 + 0.5 * (0.5 * 4 + 0.5 * 53), 53.0, 6.0]
+    )
 
 
 def test_copies_are_independent_and_lambda_is_checked():

@@ -2,6 +2,7 @@
 Ray; `python -m gorila` with nothing to do is a one-line usage error. The help a person reads: train's
 config fields in the schema's sections with the chosen preset's defaults, each field's first clause
 (`--help-field` prints the whole), examples that parse, only the flags a command accepts, 80 columns."""
+
 import os
 import re
 import shlex
@@ -18,20 +19,28 @@ from gorila.config import PRESETS, field_docs, field_types
 from gorila.config.parsing import field_sections
 
 SUBCOMMANDS = ["train", "evaluate", "record-starts", "suite", "report", "bench"]
-HEAVY = re.compile(r"\|\s+(torch|ray)(\.\S*)?$")      # an `-X importtime` line of torch, Ray or a submodule
+HEAVY = re.compile(r"\|\s+(torch|ray)(\.\S*)?$")  # an `-X importtime` line of torch, Ray or a submodule
 
 
 def gorila(*argv: str, python_flags: tuple[str, ...] = (), columns: int = 400) -> subprocess.CompletedProcess:
     """`python [FLAGS] -m gorila ARGV` in a fresh interpreter, on this checkout, help unwrapped."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "COLUMNS": str(columns)}
-    return subprocess.run([sys.executable, *python_flags, "-m", "gorila", *argv], capture_output=True,
-                          text=True, timeout=120, env=env)
+    return subprocess.run(
+        [sys.executable, *python_flags, "-m", "gorila", *argv], capture_output=True, text=True, timeout=120, env=env
+    )
 
 
-@pytest.mark.parametrize("argv", [["--help"], *[[command, "--help"] for command in SUBCOMMANDS], ["--version"],
-                                  ["train", "--preset", "atari", "--scale", "0.5", "--help"],
-                                  ["train", "--help-field", "learning_rate"]],
-                         ids=lambda argv: " ".join(argv))
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--help"],
+        *[[command, "--help"] for command in SUBCOMMANDS],
+        ["--version"],
+        ["train", "--preset", "atari", "--scale", "0.5", "--help"],
+        ["train", "--help-field", "learning_rate"],
+    ],
+    ids=lambda argv: " ".join(argv),
+)
 def test_help_imports_neither_torch_nor_ray(argv):
     process = gorila(*argv, python_flags=("-X", "importtime"))
     assert process.returncode == 0, process.stderr
@@ -99,14 +108,23 @@ def test_train_help_shows_the_chosen_presets_defaults():
 
 def test_a_fields_help_is_its_first_clause_and_help_field_prints_all_of_it():
     assert short_help("Discount factor.") == "Discount factor."
-    assert short_help("Dueling head (Wang et al. 2016): two streams. More.") == "Dueling head (Wang et al. 2016): two streams..."
-    assert short_help("Atari: a lost life is terminal (DQN; Machado et al.: no); evaluation never.") == \
-        "Atari: a lost life is terminal (DQN; Machado et al.: no)..."
-    assert short_help("How a minibatch's losses combine into the loss: `sum` or `mean`.") == \
-        "How a minibatch's losses combine into the loss..."
+    assert (
+        short_help("Dueling head (Wang et al. 2016): two streams. More.")
+        == "Dueling head (Wang et al. 2016): two streams..."
+    )
+    assert (
+        short_help("Atari: a lost life is terminal (DQN; Machado et al.: no); evaluation never.")
+        == "Atari: a lost life is terminal (DQN; Machado et al.: no)..."
+    )
+    assert (
+        short_help("How a minibatch's losses combine into the loss: `sum` or `mean`.")
+        == "How a minibatch's losses combine into the loss..."
+    )
     assert all(len(short_help(doc)) <= 200 for doc in field_docs().values())
     doc = field_docs()["max_staleness"]
-    assert flag_line(gorila("train", "--help").stdout, "--max-staleness N").endswith(f"  {short_help(doc)} [default: 0]")
+    assert flag_line(gorila("train", "--help").stdout, "--max-staleness N").endswith(
+        f"  {short_help(doc)} [default: 0]"
+    )
     assert short_help(doc) != doc
     process = gorila("train", "--preset", "atari", "--help-field", "max-staleness", "learning_rate")
     assert process.returncode == 0, process.stderr
@@ -115,8 +133,14 @@ def test_a_fields_help_is_its_first_clause_and_help_field_prints_all_of_it():
     assert "default: 0.00025 (the atari preset's)" in process.stdout
 
 
-COMMAND_MODULES = {"train": train, "evaluate": evaluate, "record-starts": record_starts, "suite": suite,
-                   "report": report, "bench": bench}
+COMMAND_MODULES = {
+    "train": train,
+    "evaluate": evaluate,
+    "record-starts": record_starts,
+    "suite": suite,
+    "report": report,
+    "bench": bench,
+}
 
 
 @pytest.mark.parametrize("command", SUBCOMMANDS)
@@ -128,7 +152,7 @@ def test_each_commands_help_ends_with_examples_that_parse(command):
     for example in examples:
         argv = shlex.split(example, comments=True)
         assert argv[:2] == ["gorila", command]
-        build_parser(argv[1:]).parse_args(argv[1:])           # a mistyped flag would raise UserError
+        build_parser(argv[1:]).parse_args(argv[1:])  # a mistyped flag would raise UserError
 
 
 @pytest.mark.parametrize("command", SUBCOMMANDS)
@@ -146,7 +170,10 @@ def test_suite_help_lists_no_config_flag_that_suite_refuses():
 
 def test_bench_help_lists_every_section_once_and_says_which_run_by_default():
     from gorila.experiments.bench import EXTRA_SECTIONS, SECTIONS
+
     assert (bench.SECTIONS, bench.EXTRA_SECTIONS) == (SECTIONS, EXTRA_SECTIONS)
     text = " ".join(gorila("bench", "--help").stdout.split())
-    assert f"--sections NAME [NAME ...] sections to measure, any of: {', '.join(SECTIONS + EXTRA_SECTIONS)} " \
-           f"(default: all but {' and '.join(EXTRA_SECTIONS)}," in text
+    assert (
+        f"--sections NAME [NAME ...] sections to measure, any of: {', '.join(SECTIONS + EXTRA_SECTIONS)} "
+        f"(default: all but {' and '.join(EXTRA_SECTIONS)}," in text
+    )

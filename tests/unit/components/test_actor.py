@@ -1,4 +1,5 @@
 """The actor's step count: what epsilon, the budget and the update ratio are counted in."""
+
 import numpy as np
 import pytest
 
@@ -26,27 +27,28 @@ def one_copy_actor():
 def test_the_step_that_only_resets_a_finished_episode_is_no_agent_step():
     _, actor, replay = one_copy_actor()
     taken = []
-    while not actor.completed:                  # play one whole episode
+    while not actor.completed:  # play one whole episode
         taken.append(actor.step())
     assert taken == [1] * len(taken)
-    assert actor.step() == 0                    # the autoreset: its action is ignored
-    assert actor.steps == len(taken) == actor.completed[0]     # CartPole's return is its length
+    assert actor.step() == 0  # the autoreset: its action is ignored
+    assert actor.steps == len(taken) == actor.completed[0]  # CartPole's return is its length
     assert actor.step() == 1
     actor.writer.flush()
-    assert len(replay) == len(taken) + 2        # the reset step still marks the episode's end in replay
+    assert len(replay) == len(taken) + 2  # the reset step still marks the episode's end in replay
     actor.close()
 
 
 def test_a_bundle_credits_its_learner_with_agent_steps_only():
     config, actor, replay = one_copy_actor()
-    learner = builders.make_learner(config, CARTPOLE, 0, actor.params.shards, actor.params.bounds,
-                                    DirectCalls(), replay)
+    learner = builders.make_learner(
+        config, CARTPOLE, 0, actor.params.shards, actor.params.bounds, DirectCalls(), replay
+    )
     bundle = Bundle(actor, replay, learner, update_every=4)
     report = bundle.run(300)
     assert report.steps == actor.steps == 300
     assert bundle.update_credit == 300 % 4
-    assert len(replay) == 300 + len(report.episode_returns)   # one reset entry per finished episode
-    assert report.updates and report.q_count == report.updates * config.batch_size   # the learner's part
+    assert len(replay) == 300 + len(report.episode_returns)  # one reset entry per finished episode
+    assert report.updates and report.q_count == report.updates * config.batch_size  # the learner's part
     actor.close()
 
 
@@ -54,10 +56,11 @@ def test_an_actor_reports_each_episodes_length_and_the_exploration_rate_of_its_s
     config, actor, _ = one_copy_actor()
     report = actor.run(300)
     assert report.steps == 300 and report.episode_lengths
-    assert report.episode_lengths == tuple(int(r) for r in report.episode_returns)   # CartPole: return = length
+    assert report.episode_lengths == tuple(int(r) for r in report.episode_returns)  # CartPole: return = length
     # one copy: the agent steps are 0, 1, ..., 299 of epsilon's schedule, each taken at its own epsilon
-    expected = sum(dqn.linear_epsilon(s, config.epsilon_start, actor.epsilon_end, config.epsilon_decay_steps)
-                   for s in range(300))
+    expected = sum(
+        dqn.linear_epsilon(s, config.epsilon_start, actor.epsilon_end, config.epsilon_decay_steps) for s in range(300)
+    )
     assert report.epsilon_sum == pytest.approx(expected)
-    assert actor.report(0) == Report(process=report.process)       # the report took what it counted
+    assert actor.report(0) == Report(process=report.process)  # the report took what it counted
     actor.close()

@@ -1,5 +1,6 @@
 """Actors and evaluators play the game as the config says: a `--preset machado` actor and its evaluator
 both step emulators with sticky actions and the full action set, the actor without life-loss terminals."""
+
 from gorila.components.actor import Actor
 from gorila.components.evaluator import Evaluator
 from gorila.config import build_config
@@ -13,9 +14,11 @@ def breakout(actions: int) -> EnvInfo:
 
 def actor_of(config, info: EnvInfo) -> Actor:
     """Actor 0 of `config`, its network taken from theta_0 (no parameter server, no replay)."""
+
     class Theta:
         def pull(self, prefetch=False):
             return builders.initial_parameters(config, info), False
+
     return Actor(config, info, 0, Theta(), writer=None)
 
 

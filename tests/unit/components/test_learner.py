@@ -1,4 +1,5 @@
 """The learner's outlier safeguard, alone and inside a Learner wired to real shards and a real replay."""
+
 import math
 from dataclasses import replace
 
@@ -14,8 +15,9 @@ from gorila.contracts import EnvInfo, Report
 from gorila.runtime.calls import DirectCalls
 from gorila.system import builders
 
-CARTPOLE = EnvInfo(obs_shape=(4,), obs_dtype="float32", num_actions=2, frame_shape=(4,), stack=1,
-                   frames_per_step=1, is_atari=False)
+CARTPOLE = EnvInfo(
+    obs_shape=(4,), obs_dtype="float32", num_actions=2, frame_shape=(4,), stack=1, frames_per_step=1, is_atari=False
+)
 
 
 def warm(filter_, losses):
@@ -27,21 +29,21 @@ def test_filter_flags_a_far_loss_after_warmup():
     f = LossOutlierFilter(k=3.0, warmup=5)
     warm(f, [1.0, 2.0, 1.0, 2.0, 1.0])
     assert f.mean == pytest.approx(1.4)
-    assert f.var == pytest.approx(0.24)             # population variance of the five
-    edge = 1.4 + 3 * math.sqrt(0.24)                # 2.8697
+    assert f.var == pytest.approx(0.24)  # population variance of the five
+    edge = 1.4 + 3 * math.sqrt(0.24)  # 2.8697
     assert f.is_outlier(edge + 0.01) is True
     # the outlier is folded in clipped to the edge, with the running (decay 0.99) update
     assert f.mean == pytest.approx(1.4 + 0.01 * (edge - 1.4))
     assert f.var == pytest.approx(0.99 * (0.24 + 0.01 * (edge - 1.4) ** 2))
     assert f.count == 6
-    assert f.is_outlier(2.9) is False               # the new edge is 2.941
+    assert f.is_outlier(2.9) is False  # the new edge is 2.941
     assert f.is_outlier(1e6) is True
 
 
 def test_filter_does_not_flag_during_warmup():
     f = LossOutlierFilter(k=3.0, warmup=5)
     warm(f, [1.0, 2.0, 1.0, 2.0])
-    assert f.is_outlier(1e6) is False               # 5th loss: still warming up
+    assert f.is_outlier(1e6) is False  # 5th loss: still warming up
     assert f.count == 5
     assert f.mean == pytest.approx((6.0 + 1e6) / 5)
 
@@ -49,7 +51,7 @@ def test_filter_does_not_flag_during_warmup():
 @pytest.mark.parametrize("loss", [math.nan, math.inf, -math.inf])
 def test_filter_non_finite_losses_are_outliers_and_not_folded_in(loss):
     f = LossOutlierFilter(k=3.0, warmup=5)
-    assert f.is_outlier(loss) is True               # even before warmup
+    assert f.is_outlier(loss) is True  # even before warmup
     warm(f, [1.0, 2.0, 1.0, 2.0, 1.0])
     assert f.is_outlier(loss) is True
     assert f.count == 5 and f.mean == pytest.approx(1.4)
@@ -71,9 +73,20 @@ def make_replay(reward: float, seed: int = 0) -> ReplayMemory:
 
 
 def make_learner(replay, **overrides):
-    config = Config(hidden_sizes=(8,), batch_size=8, optimizer="sgd", learning_rate=0.01, outlier_k=3.0,
-                    outlier_warmup=3, max_staleness=-1, param_shards=2, learner_sync_every=1, target_update_every=1000,
-                    seed=3, **overrides)
+    config = Config(
+        hidden_sizes=(8,),
+        batch_size=8,
+        optimizer="sgd",
+        learning_rate=0.01,
+        outlier_k=3.0,
+        outlier_warmup=3,
+        max_staleness=-1,
+        param_shards=2,
+        learner_sync_every=1,
+        target_update_every=1000,
+        seed=3,
+        **overrides,
+    )
     theta = builders.initial_parameters(config, CARTPOLE)
     bounds = builders.parameter_bounds(config, theta.size)
     shards = [builders.make_shard(config, i, theta[a:b]) for i, (a, b) in enumerate(bounds)]
@@ -96,13 +109,13 @@ def test_learner_pushes_ordinary_gradients():
 
 def test_learner_drops_an_outlier_loss_after_warmup_and_counts_it():
     learner, shards = make_learner(make_replay(0.0))
-    assert learner.run(3).dropped_outliers == 0   # warmup: three ordinary losses
+    assert learner.run(3).dropped_outliers == 0  # warmup: three ordinary losses
     assert versions(shards) == [3, 3]
     theta = np.concatenate([s.pull()[0] for s in shards])
-    learner.replay = make_replay(1e6)                # every target is now ~1e6 away: loss ~1e6
+    learner.replay = make_replay(1e6)  # every target is now ~1e6 away: loss ~1e6
     report = learner.run(1)
     assert replace(report, q_sum=0.0, q_count=0) == Report(updates=1, dropped_outliers=1)
-    assert report.q_count == 8                       # its minibatch's Q-values are still reported
+    assert report.q_count == 8  # its minibatch's Q-values are still reported
     assert versions(shards) == [3, 3]
     np.testing.assert_array_equal(np.concatenate([s.pull()[0] for s in shards]), theta)
 
@@ -129,19 +142,19 @@ def test_summed_loss_sends_batch_size_times_the_mean_gradient_and_logs_the_same_
     sum_learner, _ = make_learner(make_replay(1.0), loss_reduction="sum", max_grad_norm=0.0)
     mean_loss, _, mean_gradient = mean_learner.gradient(batch)
     sum_loss, _, sum_gradient = sum_learner.gradient(batch)
-    assert sum_loss == pytest.approx(mean_loss, rel=1e-6)          # logged per transition either way
+    assert sum_loss == pytest.approx(mean_loss, rel=1e-6)  # logged per transition either way
     np.testing.assert_allclose(sum_gradient, 8 * mean_gradient, rtol=1e-4, atol=1e-6)
     assert np.abs(mean_gradient).max() > 0
 
 
 def test_a_learner_reports_the_q_values_of_the_actions_in_its_minibatches():
     learner, _ = make_learner(make_replay(1.0))
-    batch = make_replay(1.0).sample(8)               # the same seed: the minibatch the learner draws first
+    batch = make_replay(1.0).sample(8)  # the same seed: the minibatch the learner draws first
     with torch.no_grad():
         q_taken = dqn.taken_q(learner.online(torch.as_tensor(batch.obs)), torch.as_tensor(batch.actions))
     report = learner.run(1)
     assert report.q_count == 8 and report.q_sum == pytest.approx(float(q_taken.sum()), rel=1e-5)
-    assert learner.run(2).q_count == 16              # counted afresh for each report
+    assert learner.run(2).q_count == 16  # counted afresh for each report
 
 
 def online_theta(learner) -> np.ndarray:
@@ -156,27 +169,28 @@ def server_theta(shards) -> np.ndarray:
 def test_a_refresh_after_a_push_has_the_gradient_in_it_only_when_synchronous(refresh):
     learner, shards = make_learner(make_replay(1.0), learner_refresh=refresh)
     before = server_theta(shards)
-    learner.update()                                 # push gradient 1, refresh theta+
+    learner.update()  # push gradient 1, refresh theta+
     after = server_theta(shards)
     assert versions(shards) == [1, 1] and not np.array_equal(before, after)
     # synchronous: the learner's copy includes gradient 1; pipelined: it is the one asked for at start
     np.testing.assert_array_equal(online_theta(learner), after if refresh == "synchronous" else before)
     learner.update()
     assert versions(shards) == [2, 2]
-    expected = server_theta(shards) if refresh == "synchronous" else after     # one update behind
+    expected = server_theta(shards) if refresh == "synchronous" else after  # one update behind
     np.testing.assert_array_equal(online_theta(learner), expected)
-    learner.params.drain()                           # nothing left in flight either way
+    learner.params.drain()  # nothing left in flight either way
     assert not learner.params.inflight
 
 
 def test_a_prioritised_learner_weights_its_loss_and_sends_the_new_priorities_back():
     from gorila.components.replay.priorities import PriorityRule
+
     replay = ReplayMemory(100, 1, (4,), np.float32, seed=0, min_size=1, priority=PriorityRule(alpha=1.0, eps=1e-6))
     rng = np.random.default_rng(0)
     for step in range(40):
         replay.add([0], rng.normal(size=(1, 4)).astype(np.float32), [step % 2], [1.0], [False], [False])
     learner, _ = make_learner(replay, max_grad_norm=0.0)
-    assert np.allclose(replay.priorities.tree.leaves[:39], 1.0)        # all new: the initial maximum
+    assert np.allclose(replay.priorities.tree.leaves[:39], 1.0)  # all new: the initial maximum
     batch = replay.sample(8)
     assert batch.weights is not None and batch.weights.max() == 1.0
     _, _, weighted = learner.gradient(batch)
@@ -200,4 +214,4 @@ def test_the_outlier_test_reads_the_absolute_dqn_loss():
         y = torch.as_tensor(batch.returns) + torch.as_tensor(batch.discounts) * bootstrap
     loss, abs_error, _ = learner.gradient(batch)
     assert abs_error == pytest.approx(float((y - q).abs().mean()), rel=1e-5)
-    assert abs_error > 1.0 and loss == pytest.approx(abs_error - 0.5, rel=0.05)   # Huber's linear arm, not |e|
+    assert abs_error > 1.0 and loss == pytest.approx(abs_error - 0.5, rel=0.05)  # Huber's linear arm, not |e|

@@ -37,10 +37,10 @@ def test_preset_then_file_then_overrides(tmp_path):
     path = tmp_path / "exp.yaml"
     path.write_text("batch_size: 16\ntotal-frames: 5_000\nhidden_sizes: [32, 16]\n")
     config = build_config("cartpole", str(path), {"batch_size": "8"})
-    assert config.batch_size == 8                    # the explicit override wins over the file
-    assert config.total_frames == 5000               # from the file, hyphen spelling accepted
+    assert config.batch_size == 8  # the explicit override wins over the file
+    assert config.total_frames == 5000  # from the file, hyphen spelling accepted
     assert config.hidden_sizes == (32, 16)
-    assert config.n_step == 3                        # from the preset
+    assert config.n_step == 3  # from the preset
 
 
 def test_saved_yaml_round_trips(tmp_path):
@@ -64,8 +64,10 @@ def test_out_of_range_value_is_named(tmp_path):
         build_config(file=str(path))
 
 
-@pytest.mark.parametrize("key, value", [("actors", "two"), ("total_frames", 1.5), ("bundled", "maybe"),
-                                        ("runtime", "cloud"), ("hidden_sizes", "a,b")])
+@pytest.mark.parametrize(
+    "key, value",
+    [("actors", "two"), ("total_frames", 1.5), ("bundled", "maybe"), ("runtime", "cloud"), ("hidden_sizes", "a,b")],
+)
 def test_wrong_types_are_named(key, value):
     with pytest.raises(ConfigError, match=f"^{key} must"):
         build_config(overrides={key: value})
@@ -101,6 +103,7 @@ def test_global_replay_cannot_have_more_shards_than_streams():
 
 # ---- the command line: user errors are one line on stderr and exit code 2 ------------------------
 
+
 def run_cli(capsys, *argv):
     code = cli.main(list(argv))
     captured = capsys.readouterr()
@@ -110,16 +113,19 @@ def run_cli(capsys, *argv):
     return code, lines[0]
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["train", "--no-such-flag"], "--no-such-flag"),
-    (["train", "--set", "no_such_key=1"], "no_such_key: unknown config key"),
-    (["train", "--set", "batch_size"], "--set expects KEY=VALUE"),
-    (["train", "--set", "learning_rate=-1"], "learning_rate must be > 0"),
-    (["train", "--config", "/nonexistent/exp.yaml"], "config file not found"),
-    (["train", "--env", "NoSuchGame-v9"], "unknown environment 'NoSuchGame-v9'"),
-    (["train", "--actors", "2"], "actors == learners"),
-    (["frobnicate"], "frobnicate"),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["train", "--no-such-flag"], "--no-such-flag"),
+        (["train", "--set", "no_such_key=1"], "no_such_key: unknown config key"),
+        (["train", "--set", "batch_size"], "--set expects KEY=VALUE"),
+        (["train", "--set", "learning_rate=-1"], "learning_rate must be > 0"),
+        (["train", "--config", "/nonexistent/exp.yaml"], "config file not found"),
+        (["train", "--env", "NoSuchGame-v9"], "unknown environment 'NoSuchGame-v9'"),
+        (["train", "--actors", "2"], "actors == learners"),
+        (["frobnicate"], "frobnicate"),
+    ],
+)
 def test_cli_user_errors_are_one_line(capsys, argv, words):
     code, line = run_cli(capsys, *argv)
     assert code == 2
@@ -139,7 +145,7 @@ def test_cli_refuses_a_non_empty_run_dir_and_leaves_it_alone(capsys, tmp_path):
 def test_cli_evaluate_of_a_missing_path(capsys, tmp_path):
     code, line = run_cli(capsys, "evaluate", str(tmp_path / "nothing-here"))
     assert code == 2 and "checkpoint not found" in line
-    code, line = run_cli(capsys, "evaluate", str(tmp_path))          # a directory with no checkpoint
+    code, line = run_cli(capsys, "evaluate", str(tmp_path))  # a directory with no checkpoint
     assert code == 2 and "no checkpoint in" in line
 
 
@@ -155,8 +161,17 @@ def test_cli_evaluate_of_a_garbage_file(capsys, tmp_path):
 
 
 # CartPole MLP with hidden_sizes (1,): Linear(4, 1) + Linear(1, 2) = 5 + 4 = 9 parameters
-TOO_MANY_SHARDS = ["train", "--runtime", "local", "--hidden-sizes", "1", "--param-shards", "10",
-                   "--total-frames", "100"]
+TOO_MANY_SHARDS = [
+    "train",
+    "--runtime",
+    "local",
+    "--hidden-sizes",
+    "1",
+    "--param-shards",
+    "10",
+    "--total-frames",
+    "100",
+]
 
 
 def test_cli_more_param_shards_than_parameters(capsys, tmp_path):
@@ -180,6 +195,7 @@ def test_cli_evaluate_refuses_a_checkpoint_holding_objects(capsys, tmp_path):
 
 def test_device_resolution_on_this_machine():
     from gorila.components.learner import learner_device
+
     has_gpu = torch.cuda.is_available()
     assert learner_device(Config(device="cpu")) == "cpu"
     assert learner_device(Config(device="auto")) == ("cuda" if has_gpu else "cpu")
@@ -190,17 +206,24 @@ def test_device_resolution_on_this_machine():
 
 # ---- YAML values are checked against the field types, never cast ------------------------------
 
-@pytest.mark.parametrize("text, words", [
-    ("run_dir:\n", "run_dir must be a string, got null"),            # not the string "None"
-    ("actors: yes\n", "actors must be an integer, got True"),        # a YAML bool is not 1
-    ("hidden_sizes: [64.7]\n", "hidden_sizes must be a list of integers (e.g. 64,64 or [64, 64]), got [64.7]"),  # not 64
-    ("learning_rate: true\n", "learning_rate must be a number, got True"),
-    ("dueling: 1\n", "dueling must be true or false, got 1"),
-    ("env: 7\n", "env must be a name or a callable, got 7"),
-    ("runtime: null\n", "runtime must be one of ray, local, got null"),
-    ("gamma: .nan\n", "gamma must be a number, got nan"),
-    ("hidden_sizes: 64\n", "hidden_sizes must be a list of integers (e.g. 64,64 or [64, 64]), got 64"),
-])
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("run_dir:\n", "run_dir must be a string, got null"),  # not the string "None"
+        ("actors: yes\n", "actors must be an integer, got True"),  # a YAML bool is not 1
+        (
+            "hidden_sizes: [64.7]\n",
+            "hidden_sizes must be a list of integers (e.g. 64,64 or [64, 64]), got [64.7]",
+        ),  # not 64
+        ("learning_rate: true\n", "learning_rate must be a number, got True"),
+        ("dueling: 1\n", "dueling must be true or false, got 1"),
+        ("env: 7\n", "env must be a name or a callable, got 7"),
+        ("runtime: null\n", "runtime must be one of ray, local, got null"),
+        ("gamma: .nan\n", "gamma must be a number, got nan"),
+        ("hidden_sizes: 64\n", "hidden_sizes must be a list of integers (e.g. 64,64 or [64, 64]), got 64"),
+    ],
+)
 def test_yaml_values_of_the_wrong_type_are_named(tmp_path, text, words):
     path = tmp_path / "bad.yaml"
     path.write_text(text)
@@ -218,15 +241,18 @@ def test_whole_floats_are_integers_and_ints_are_floats(tmp_path):
     assert config.run_dir == "runs/x"
 
 
-@pytest.mark.parametrize("overrides, words", [
-    ({"seed": -1}, "seed must lie in [0, 1073741823]"),
-    ({"seed": 2**30}, "seed must lie in [0, 1073741823]"),
-    ({"hidden_sizes": "64,7.5"}, "hidden_sizes must be a list of integers"),
-    ({"address": "no-port"}, "address must be HOST:PORT or auto"),
-    ({"address": "host:99999"}, "address must be HOST:PORT or auto"),
-    ({"learner_gpus": "1.5"}, "learner_gpus must be a fraction in [0, 1] or a whole number"),
-    ({"max_staleness": "-2"}, "max_staleness must be"),
-])
+@pytest.mark.parametrize(
+    "overrides, words",
+    [
+        ({"seed": -1}, "seed must lie in [0, 1073741823]"),
+        ({"seed": 2**30}, "seed must lie in [0, 1073741823]"),
+        ({"hidden_sizes": "64,7.5"}, "hidden_sizes must be a list of integers"),
+        ({"address": "no-port"}, "address must be HOST:PORT or auto"),
+        ({"address": "host:99999"}, "address must be HOST:PORT or auto"),
+        ({"learner_gpus": "1.5"}, "learner_gpus must be a fraction in [0, 1] or a whole number"),
+        ({"max_staleness": "-2"}, "max_staleness must be"),
+    ],
+)
 def test_values_out_of_range_are_named(overrides, words):
     with pytest.raises(ConfigError) as error:
         build_config("cartpole", overrides=overrides)
@@ -238,8 +264,12 @@ ATARI_INFO = EnvInfo((4, 84, 84), "uint8", 6, (84, 84), 4, 4, True)
 
 def test_atari_counts_replay_learning_start_and_exploration_in_agent_steps_as_dqn():
     config = build_config("atari")
-    assert (config.replay_capacity, config.learning_starts, config.epsilon_decay_steps) == (1_000_000, 50_000, 1_000_000)
-    assert builders.replay_warmup(config) == 50_000                           # not 50,000 frames = 12,500 steps
+    assert (config.replay_capacity, config.learning_starts, config.epsilon_decay_steps) == (
+        1_000_000,
+        50_000,
+        1_000_000,
+    )
+    assert builders.replay_warmup(config) == 50_000  # not 50,000 frames = 12,500 steps
 
 
 def test_an_actor_anneals_epsilon_over_agent_steps_on_atari():
@@ -249,47 +279,49 @@ def test_an_actor_anneals_epsilon_over_agent_steps_on_atari():
         def pull(self, prefetch=False):
             return builders.initial_parameters(config, ATARI_INFO), False
 
-    config = build_config("atari", overrides={"env": "Breakout", "epsilon_decay_steps": 100, "runtime": "local",
-                                              "learning_starts": 1_000})
+    config = build_config(
+        "atari", overrides={"env": "Breakout", "epsilon_decay_steps": 100, "runtime": "local", "learning_starts": 1_000}
+    )
     actor = Actor(config, ATARI_INFO, 0, Theta(), writer=None)
     for steps, epsilon in ((50, 1.0), (1_000, 1.0), (1_050, 0.55), (1_100, 0.1), (5_000, 0.1)):
-        actor.steps = steps           # held at 1 until learning starts, then halfway from 1.0 to 0.1 at 200 frames on
+        actor.steps = steps  # held at 1 until learning starts, then halfway from 1.0 to 0.1 at 200 frames on
         assert actor.epsilon == pytest.approx(epsilon)
     actor.env.close()
     unheld = Actor(replace(config, epsilon_hold=False), ATARI_INFO, 0, Theta(), writer=None)
     unheld.steps = 50
-    assert unheld.epsilon == pytest.approx(0.55)                               # annealed from the first step
+    assert unheld.epsilon == pytest.approx(0.55)  # annealed from the first step
     unheld.env.close()
 
 
 def test_epsilon_is_held_for_each_actors_share_of_the_warm_up():
     from gorila.components.actor import epsilon_hold_steps
+
     config = build_config("atari", overrides={"learning_starts": 1_000})
-    assert epsilon_hold_steps(config) == 1_000                                  # a bundle fills its own replay
+    assert epsilon_hold_steps(config) == 1_000  # a bundle fills its own replay
     apart = replace(config, bundled=False, actors=3, learners=1)
-    assert epsilon_hold_steps(apart) == 334                                     # three actors fill the replays together
+    assert epsilon_hold_steps(apart) == 334  # three actors fill the replays together
     assert epsilon_hold_steps(replace(config, epsilon_hold=False)) == 0
 
 
 def test_the_atari_preset_counts_thetas_refresh_as_dqns_code():
     config = build_config("atari")
-    assert config.target_update_every * config.update_every == 10_000            # DQN's target_q: agent steps
-    assert (config.epsilon_hold, config.outlier_k) == (True, 0.0)               # DQN's ep; DQN has no filter
-    assert build_config("gorila-paper").outlier_k == 5.0                         # Gorila's filter
+    assert config.target_update_every * config.update_every == 10_000  # DQN's target_q: agent steps
+    assert (config.epsilon_hold, config.outlier_k) == (True, 0.0)  # DQN's ep; DQN has no filter
+    assert build_config("gorila-paper").outlier_k == 5.0  # Gorila's filter
 
 
 def test_a_config_made_in_python_for_a_game_starts_from_its_kinds_preset():
     assert Config(env="Pong") == make_config(env="Pong") == build_config("atari", overrides={"env": "Pong"})
     assert Config(env="MinAtar/Breakout") == build_config("minatar", overrides={"env": "MinAtar/Breakout"})
-    given = Config(env="Pong", learning_rate=1e-4, optimizer="adam")            # fields given win, as --set's
+    given = Config(env="Pong", learning_rate=1e-4, optimizer="adam")  # fields given win, as --set's
     assert (given.learning_rate, given.optimizer, given.replay_capacity) == (1e-4, "adam", 1_000_000)
-    assert Config(env="CartPole-v1") == Config()                                 # other kinds: the base config
-    assert replace(Config(), env="Pong").optimizer == "adam"                     # every field given: taken as given
+    assert Config(env="CartPole-v1") == Config()  # other kinds: the base config
+    assert replace(Config(), env="Pong").optimizer == "adam"  # every field given: taken as given
 
 
 @pytest.mark.parametrize("env, per_step", [("Pong", 4), ("CartPole-v1", 1)])
 def test_a_config_written_in_frames_is_read_in_agent_steps(env, per_step):
-    old = {"env": env, "epsilon_decay_frames": 1_000_000, "learning_starts": 50_000}    # an older run's config
+    old = {"env": env, "epsilon_decay_frames": 1_000_000, "learning_starts": 50_000}  # an older run's config
     config = apply_overrides(Config(), old)
     assert config.epsilon_decay_steps == 1_000_000 // per_step
     assert config.learning_starts == 50_000 // per_step
@@ -300,10 +332,14 @@ def test_the_paper_preset_has_gorilas_own_settings():
     config = build_config("gorila-paper")
     assert (config.actors, config.learners, config.param_shards, config.bundled) == (100, 100, 31, True)
     assert (config.optimizer, config.target_update_every, config.loss_reduction) == ("adagrad", 60_000, "sum")
-    assert (config.replay_capacity, config.learning_starts, config.epsilon_decay_steps) == (1_000_000, 50_000, 1_000_000)
+    assert (config.replay_capacity, config.learning_starts, config.epsilon_decay_steps) == (
+        1_000_000,
+        50_000,
+        1_000_000,
+    )
     assert config.fire_reset is False
-    assert config.total_frames == 100 * 50_000_000               # DQN's 50M frames for each of the 100 bundles
-    assert config.epsilon_ladder is False                         # every actor anneals to 0.1, as DQN's
+    assert config.total_frames == 100 * 50_000_000  # DQN's 50M frames for each of the 100 bundles
+    assert config.epsilon_ladder is False  # every actor anneals to 0.1, as DQN's
 
 
 def test_the_machado_preset_is_the_atari_preset_under_machados_settings():
@@ -312,17 +348,23 @@ def test_the_machado_preset_is_the_atari_preset_under_machados_settings():
     assert (machado.max_episode_frames, machado.eval_max_frames) == (108_000, 108_000)
     assert (atari.sticky_actions, atari.full_action_set, atari.life_loss_signal) == (0.0, False, True)
     changed = {key for key in PRESETS["machado"] if PRESETS["machado"][key] != PRESETS["atari"].get(key)}
-    assert changed == {"sticky_actions", "full_action_set", "life_loss_signal", "max_episode_frames",
-                       "eval_max_frames"}
+    assert changed == {"sticky_actions", "full_action_set", "life_loss_signal", "max_episode_frames", "eval_max_frames"}
     assert list(PRESETS)[-1] == "machado"
 
 
 def test_a_config_saved_before_the_atari_settings_reads_as_dqns():
-    old = {key: value for key, value in build_config("atari").to_dict().items()
-           if key not in ("sticky_actions", "full_action_set", "life_loss_signal", "max_episode_frames")}
+    old = {
+        key: value
+        for key, value in build_config("atari").to_dict().items()
+        if key not in ("sticky_actions", "full_action_set", "life_loss_signal", "max_episode_frames")
+    }
     config = apply_overrides(Config(), old)
-    assert (config.sticky_actions, config.full_action_set, config.life_loss_signal, config.max_episode_frames) == \
-        (0.0, False, True, 108_000)
+    assert (config.sticky_actions, config.full_action_set, config.life_loss_signal, config.max_episode_frames) == (
+        0.0,
+        False,
+        True,
+        108_000,
+    )
 
 
 @pytest.mark.parametrize("value", ["1.0", "-0.1"])
@@ -334,24 +376,29 @@ def test_sticky_actions_must_be_a_probability_below_one(value):
 def test_scale_shrinks_bundles_shards_and_thetas_period_and_says_so():
     config = build_config("gorila-paper", scale=0.02)
     assert (config.actors, config.learners, config.param_shards) == (2, 2, 1)
-    assert config.target_update_every == 1_200                   # 600 updates per learner, as with 100
+    assert config.target_update_every == 1_200  # 600 updates per learner, as with 100
     assert (config.replay_capacity, config.batch_size, config.learning_rate) == (1_000_000, 32, 1e-3)
-    assert config.total_frames == 100_000_000                    # 50M frames per bundle, as with 100
+    assert config.total_frames == 100_000_000  # 50M frames per bundle, as with 100
     line = scaled_preset("gorila-paper", 0.02)[1]
-    assert line.startswith("gorila-paper scaled by 0.02: 100 -> 2 actors, 100 -> 2 learners, 31 -> 1 parameter "
-                           "shards, 5,000,000,000 -> 100,000,000 frames in all (50,000,000 per actor, as at full size), "
-                           "60,000 -> 1,200 server updates between theta- refreshes (600 per learner")
-    assert build_config("gorila-paper", overrides={"param_shards": 3}, scale=0.02).param_shards == 3   # flags win
-    atari = build_config("atari", scale=4)                       # 1 -> 4 bundles: four times the work
+    assert line.startswith(
+        "gorila-paper scaled by 0.02: 100 -> 2 actors, 100 -> 2 learners, 31 -> 1 parameter "
+        "shards, 5,000,000,000 -> 100,000,000 frames in all (50,000,000 per actor, as at full size), "
+        "60,000 -> 1,200 server updates between theta- refreshes (600 per learner"
+    )
+    assert build_config("gorila-paper", overrides={"param_shards": 3}, scale=0.02).param_shards == 3  # flags win
+    atari = build_config("atari", scale=4)  # 1 -> 4 bundles: four times the work
     assert (atari.target_update_every, atari.total_frames) == (10_000, 200_000_000)
     assert build_config("gorila-paper", overrides={"total_frames": 2_000_000}, scale=0.1).total_frames == 2_000_000
 
 
-@pytest.mark.parametrize("preset, scale, words", [
-    (None, 0.5, "scale: --scale shrinks a preset; give --preset too"),
-    ("gorila-paper", 0.0, "scale must be a number > 0, got 0.0"),
-    ("gorila-paper", float("nan"), "scale must be a number > 0, got nan"),
-])
+@pytest.mark.parametrize(
+    "preset, scale, words",
+    [
+        (None, 0.5, "scale: --scale shrinks a preset; give --preset too"),
+        ("gorila-paper", 0.0, "scale must be a number > 0, got 0.0"),
+        ("gorila-paper", float("nan"), "scale must be a number > 0, got nan"),
+    ],
+)
 def test_a_bad_scale_is_named(preset, scale, words):
     with pytest.raises(ConfigError, match=words.replace("(", r"\(")):
         build_config(preset, scale=scale)
@@ -370,12 +417,14 @@ def test_set_takes_a_list_as_yaml_writes_it():
 def test_a_game_without_a_preset_starts_from_its_kinds_preset():
     breakout = build_config(overrides={"env": "Breakout"})
     atari = build_config("atari", overrides={"env": "Breakout"})
-    assert breakout == atari                                    # DQN's RMSProp, clipped rewards, 1M replay
+    assert breakout == atari  # DQN's RMSProp, clipped rewards, 1M replay
     assert (breakout.optimizer, breakout.learning_rate, breakout.clip_rewards) == ("rmsprop", 2.5e-4, True)
-    assert build_config(overrides={"env": "MinAtar/Breakout"}) == build_config("minatar", overrides={"env": "MinAtar/Breakout"})
-    assert build_config(overrides={"env": "CartPole-v1"}) == Config()          # other kinds: the base config
-    assert build_config("cartpole", overrides={"env": "Pong"}).optimizer == "adam"   # a named preset wins
-    assert build_config(overrides={"env": "Pong", "optimizer": "adam"}).optimizer == "adam"   # fields win
+    assert build_config(overrides={"env": "MinAtar/Breakout"}) == build_config(
+        "minatar", overrides={"env": "MinAtar/Breakout"}
+    )
+    assert build_config(overrides={"env": "CartPole-v1"}) == Config()  # other kinds: the base config
+    assert build_config("cartpole", overrides={"env": "Pong"}).optimizer == "adam"  # a named preset wins
+    assert build_config(overrides={"env": "Pong", "optimizer": "adam"}).optimizer == "adam"  # fields win
 
 
 def test_a_yaml_file_naming_a_game_starts_from_its_kinds_preset(tmp_path):
@@ -386,31 +435,60 @@ def test_a_yaml_file_naming_a_game_starts_from_its_kinds_preset(tmp_path):
 
 
 def test_the_cli_says_which_preset_a_game_started_from(capsys, tmp_path):
-    code = cli.main(["train", "--env", "Breakout", "--runtime", "local", "--total-frames", "4000",
-                     "--learning-starts", "100", "--replay-capacity", "2000", "--eval-every-frames", "0",
-                     "--eval-episodes", "1", "--run-dir", str(tmp_path / "run")])
+    code = cli.main(
+        [
+            "train",
+            "--env",
+            "Breakout",
+            "--runtime",
+            "local",
+            "--total-frames",
+            "4000",
+            "--learning-starts",
+            "100",
+            "--replay-capacity",
+            "2000",
+            "--eval-every-frames",
+            "0",
+            "--eval-episodes",
+            "1",
+            "--run-dir",
+            str(tmp_path / "run"),
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0
-    assert out.splitlines()[0] == ("no --preset given: Breakout starts from the atari preset, the settings for its "
-                                   "kind of game (name --preset or set fields to change them)")
+    assert out.splitlines()[0] == (
+        "no --preset given: Breakout starts from the atari preset, the settings for its "
+        "kind of game (name --preset or set fields to change them)"
+    )
 
 
 def test_the_apex_preset_is_prioritised_global_replay_and_builds_a_network_for_cartpole():
     from gorila.agent.networks import q_network_for
+
     config = build_config("apex", overrides={"env": "CartPole-v1"})
     assert (config.bundled, config.replay, config.prioritised, config.learners) == (False, "global", True, 1)
     assert (config.n_step, config.double_dqn, config.dueling, config.epsilon_ladder) == (3, True, True, True)
-    assert (config.priority_alpha, config.priority_beta, config.ladder_base, config.ladder_alpha) == (0.6, 0.4, 0.4, 7.0)
-    cartpole = EnvInfo(obs_shape=(4,), obs_dtype="float32", num_actions=2, frame_shape=(4,), stack=1,
-                       frames_per_step=1, is_atari=False)
+    assert (config.priority_alpha, config.priority_beta, config.ladder_base, config.ladder_alpha) == (
+        0.6,
+        0.4,
+        0.4,
+        7.0,
+    )
+    cartpole = EnvInfo(
+        obs_shape=(4,), obs_dtype="float32", num_actions=2, frame_shape=(4,), stack=1, frames_per_step=1, is_atari=False
+    )
     assert q_network_for(config, cartpole)(torch.zeros(3, 4)).shape == (3, 2)
 
 
 def test_env_kwargs_from_flags_set_and_yaml_are_typed_by_yaml(tmp_path):
     from gorila.cli.flags import config_from_args
     from gorila.cli.main import build_parser
-    args = build_parser().parse_args(["train", "--env-kwargs", "length=7", "--env-kwargs", "name=x",
-                                      "--env-kwargs", "sizes=[1, 2]"])
+
+    args = build_parser().parse_args(
+        ["train", "--env-kwargs", "length=7", "--env-kwargs", "name=x", "--env-kwargs", "sizes=[1, 2]"]
+    )
     assert config_from_args(args).env_kwargs == {"length": 7, "name": "x", "sizes": [1, 2]}
     assert build_config(overrides={"env_kwargs": "{length: 7, slip: 0.1}"}).env_kwargs == {"length": 7, "slip": 0.1}
     (tmp_path / "c.yaml").write_text("env_kwargs:\n  length: 7\n")
@@ -422,8 +500,10 @@ def test_env_kwargs_from_flags_set_and_yaml_are_typed_by_yaml(tmp_path):
 
 def test_a_callable_env_and_network_are_saved_by_their_reference_and_read_back(tmp_path):
     from tests.integration.test_user_code import make_signpost, small_q_network
-    config = build_config("cartpole", overrides={"env": make_signpost, "network": small_q_network,
-                                                 "env_kwargs": {"length": 7}})
+
+    config = build_config(
+        "cartpole", overrides={"env": make_signpost, "network": small_q_network, "env_kwargs": {"length": 7}}
+    )
     assert config.env is make_signpost and config.network is small_q_network
     save_yaml(config, tmp_path / "config.yaml")
     again = build_config(file=str(tmp_path / "config.yaml"))

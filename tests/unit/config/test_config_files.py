@@ -1,5 +1,6 @@
 """Every example config in `configs/` loads as the command in its `# Run:` line loads it (its preset,
 then the file), and names an environment gorila runs."""
+
 import re
 from pathlib import Path
 

@@ -1,5 +1,6 @@
 """Machado et al.'s (2018) settings reach the emulator: sticky actions, the full action set, no life-loss
 signal, on ale-py's vector environment and in the envs `make_vector_env_for` builds from a config."""
+
 import numpy as np
 import pytest
 
@@ -16,7 +17,7 @@ def plays_like_ale(env, sticky: float, seed: int = 11, steps: int = 120) -> bool
     first = env.reset(seed=seed)
     game = AtariGame(env.spec, sticky)
     assert game.ale.getFloat("repeat_action_probability") == pytest.approx(sticky)
-    obs = game.reset(seed, noops=int(env._frames[1][0]))       # the vector reset's random no-ops
+    obs = game.reset(seed, noops=int(env._frames[1][0]))  # the vector reset's random no-ops
     same = np.array_equal(obs, first[0])
     rng = np.random.default_rng(0)
     for _ in range(steps):
@@ -35,7 +36,7 @@ def test_the_machado_preset_plays_with_sticky_actions_in_training_and_evaluation
     with make_vector_env_for(config, 1, config.seed, evaluation=evaluation) as env:
         assert env.sticky_actions == 0.25 and env.num_actions == 18
         assert plays_like_ale(env, 0.25)
-        assert not plays_like_ale(env, 0.0)           # without sticky actions the games part within steps
+        assert not plays_like_ale(env, 0.0)  # without sticky actions the games part within steps
 
 
 def test_the_atari_preset_plays_without_sticky_actions():
@@ -72,14 +73,16 @@ def test_a_config_sets_the_training_frame_cap():
     with make_vector_env_for(config, 1, 0) as env:
         env.reset()
         ends = [env.step(np.zeros(1, np.int64)).episode_end[0] for _ in range(10)]
-    assert ends == [False] * 9 + [True]                   # 40 frames = 10 agent steps
+    assert ends == [False] * 9 + [True]  # 40 frames = 10 agent steps
 
 
-@pytest.mark.parametrize("key, value", [("sticky_actions", 0.25), ("full_action_set", True),
-                                        ("life_loss_signal", False), ("max_episode_frames", 1_000)])
+@pytest.mark.parametrize(
+    "key, value",
+    [("sticky_actions", 0.25), ("full_action_set", True), ("life_loss_signal", False), ("max_episode_frames", 1_000)],
+)
 def test_an_atari_setting_on_another_env_is_refused_by_name(key, value):
     config = build_config("cartpole", overrides={key: value})
     with pytest.raises(EnvError, match=f"^{key}: an Atari setting, and CartPole-v1 is no Atari game"):
         make_vector_env_for(config, 1, 0)
-    with make_vector_env_for(build_config("cartpole"), 1, 0) as env:      # the defaults are fine
+    with make_vector_env_for(build_config("cartpole"), 1, 0) as env:  # the defaults are fine
         assert env.num_actions == 2

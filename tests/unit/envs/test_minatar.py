@@ -1,4 +1,5 @@
 """MinAtar plumbing: names, channels-first boolean frames, MinAtar's DQN network, replay of bool frames."""
+
 import gymnasium
 import numpy as np
 import pytest
@@ -12,7 +13,9 @@ from gorila.envs import EnvError, EnvSpec, make_vector_env, resolve_env
 from gorila.envs.registry import register_minatar
 
 
-@pytest.mark.parametrize("name", ["MinAtar/Breakout-v1", "MinAtar/Breakout", "minatar/breakout", " MinAtar/Breakout-v1"])
+@pytest.mark.parametrize(
+    "name", ["MinAtar/Breakout-v1", "MinAtar/Breakout", "minatar/breakout", " MinAtar/Breakout-v1"]
+)
 def test_breakout_spellings_resolve_to_the_newest_version(name):
     assert resolve_env(name) == EnvSpec(kind="minatar", id="MinAtar/Breakout-v1", game="breakout")
 
@@ -28,8 +31,10 @@ def test_unknown_minatar_names_list_the_real_ones(name):
         resolve_env(name)
 
 
-@pytest.mark.parametrize("env_id, channels, actions", [("MinAtar/Breakout-v1", 4, 3), ("MinAtar/Breakout-v0", 4, 6),
-                                                       ("MinAtar/SpaceInvaders-v1", 6, 4)])
+@pytest.mark.parametrize(
+    "env_id, channels, actions",
+    [("MinAtar/Breakout-v1", 4, 3), ("MinAtar/Breakout-v0", 4, 6), ("MinAtar/SpaceInvaders-v1", 6, 4)],
+)
 def test_frames_are_channels_first_booleans(env_id, channels, actions):
     with make_vector_env(env_id, 3, seed=1) as env:
         obs = env.reset()
@@ -40,12 +45,18 @@ def test_frames_are_channels_first_booleans(env_id, channels, actions):
         assert step.obs.dtype == np.bool_ and step.obs.shape == (3, channels, 10, 10)
 
 
-STEPS_TO_SEE_AN_END = {"Breakout": 300, "Freeway": 2600}      # a Freeway episode lasts 2,500 frames
+STEPS_TO_SEE_AN_END = {"Breakout": 300, "Freeway": 2600}  # a Freeway episode lasts 2,500 frames
 
 
 @pytest.mark.filterwarnings("ignore:.*is out of date:DeprecationWarning")
-@pytest.mark.parametrize("env_id", [f"MinAtar/{game}-v{version}" for version in "01"
-                                    for game in ("Asterix", "Breakout", "Freeway", "Seaquest", "SpaceInvaders")])
+@pytest.mark.parametrize(
+    "env_id",
+    [
+        f"MinAtar/{game}-v{version}"
+        for version in "01"
+        for game in ("Asterix", "Breakout", "Freeway", "Seaquest", "SpaceInvaders")
+    ],
+)
 def test_steps_match_minatar_own_gymnasium_env_frame_for_frame(env_id):
     """Same seed, same actions: each frame is MinAtar's frame with the channel axis moved first,
     and episode ends fall where MinAtar's terminations do (sticky actions included), in every game
@@ -65,7 +76,7 @@ def test_steps_match_minatar_own_gymnasium_env_frame_for_frame(env_id):
             assert step.reward[0] == reward and step.terminal[0] == terminated == step.episode_end[0]
             if terminated:
                 ends += 1
-                step = env.step(np.array([0]))          # the autoreset step: no transition
+                step = env.step(np.array([0]))  # the autoreset step: no transition
                 assert step.reward[0] == 0 and not step.episode_end[0]
                 theirs = reference.reset()[0]
             ours = step.obs
@@ -88,8 +99,8 @@ def test_minatar_cnn_shape_and_size():
     frames = torch.from_numpy(np.random.default_rng(0).random((5, 4, 10, 10)) < 0.2)
     q_values = network(frames)
     assert q_values.shape == (5, 6) and q_values.dtype == torch.float32
-    assert torch.equal(q_values, network(frames.to(torch.uint8)))    # bool and 0/1 bytes are the same frames
-    assert torch.equal(q_values, network(frames.float()))            # and the same as 0.0/1.0 cells
+    assert torch.equal(q_values, network(frames.to(torch.uint8)))  # bool and 0/1 bytes are the same frames
+    assert torch.equal(q_values, network(frames.float()))  # and the same as 0.0/1.0 cells
 
 
 def test_auto_network_by_frame_size():

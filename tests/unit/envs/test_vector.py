@@ -15,9 +15,7 @@ from gorila.envs import (
 pytestmark = pytest.mark.filterwarnings("error:.*episode_end:UserWarning")
 
 
-@pytest.mark.parametrize(
-    "name", ["Pong", "pong", "PONG", "ALE/Pong-v5", "PongNoFrameskip-v4", " Pong "]
-)
+@pytest.mark.parametrize("name", ["Pong", "pong", "PONG", "ALE/Pong-v5", "PongNoFrameskip-v4", " Pong "])
 def test_pong_spellings(name):
     assert resolve_env(name) == EnvSpec(kind="atari", id="ALE/Pong-v5", game="pong")
 
@@ -166,8 +164,10 @@ def test_gym_copies_step_exactly_as_gymnasiums_sync_vector_env():
     autoreset, seeding and float32 observations."""
     import gymnasium
 
-    reference = gymnasium.vector.SyncVectorEnv([lambda: gymnasium.make("Acrobot-v1", max_episode_steps=40)] * 3,
-                                               autoreset_mode=gymnasium.vector.AutoresetMode.NEXT_STEP)
+    reference = gymnasium.vector.SyncVectorEnv(
+        [lambda: gymnasium.make("Acrobot-v1", max_episode_steps=40)] * 3,
+        autoreset_mode=gymnasium.vector.AutoresetMode.NEXT_STEP,
+    )
     env = make_vector_env("Acrobot-v1", 3, seed=7, max_episode_frames=40)
     try:
         ref_obs, _ = reference.reset(seed=7)
@@ -182,7 +182,7 @@ def test_gym_copies_step_exactly_as_gymnasiums_sync_vector_env():
             np.testing.assert_array_equal(step.terminal, ref_terminated)
             np.testing.assert_array_equal(step.episode_end, ref_terminated | ref_truncated)
             ends += int(step.episode_end.sum())
-        assert ends >= 10                     # many autoresets were compared
+        assert ends >= 10  # many autoresets were compared
     finally:
         env.close()
         reference.close()
@@ -268,8 +268,8 @@ def test_fire_reset_is_off_unless_asked(fire_reset, loses_a_life):
 
 
 def test_each_implementation_says_how_it_seeds_its_copies():
-    with make_vector_env("CartPole-v1", 3) as batched:       # Gymnasium's batched implementation
+    with make_vector_env("CartPole-v1", 3) as batched:  # Gymnasium's batched implementation
         seeds = batched.episode_seeds(50, 6)
         assert [(s["copies"], s["seed"]) for s in seeds] == [(3, 50)] and "as a whole" in seeds[0]["note"]
-    with make_vector_env("Acrobot-v1", 3) as looped:          # copies stepped in a loop
+    with make_vector_env("Acrobot-v1", 3) as looped:  # copies stepped in a loop
         assert [(s["copy"], s["seed"]) for s in looped.episode_seeds(50, 6)] == [(0, 50), (1, 51), (2, 52)]

@@ -1,5 +1,6 @@
 """The aggregates of Agarwal et al. (2021) on hand-made score matrices [runs, games], their values worked
 out by hand below, and the stratified bootstrap's intervals."""
+
 import numpy as np
 import pytest
 
@@ -23,7 +24,7 @@ def test_iqm_median_and_mean_of_a_hand_made_matrix():
     assert iqm(OUTLIERS) == pytest.approx(41 / 6)
     assert median(OUTLIERS) == pytest.approx(9.5)
     assert mean(OUTLIERS) == pytest.approx(44.5 / 3)
-    assert iqm(OUTLIERS) < mean(OUTLIERS) / 2          # the outliers 20 and 100 move the mean, not the IQM
+    assert iqm(OUTLIERS) < mean(OUTLIERS) / 2  # the outliers 20 and 100 move the mean, not the IQM
 
 
 def test_the_iqm_trims_whole_scores_rounding_the_quarter_down_as_scipy_does():
@@ -54,21 +55,21 @@ def test_the_interval_of_two_runs_of_one_game_spans_both():
 def test_the_intervals_contain_their_estimate_and_shrink_with_more_runs():
     rng = np.random.default_rng(3)
     few = rng.normal(loc=[1.0, 2.0, 5.0, 0.5, 3.0], scale=1.0, size=(4, 5))
-    many = np.concatenate([few] * 10)       # the same scores, ten times the runs (20 and 200: a quarter trims whole)
+    many = np.concatenate([few] * 10)  # the same scores, ten times the runs (20 and 200: a quarter trims whole)
     for name in ("IQM", "median", "mean"):
         a, b = aggregates(few)[name], aggregates(many)[name]
         assert a["low"] <= a["estimate"] <= a["high"] and b["low"] <= b["estimate"] <= b["high"]
         assert b["estimate"] == pytest.approx(a["estimate"])
-        assert b["high"] - b["low"] < (a["high"] - a["low"]) / 2, name     # about 1/sqrt(10) as wide
+        assert b["high"] - b["low"] < (a["high"] - a["low"]) / 2, name  # about 1/sqrt(10) as wide
 
 
 def test_the_bootstrap_resamples_runs_within_each_game():
     scores = np.array([[0.0, 10.0], [1.0, 11.0], [2.0, 12.0]])
     copies = stratified_resamples(scores, resamples=500, seed=1)
     assert copies.shape == (500, 3, 2)
-    assert set(np.unique(copies[:, :, 0])) == {0.0, 1.0, 2.0}        # a game's runs only, each drawn
+    assert set(np.unique(copies[:, :, 0])) == {0.0, 1.0, 2.0}  # a game's runs only, each drawn
     assert set(np.unique(copies[:, :, 1])) == {10.0, 11.0, 12.0}
-    assert (copies[:, :, 1] - 10 != copies[:, :, 0]).any()           # games drawn independently of each other
+    assert (copies[:, :, 1] - 10 != copies[:, :, 0]).any()  # games drawn independently of each other
     assert not np.array_equal(stratified_resamples(scores, 500, seed=2), copies)
 
 
@@ -80,10 +81,10 @@ def test_games_whose_runs_agree_add_no_uncertainty():
     for a in aggregates(agreeing).values():
         assert a["low"] == pytest.approx(a["estimate"]) and a["high"] == pytest.approx(a["estimate"])
     one_varies = agreeing.copy()
-    one_varies[:, 0] = [0.0, 0.0, 2.0, 2.0]       # same mean, 1
+    one_varies[:, 0] = [0.0, 0.0, 2.0, 2.0]  # same mean, 1
     a = aggregates(one_varies)["mean"]
     assert a["estimate"] == pytest.approx(32.0)
-    assert 0 < a["high"] - a["low"] <= 2 / 3 + 1e-9      # game 1's resampled mean moves within [0, 2], a third of it
+    assert 0 < a["high"] - a["low"] <= 2 / 3 + 1e-9  # game 1's resampled mean moves within [0, 2], a third of it
 
 
 def test_the_profile_is_the_fraction_of_all_runs_strictly_above_tau():
@@ -93,7 +94,7 @@ def test_the_profile_is_the_fraction_of_all_runs_strictly_above_tau():
 
 def test_the_profiles_band_is_one_below_every_score_zero_above_and_holds_the_profile():
     band = profile_with_band(OUTLIERS, [0.0, 6.5, 1000.0])
-    assert band["profile"].tolist() == [1.0, 0.5, 0.0]           # 6 of the 12 scores are above 6.5
+    assert band["profile"].tolist() == [1.0, 0.5, 0.0]  # 6 of the 12 scores are above 6.5
     assert band["low"][0] == band["high"][0] == 1.0 and band["low"][2] == band["high"][2] == 0.0
     assert band["low"][1] < 0.5 < band["high"][1]
 

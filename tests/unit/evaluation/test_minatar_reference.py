@@ -1,4 +1,5 @@
 """MinAtar's published DQN curves: the points of the files, interpolation between them, names, range."""
+
 from importlib import resources
 
 import numpy as np
@@ -37,11 +38,18 @@ def test_none_outside_the_readable_frames(game):
     assert published_dqn_return(game, 0) is None and published_dqn_return(game, 6_000_000) is None
 
 
-@pytest.mark.parametrize("name, game", [("MinAtar/SpaceInvaders-v1", "space_invaders"),
-                                        ("MinAtar/SpaceInvaders-v0", "space_invaders"),
-                                        ("space_invaders", "space_invaders"), ("SpaceInvaders", "space_invaders"),
-                                        ("minatar/breakout", "breakout"), (" Breakout ", "breakout"),
-                                        ("MinAtar/Seaquest-v0", "seaquest")])
+@pytest.mark.parametrize(
+    "name, game",
+    [
+        ("MinAtar/SpaceInvaders-v1", "space_invaders"),
+        ("MinAtar/SpaceInvaders-v0", "space_invaders"),
+        ("space_invaders", "space_invaders"),
+        ("SpaceInvaders", "space_invaders"),
+        ("minatar/breakout", "breakout"),
+        (" Breakout ", "breakout"),
+        ("MinAtar/Seaquest-v0", "seaquest"),
+    ],
+)
 def test_any_spelling_of_a_game_reads_its_curve(name, game):
     assert minatar_game(name) == game
     assert published_dqn_return(name, 300_000) == published_dqn_return(game, 300_000)
@@ -54,8 +62,10 @@ def test_a_game_minatar_does_not_have_is_an_error_naming_the_real_ones(name):
         published_dqn_return(name, 300_000)
 
 
-@pytest.mark.parametrize("game, at_500k", [("breakout", 8.0), ("space_invaders", 27.0), ("freeway", 34.0),
-                                           ("asterix", 1.0), ("seaquest", 0.8)])
+@pytest.mark.parametrize(
+    "game, at_500k",
+    [("breakout", 8.0), ("space_invaders", 27.0), ("freeway", 34.0), ("asterix", 1.0), ("seaquest", 0.8)],
+)
 def test_at_500k_frames_the_curves_are_where_the_figure_puts_them(game, at_500k):
     # Checked by eye on the figure's panels: a wrong panel, curve or calibration misses them by far more
     # than 10%. The Freeway line lies flat near 5.6 until it climbs, after 230k frames.

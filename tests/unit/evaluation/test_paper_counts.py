@@ -2,6 +2,7 @@
 paper's own figures: Gorila above DQN on 41 of 49 games, at double DQN's score on 22 and at 5 times on
 11, at >= 75% of human on 25; median and mean human-normalised 71.3% / 215.2% (Gorila) and 47.5% /
 122.2% (DQN), as the A3C paper's table 1 reports them."""
+
 import csv
 from importlib import resources
 
@@ -37,10 +38,10 @@ def test_the_summary_takes_the_papers_slugs_as_well():
 def test_a_human_score_below_random_plays_is_reached_by_beating_random_play():
     # Video Pinball, human starts: random 20,452, human 15,641.1, DQN 20,228.1.
     row = normalised_scores("video_pinball", 112_093.37, "human-starts")
-    assert row["human_normalised"] == pytest.approx(100 * (112_093.37 - 20_452) / (15_641.1 - 20_452))   # -1,905%
+    assert row["human_normalised"] == pytest.approx(100 * (112_093.37 - 20_452) / (15_641.1 - 20_452))  # -1,905%
     assert row["references_at_or_below_random"] == ["human", "dqn"] and row["at_human_level"]
-    assert not at_human_level(20_000.0, 20_452.0, 15_641.1)      # above human's score, below random play's
-    assert not at_human_level(20_452.0, 20_452.0, 15_641.1)      # random play itself
+    assert not at_human_level(20_000.0, 20_452.0, 15_641.1)  # above human's score, below random play's
+    assert not at_human_level(20_452.0, 20_452.0, 15_641.1)  # random play itself
 
 
 def test_dqn_below_random_play_is_exceeded_any_number_of_times_by_a_score_above_random():

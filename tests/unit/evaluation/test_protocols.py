@@ -1,5 +1,6 @@
 """Each evaluation protocol on real ALE games: no-op counts, frame caps, post-start reward only,
 sticky actions and the full action set, and the normalised scores of `gorila evaluate`'s result."""
+
 import json
 from pathlib import Path
 
@@ -22,18 +23,20 @@ from tests.helpers import fresh_checkpoint
 def test_noop_starts_play_at_most_30_frames_before_the_agent():
     with make_vector_env("Pong", 8, evaluation=True) as env:
         env.reset(seed=100)
-        frames = env._frames[1]                       # the random no-ops, before the first step (no FIRE)
+        frames = env._frames[1]  # the random no-ops, before the first step (no FIRE)
     assert frames.min() >= 0 and frames.max() <= 30 and len(set(frames.tolist())) > 2
 
 
 def test_noop_episodes_stop_at_the_frame_cap():
     steps = []
     with make_vector_env("Pong", 2, evaluation=True, max_episode_frames=200) as env:
+
         def act(obs):
             steps.append(len(obs))
             return np.zeros(len(obs), np.int64)
+
         play_episodes(env, act, 2, seed=0)
-    assert len(steps) == 50                               # 200 frames = 50 agent steps per episode
+    assert len(steps) == 50  # 200 frames = 50 agent steps per episode
 
 
 @pytest.fixture(scope="module")
@@ -62,13 +65,13 @@ def test_human_starts_count_only_the_reward_after_the_start_point(pong_play):
     network_action = {ale: i for i, ale in enumerate(env.action_ids)}
     env.reset(0)
     total, steps = 0.0, 0
-    for action in trajectory.actions[k:k + 10]:
+    for action in trajectory.actions[k : k + 10]:
         step = env.step(np.array([network_action[action]]))
         total, steps = total + step.reward[0], steps + 1
         if step.episode_end[0]:
             break
-    assert steps == 10                        # the 108,000-frame cap counts the start's frames: here F + 40
-    assert total == rewards[k:k + 10].sum() != 0 and total != rewards[:k + 10].sum()
+    assert steps == 10  # the 108,000-frame cap counts the start's frames: here F + 40
+    assert total == rewards[k : k + 10].sum() != 0 and total != rewards[: k + 10].sum()
 
 
 def test_human_starts_need_start_points():
@@ -78,21 +81,25 @@ def test_human_starts_need_start_points():
 
 def test_machado_sticky_actions_full_action_set_no_life_loss_signal_and_frame_cap():
     rules = PROTOCOLS["machado"]
-    assert (rules.sticky_actions, rules.full_action_set, rules.life_loss_signal, rules.max_frames) == \
-        (0.25, True, False, 108_000)
+    assert (rules.sticky_actions, rules.full_action_set, rules.life_loss_signal, rules.max_frames) == (
+        0.25,
+        True,
+        False,
+        108_000,
+    )
     env = ProtocolEnv(AtariGame("Breakout").spec, 2, rules, 4, max_frames=400)
     assert env._games[0].ale.getFloat("repeat_action_probability") == 0.25
-    assert env.action_ids.tolist() == [0, 1, 3, 4]           # the network's minimal actions as ALE ids
+    assert env.action_ids.tolist() == [0, 1, 3, 4]  # the network's minimal actions as ALE ids
     env.reset(seed=0)
     rng, steps, lives, differed = np.random.default_rng(0), 0, [], False
     while True:
-        step = env.step(rng.integers(4) * np.ones(2, np.int64))   # the same actions in both copies
+        step = env.step(rng.integers(4) * np.ones(2, np.int64))  # the same actions in both copies
         steps, differed = steps + 1, differed or not np.array_equal(step.obs[0], step.obs[1])
         lives.append(env._games[0].lives)
         if step.episode_end.any():
             break
-    assert steps == 100 and step.episode_end.all()            # 400 frames, not a life loss, ended it
-    assert min(lives) < 5 and differed                         # lives were lost; sticky actions diverge
+    assert steps == 100 and step.episode_end.all()  # 400 frames, not a life loss, ended it
+    assert min(lives) < 5 and differed  # lives were lost; sticky actions diverge
 
 
 def test_a_network_with_another_action_count_does_not_fit():
@@ -122,8 +129,9 @@ def test_human_starts_result_normalised_against_the_human_start_columns(pong_run
     trajectory, rewards = pong_play
     start = start_before_second_point(trajectory, rewards)
     save_start_points(tmp_path / "starts", "Pong", [start], "random")
-    result = evaluate_checkpoint(pong_run, protocol="human-starts", starts=str(tmp_path / "starts"),
-                                 max_frames=start.frames + 200)
+    result = evaluate_checkpoint(
+        pong_run, protocol="human-starts", starts=str(tmp_path / "starts"), max_frames=start.frames + 200
+    )
     mean = result["eval_return_mean"]
     assert result["eval_episodes"] == 1
     assert result["seeds"] == [{"start_point": 0, "seed": trajectory.seed, "start_frames": start.frames}]
@@ -135,20 +143,27 @@ def test_human_starts_result_normalised_against_the_human_start_columns(pong_run
     assert result["normalised"]["warning"].startswith("start points not recorded from human play (random-play)")
 
 
-@pytest.mark.parametrize("source, recorded_from, said", [("human", "", "human"), (None, "", "unknown"),
-                                                          ("checkpoint", "run/checkpoints/best.pt",
-                                                           "agent:run/checkpoints/best.pt")])
-def test_human_starts_result_says_who_played_to_its_start_points(source, recorded_from, said, pong_run,
-                                                                 pong_play, tmp_path):
+@pytest.mark.parametrize(
+    "source, recorded_from, said",
+    [
+        ("human", "", "human"),
+        (None, "", "unknown"),
+        ("checkpoint", "run/checkpoints/best.pt", "agent:run/checkpoints/best.pt"),
+    ],
+)
+def test_human_starts_result_says_who_played_to_its_start_points(
+    source, recorded_from, said, pong_run, pong_play, tmp_path
+):
     trajectory, rewards = pong_play
     start = start_before_second_point(trajectory, rewards)
     save_start_points(tmp_path / "starts", "Pong", [start], source or "random", recorded_from)
-    if source is None:                   # a file that does not say, as a hand-made one may not
+    if source is None:  # a file that does not say, as a hand-made one may not
         data = json.loads((tmp_path / "starts").read_text())
         del data["source"]
         (tmp_path / "starts").write_text(json.dumps(data))
-    result = evaluate_checkpoint(pong_run, protocol="human-starts", starts=str(tmp_path / "starts"),
-                                 max_frames=start.frames + 40)
+    result = evaluate_checkpoint(
+        pong_run, protocol="human-starts", starts=str(tmp_path / "starts"), max_frames=start.frames + 40
+    )
     assert result["start_points_source"] == said
     assert (result["normalised"]["warning"] is None) == (said == "human")
 
@@ -165,8 +180,7 @@ def test_zero_episodes_or_a_start_past_the_cap_is_refused(pong_run, pong_play, t
     start = start_before_second_point(trajectory, rewards)
     save_start_points(tmp_path / "starts", "Pong", [start], "random")
     with pytest.raises(ConfigError, match="not before the cap"):
-        evaluate_checkpoint(pong_run, protocol="human-starts", starts=str(tmp_path / "starts"),
-                            max_frames=start.frames)
+        evaluate_checkpoint(pong_run, protocol="human-starts", starts=str(tmp_path / "starts"), max_frames=start.frames)
 
 
 def test_non_atari_runs_have_only_plain_evaluation(tmp_path):
@@ -210,8 +224,11 @@ def test_a_run_trained_under_machado_is_played_as_trained(machado_run, monkeypat
 def test_null_op_starts_of_a_machado_run_drop_sticky_actions_and_keep_its_actions(machado_run, monkeypatch):
     envs = []
     original = evaluator_module.make_vector_env_for
-    monkeypatch.setattr(evaluator_module, "make_vector_env_for",
-                        lambda *args, **kwargs: envs.append(original(*args, **kwargs)) or envs[-1])
+    monkeypatch.setattr(
+        evaluator_module,
+        "make_vector_env_for",
+        lambda *args, **kwargs: envs.append(original(*args, **kwargs)) or envs[-1],
+    )
     result = evaluate_checkpoint(machado_run, episodes=1, protocol="noop", max_frames=200)
     assert (envs[0].sticky_actions, envs[0].num_actions) == (0.0, 18)
     assert result["settings"]["sticky_actions"] == 0.0 and result["settings"]["full_action_set"] is True

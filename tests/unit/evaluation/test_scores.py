@@ -1,4 +1,5 @@
 """Normalised scores against hand-computed numbers from the published table."""
+
 import pytest
 
 from gorila.envs import EnvError, resolve_env
@@ -30,7 +31,7 @@ def test_suite_counts_as_the_paper_does():
     # Breakout: random 1.7, human 31.8, DQN 401.2; Pong: human 9.3, DQN 18.9.
     summary = suite_summary({"breakout": 402.0, "pong": 0.0}, "noop")
     assert summary["games_above_dqn"] == 1
-    assert summary["games_at_human_level"] == 1          # Breakout far above human, Pong at 69%
+    assert summary["games_at_human_level"] == 1  # Breakout far above human, Pong at 69%
     breakout = 100 * (402.0 - 1.7) / (31.8 - 1.7)
     assert summary["median_human_normalised"] == pytest.approx((breakout + 69.0) / 2)
 

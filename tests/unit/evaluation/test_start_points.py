@@ -1,4 +1,5 @@
 """Start points: recorded, saved, loaded and replayed on real ALE games, the same state every time."""
+
 import json
 
 import numpy as np
@@ -19,7 +20,7 @@ from gorila.evaluation.start_points import (
 
 @pytest.fixture(scope="module")
 def pong_trajectory():
-    game = AtariGame("Pong", max_frames=1_600)            # 400 agent steps: two points conceded
+    game = AtariGame("Pong", max_frames=1_600)  # 400 agent steps: two points conceded
     return play_trajectory(game, random_policy(game, 3), seed=5)
 
 
@@ -40,9 +41,13 @@ def test_record_load_replay_gives_the_recorded_state_and_observation(pong_trajec
 def test_start_points_lie_before_the_game_ends_and_record_the_reward_before_them(pong_trajectory):
     game = AtariGame("Pong")
     points = sample_start_points([pong_trajectory], game, 50, seed=0)
-    assert len(pong_trajectory.actions) == 400 and len(points) == 50 and all(len(p.actions) < len(pong_trajectory.actions) for p in points)
+    assert (
+        len(pong_trajectory.actions) == 400
+        and len(points) == 50
+        and all(len(p.actions) < len(pong_trajectory.actions) for p in points)
+    )
     assert [p.frames for p in points] == sorted(p.frames for p in points)
-    assert min(p.reward_before for p in points) < 0        # random Pong concedes points
+    assert min(p.reward_before for p in points) < 0  # random Pong concedes points
 
 
 def test_a_replay_that_reaches_another_state_is_refused(pong_trajectory):
@@ -82,24 +87,30 @@ def test_trajectory_files_in_json_and_npz(tmp_path):
 
 
 def test_record_starts_from_a_trajectory_says_so(pong_trajectory, tmp_path):
-    (tmp_path / "t.json").write_text(json.dumps({"game": "pong", "seed": pong_trajectory.seed,
-                                                 "actions": list(pong_trajectory.actions)}))
+    (tmp_path / "t.json").write_text(
+        json.dumps({"game": "pong", "seed": pong_trajectory.seed, "actions": list(pong_trajectory.actions)})
+    )
     done = record_starts("Pong", str(tmp_path / "s.json"), 3, trajectories=[str(tmp_path / "t.json")])
     points, header = load_start_points(tmp_path / "s.json", "Pong")
     assert done["source"] == header["source"] == "trajectory" and len(points) == 3
-    assert all(p.actions == pong_trajectory.actions[:len(p.actions)] for p in points)
-    assert start_points_source(header) == f"trajectory:{tmp_path / 't.json'}"     # who played it is not said
+    assert all(p.actions == pong_trajectory.actions[: len(p.actions)] for p in points)
+    assert start_points_source(header) == f"trajectory:{tmp_path / 't.json'}"  # who played it is not said
 
 
 def test_trajectories_that_say_they_are_human_play_make_human_start_points(pong_trajectory, tmp_path):
     played = {"game": "pong", "seed": pong_trajectory.seed, "actions": list(pong_trajectory.actions)}
     (tmp_path / "h.json").write_text(json.dumps({**played, "played_by": "human"}))
-    np.savez(tmp_path / "h.npz", actions=np.array(played["actions"]), seed=np.array(played["seed"]),
-             played_by=np.array("human"))
+    np.savez(
+        tmp_path / "h.npz",
+        actions=np.array(played["actions"]),
+        seed=np.array(played["seed"]),
+        played_by=np.array("human"),
+    )
     (tmp_path / "t.json").write_text(json.dumps(played))
     assert load_trajectory(tmp_path / "h.npz", "Pong").played_by == "human"
-    record_starts("Pong", str(tmp_path / "h.json.starts"), 2, trajectories=[str(tmp_path / "h.json"),
-                                                                           str(tmp_path / "h.npz")])
+    record_starts(
+        "Pong", str(tmp_path / "h.json.starts"), 2, trajectories=[str(tmp_path / "h.json"), str(tmp_path / "h.npz")]
+    )
     assert start_points_source(load_start_points(tmp_path / "h.json.starts", "Pong")[1]) == "human"
     record_starts("Pong", str(tmp_path / "mixed"), 2, trajectories=[str(tmp_path / "h.json"), str(tmp_path / "t.json")])
     assert start_points_source(load_start_points(tmp_path / "mixed", "Pong")[1]).startswith("trajectory:")
@@ -107,12 +118,15 @@ def test_trajectories_that_say_they_are_human_play_make_human_start_points(pong_
 
 def test_the_source_of_start_points_read_back_from_their_file(pong_trajectory, tmp_path):
     points = sample_start_points([pong_trajectory], AtariGame("Pong"), 1)
-    for source, recorded_from, said in (("random", "", "random-play"), ("human", "", "human"),
-                                        ("checkpoint", "run/checkpoints/best.pt", "agent:run/checkpoints/best.pt")):
+    for source, recorded_from, said in (
+        ("random", "", "random-play"),
+        ("human", "", "human"),
+        ("checkpoint", "run/checkpoints/best.pt", "agent:run/checkpoints/best.pt"),
+    ):
         save_start_points(tmp_path / "s.json", "Pong", points, source, recorded_from)
         assert start_points_source(load_start_points(tmp_path / "s.json", "Pong")[1]) == said
     data = json.loads((tmp_path / "s.json").read_text())
-    del data["source"]                                        # a file that does not say who played
+    del data["source"]  # a file that does not say who played
     (tmp_path / "old.json").write_text(json.dumps(data))
     assert start_points_source(load_start_points(tmp_path / "old.json", "Pong")[1]) == "unknown"
     assert start_points_source(None) == start_points_source({"source": "alien"}) == "unknown"
@@ -128,8 +142,9 @@ def test_human_play_without_a_display_is_one_clear_line(monkeypatch, tmp_path):
 def test_record_starts_from_a_checkpoint_says_so_and_refuses_another_games(monkeypatch, tmp_path):
     import gorila.evaluation.record_starts as recording
     from tests.helpers import fresh_checkpoint
+
     run = fresh_checkpoint(tmp_path / "run")
-    monkeypatch.setattr(recording, "RECORD_MAX_FRAMES", 400)     # a short game keeps the test short
+    monkeypatch.setattr(recording, "RECORD_MAX_FRAMES", 400)  # a short game keeps the test short
     done = record_starts("Pong", str(tmp_path / "s.json"), 2, checkpoint=str(run))
     points, header = load_start_points(tmp_path / "s.json", "Pong")
     assert done["source"] == header["source"] == "checkpoint" and header["recorded_from"].endswith(".pt")
@@ -142,6 +157,7 @@ def test_record_starts_from_a_checkpoint_says_so_and_refuses_another_games(monke
 def test_play_recorded_on_gymnasiums_env_replays_to_the_same_state():
     """What `--human` records (Gymnasium's env under its play utility) replays on `AtariGame`."""
     from gorila.evaluation.record_starts import gymnasium_game
+
     game = AtariGame("Pong")
     env = gymnasium_game(game)
     env.reset(seed=3)

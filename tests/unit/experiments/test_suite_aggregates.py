@@ -7,6 +7,7 @@ those times the ratios [seed 0, seed 1]: Breakout [1, 4], Freeway [0.5, 0.8], Sp
 All six sorted: 0.5 | 0.8 1 2 4 | 10, so the IQM is 7.8 / 4 = 1.95; the games' means 2.5, 0.65 and 6:
 median 2.5, mean 3.05.
 """
+
 import json
 
 import numpy as np
@@ -18,10 +19,19 @@ from gorila.experiments.suite.plan import SUITE_FILE, SuitePlan
 from tests.helpers import store_final_evaluation
 from tests.unit.experiments.test_minatar_table import hand_made_run
 
-GAMES = ("MinAtar/Breakout-v0", "MinAtar/Freeway-v0", "MinAtar/SpaceInvaders-v0", "MinAtar/Seaquest-v0",
-         "MinAtar/Asterix-v0")
-RUNS = {"MinAtar/Breakout-v0": (88_000, 4.10, [1.0, 4.0]), "MinAtar/Freeway-v0": (25_000, 5.56, [0.5, 0.8]),
-        "MinAtar/SpaceInvaders-v0": (43_900, 8.49, [2.0, 10.0]), "MinAtar/Seaquest-v0": (50_000, 1.0, [1.0, 1.0])}
+GAMES = (
+    "MinAtar/Breakout-v0",
+    "MinAtar/Freeway-v0",
+    "MinAtar/SpaceInvaders-v0",
+    "MinAtar/Seaquest-v0",
+    "MinAtar/Asterix-v0",
+)
+RUNS = {
+    "MinAtar/Breakout-v0": (88_000, 4.10, [1.0, 4.0]),
+    "MinAtar/Freeway-v0": (25_000, 5.56, [0.5, 0.8]),
+    "MinAtar/SpaceInvaders-v0": (43_900, 8.49, [2.0, 10.0]),
+    "MinAtar/Seaquest-v0": (50_000, 1.0, [1.0, 1.0]),
+}
 
 
 @pytest.fixture
@@ -41,19 +51,24 @@ def test_the_score_matrix_holds_each_seeds_ratio_to_the_published_dqn(two_seeds)
     scores = suite_scores(two_seeds)
     assert scores.games == ["MinAtar/Breakout-v0", "MinAtar/Freeway-v0", "MinAtar/SpaceInvaders-v0"]
     np.testing.assert_allclose(scores.matrix, [[1.0, 0.5, 2.0], [4.0, 0.8, 10.0]])
-    assert scores.left_out == {"MinAtar/Asterix-v0": "not finished by every seed",
-                               "MinAtar/Seaquest-v0": "no normalised score from seed 0, 1"}
+    assert scores.left_out == {
+        "MinAtar/Asterix-v0": "not finished by every seed",
+        "MinAtar/Seaquest-v0": "no normalised score from seed 0, 1",
+    }
     assert {name: a["estimate"] for name, a in scores.aggregates.items()} == pytest.approx(
-        {"IQM": 1.95, "median": 2.5, "mean": 3.05})
+        {"IQM": 1.95, "median": 2.5, "mean": 3.05}
+    )
 
 
 def test_the_report_prints_the_aggregates_and_draws_the_performance_profile(two_seeds, tmp_path):
     text, index = make_report([str(two_seeds.out)], tmp_path / "report")
     assert "Over 2 seeds x 3 games, of the training return / the published DQN's at the same frames" in text
-    assert ("Left out: MinAtar/Seaquest-v0 (no normalised score from seed 0, 1); MinAtar/Asterix-v0 (not finished "
-            "by every seed).") in text
+    assert (
+        "Left out: MinAtar/Seaquest-v0 (no normalised score from seed 0, 1); MinAtar/Asterix-v0 (not finished "
+        "by every seed)."
+    ) in text
     lines = text.splitlines()
-    table = lines[lines.index("| aggregate | estimate | 95% CI |"):][:5]
+    table = lines[lines.index("| aggregate | estimate | 95% CI |") :][:5]
     assert [row.split(" | ")[:2] for row in table[2:]] == [["| IQM", "1.95"], ["| median", "2.50"], ["| mean", "3.05"]]
     for row in table[2:]:
         low, high = (float(x) for x in row.split(" | ")[2].rstrip(" |").split(" to "))

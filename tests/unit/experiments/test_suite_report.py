@@ -1,5 +1,6 @@
 """`gorila report` of a suite directory holding final evaluations (no training): the paper's counts
 with double and 5 times DQN, and the table's marks and footnotes, on the page and in the text."""
+
 import json
 
 from gorila.experiments.report.page import make_report
@@ -22,5 +23,5 @@ def test_the_report_shows_the_counts_and_marks_of_the_suite_table(tmp_path):
     assert "‡ Start points not recorded from human play: Pong (random-play)." in page
     assert "† The published human score is at or below random play&#x27;s: VideoPinball (human starts)." in page
     assert "‡ Start points not recorded from human play: Pong (random-play)." in text
-    assert "| human starts | ours | 2 | 2 | 1 | 1 | 2 |" in text       # Pong 103% of human; Video Pinball by the rule
+    assert "| human starts | ours | 2 | 2 | 1 | 1 | 2 |" in text  # Pong 103% of human; Video Pinball by the rule
     assert (tmp_path / "report" / "suite_human_normalised_human_starts.png").stat().st_size > 1_000

@@ -3,6 +3,7 @@
 Null-op columns (random, human, DQN, Gorila): Pong -20.7, 9.3, 18.9, 18.3; Breakout 1.7, 31.8,
 401.2, 402.2; Alien 227.8, 6875.4, 3069, 2620.53. Human-start columns of Pong: -18.0, 15.5, 16.2, 16.71.
 """
+
 import csv
 import json
 
@@ -30,13 +31,13 @@ def test_counts_as_the_paper_does(tables):
     ours = summary["noop"]["ours"]
     pong, breakout, alien = 100 * 39.7 / 30.0, 100 * 8.3 / 30.1, 100 * 5072.2 / 6647.6
     assert ours["games"] == 3
-    assert ours["games_above_dqn"] == 2                       # Pong 19.0 > 18.9, Alien 5300 > 3069
-    assert ours["games_at_human_level"] == 2                  # Pong 132%, Alien 76.3%; Breakout 27.6%
+    assert ours["games_above_dqn"] == 2  # Pong 19.0 > 18.9, Alien 5300 > 3069
+    assert ours["games_at_human_level"] == 2  # Pong 132%, Alien 76.3%; Breakout 27.6%
     assert ours["median_human_normalised"] == pytest.approx(alien)
     assert ours["mean_human_normalised"] == pytest.approx((pong + breakout + alien) / 3)
-    gorila = summary["noop"]["gorila"]                        # the published Gorila over the same games
-    assert gorila["games_above_dqn"] == 1                     # Breakout 402.2 > 401.2 only
-    assert gorila["games_at_human_level"] == 2                # Pong 130%, Breakout 1331%; Alien 36%
+    gorila = summary["noop"]["gorila"]  # the published Gorila over the same games
+    assert gorila["games_above_dqn"] == 1  # Breakout 402.2 > 401.2 only
+    assert gorila["games_at_human_level"] == 2  # Pong 130%, Breakout 1331%; Alien 36%
     hs = summary["human-starts"]["ours"]
     assert hs["games"] == 1 and hs["games_above_dqn"] == 1
     assert hs["median_human_normalised"] == pytest.approx(100 * 34.5 / 33.5)
@@ -45,7 +46,7 @@ def test_counts_as_the_paper_does(tables):
 def test_table_rows_put_ours_beside_the_published_scores(tables):
     with open(tables / "results.csv") as file:
         rows = {r["game"]: r for r in csv.DictReader(file)}
-    assert sorted(rows) == ["Alien", "Breakout", "Pong"]       # Boxing has no result yet
+    assert sorted(rows) == ["Alien", "Breakout", "Pong"]  # Boxing has no result yet
     pong = rows["Pong"]
     assert float(pong["ours_noop"]) == 19.0 and float(pong["dqn_noop"]) == 18.9
     assert float(pong["gorila_noop"]) == 18.3 and float(pong["gorila_human_starts"]) == 16.71
@@ -56,7 +57,7 @@ def test_table_rows_put_ours_beside_the_published_scores(tables):
     assert "| Pong | 20,000 | 19.0 | 132.3 | 18.9 | 18.3 | 16.5‡ | 103.0 | 16.2 | 16.7 |" in markdown
     assert "‡ Start points not recorded from human play: Pong (random-play)." in markdown
     assert pong["start_points_human_starts"] == "random-play" and rows["Breakout"]["start_points_human_starts"] == ""
-    assert "| null-op starts | ours | 3 | 2 | 0 | 0 | 2 | 76.3 |" in markdown     # none at 2x DQN (Pong 1.0x)
+    assert "| null-op starts | ours | 3 | 2 | 0 | 0 | 2 | 76.3 |" in markdown  # none at 2x DQN (Pong 1.0x)
     assert "| null-op starts | DQN (published) | 3 | — | — | — | 2 |" in markdown
 
 
@@ -79,7 +80,7 @@ def test_only_start_points_from_human_play_go_unmarked(tmp_path):
     store(plan, "Pong", "human-starts", 16.5)
     store(plan, "Breakout", "human-starts", 20.0, starts="agent:runs/b/checkpoints/best.pt")
     store(plan, "Alien", "human-starts", 900.0)
-    old = json.loads(plan.result_file("Alien", "human-starts").read_text())    # written before results said so
+    old = json.loads(plan.result_file("Alien", "human-starts").read_text())  # written before results said so
     del old["start_points_source"]
     old["settings"] = {"start_points": {"source": "random", "recorded_from": ""}}
     plan.result_file("Alien", "human-starts").write_text(json.dumps(old))
@@ -89,5 +90,6 @@ def test_only_start_points_from_human_play_go_unmarked(tmp_path):
     assert said == {"Pong": "human", "Breakout": "agent:runs/b/checkpoints/best.pt", "Alien": "random-play"}
     markdown = (tmp_path / "results.md").read_text()
     assert "| 16.5 | 103.0 |" in markdown and "| 20.0‡ |" in markdown and "| 900.0‡ |" in markdown
-    assert ("‡ Start points not recorded from human play: Breakout (agent:runs/b/checkpoints/best.pt), "
-            "Alien (random-play).") in markdown
+    assert (
+        "‡ Start points not recorded from human play: Breakout (agent:runs/b/checkpoints/best.pt), Alien (random-play)."
+    ) in markdown

@@ -1,4 +1,5 @@
 """Checkpoints: rotation, a link for latest, checksums, falling back past a corrupt file, stale temporaries."""
+
 import hashlib
 import os
 import stat
@@ -39,7 +40,7 @@ def test_a_corrupt_latest_is_reported_and_the_previous_one_used(tmp_path):
     save_checkpoint(tmp_path, payload(1), 100)
     newest = save_checkpoint(tmp_path, payload(2), 200)
     data = bytearray(newest.read_bytes())
-    data[len(data) // 2] ^= 0xFF                       # one flipped byte: same size, wrong checksum
+    data[len(data) // 2] ^= 0xFF  # one flipped byte: same size, wrong checksum
     newest.write_bytes(bytes(data))
     with pytest.raises(CheckpointError, match="checksum"):
         load_checkpoint(newest)
@@ -67,7 +68,7 @@ def test_a_truncated_or_zeroed_newest_checkpoint_is_skipped_with_a_line_naming_i
     save_checkpoint(tmp_path, payload(1), 100)
     newest = save_checkpoint(tmp_path, payload(2), 200)
     size = newest.stat().st_size
-    newest.write_bytes(newest.read_bytes()[:size // 2] if damage == "truncated" else bytes(size))
+    newest.write_bytes(newest.read_bytes()[: size // 2] if damage == "truncated" else bytes(size))
     warnings = []
     assert load_latest_good(tmp_path, warn=warnings.append)["env_frames"] == 100
     assert len(warnings) == 1 and warnings[0].startswith("skipping ckpt-000000000200.pt: ")
@@ -75,7 +76,9 @@ def test_a_truncated_or_zeroed_newest_checkpoint_is_skipped_with_a_line_naming_i
 
 def test_best_has_a_checksum_and_a_corrupt_best_is_refused(tmp_path):
     best = save_best(tmp_path, payload(3), 300)
-    assert (tmp_path / "checkpoints" / "best.sha256").read_text().strip() == hashlib.sha256(best.read_bytes()).hexdigest()
+    assert (tmp_path / "checkpoints" / "best.sha256").read_text().strip() == hashlib.sha256(
+        best.read_bytes()
+    ).hexdigest()
     assert load_checkpoint(tmp_path)["env_frames"] == 300
     data = bytearray(best.read_bytes())
     data[len(data) // 2] ^= 0xFF
@@ -91,6 +94,7 @@ def test_every_file_and_its_directory_are_synced(tmp_path, monkeypatch):
     def recording_fsync(descriptor):
         synced.append("dir" if stat.S_ISDIR(os.fstat(descriptor).st_mode) else "file")
         real_fsync(descriptor)
+
     monkeypatch.setattr(os, "fsync", recording_fsync)
     save_checkpoint(tmp_path, payload(1), 100)
     # the checkpoint, its checksum: each file synced, then its directory after the rename; then latest.pt's rename
@@ -103,8 +107,9 @@ def test_checkpoints_record_versions_and_say_when_they_differ(tmp_path):
     assert written["versions"] == software_versions() and written["versions"]["torch"] == torch.__version__
     assert version_note(written, path) is None
     older = {**written, "versions": {**written["versions"], "torch": "1.0.0"}}
-    assert version_note(older, path) == (f"ckpt-000000000100.pt was written with other versions: "
-                                         f"torch 1.0.0 -> {torch.__version__}")
+    assert version_note(older, path) == (
+        f"ckpt-000000000100.pt was written with other versions: torch 1.0.0 -> {torch.__version__}"
+    )
     legacy = {key: value for key, value in written.items() if key != "versions"}
     assert version_note(legacy, path) == "ckpt-000000000100.pt was written by a gorila that recorded no versions"
 

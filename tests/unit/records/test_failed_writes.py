@@ -2,6 +2,7 @@
 so that a write past it fails with EFBIG as on a full disk) makes torch.save, the checksum and the
 metrics fail part-way. Each failure is a WriteError naming the file; nothing written before is lost
 or cut short, and no temporary is left."""
+
 import contextlib
 import json
 import resource
@@ -45,7 +46,7 @@ def leftovers(root) -> list:
 def test_a_checkpoint_cut_short_is_a_write_error_naming_it_and_the_previous_one_stands(tmp_path):
     save_checkpoint(tmp_path, payload(1_000), 100)
     with file_size_limit(20_000), pytest.raises(WriteError) as caught:
-        save_checkpoint(tmp_path, payload(10_000), 200)          # 40 kB of parameters: cut off at 20 kB
+        save_checkpoint(tmp_path, payload(10_000), 200)  # 40 kB of parameters: cut off at 20 kB
     assert str(caught.value) == f"cannot write {tmp_path}/checkpoints/ckpt-000000000200.pt: File too large"
     assert leftovers(tmp_path) == []
     assert [p.name for p in training_checkpoints(tmp_path)] == ["ckpt-000000000100.pt"]
@@ -55,7 +56,7 @@ def test_a_checkpoint_cut_short_is_a_write_error_naming_it_and_the_previous_one_
 
 def test_a_checkpoint_whose_checksum_cannot_be_written_is_removed_again(tmp_path):
     save_checkpoint(tmp_path, payload(10), 100)
-    (tmp_path / "checkpoints" / "ckpt-000000000200.sha256.tmp").mkdir()   # a name that cannot be opened for writing
+    (tmp_path / "checkpoints" / "ckpt-000000000200.sha256.tmp").mkdir()  # a name that cannot be opened for writing
     with pytest.raises(WriteError, match=r"cannot write .*ckpt-000000000200\.sha256: Is a directory"):
         save_checkpoint(tmp_path, payload(20), 200)
     assert [p.name for p in training_checkpoints(tmp_path)] == ["ckpt-000000000100.pt"]
@@ -77,5 +78,5 @@ def test_a_metrics_record_cut_short_is_cut_back_off(tmp_path):
     metrics.close()
     assert str(caught.value) == f"cannot write {tmp_path}/metrics.jsonl: File too large"
     lines = (tmp_path / "metrics.jsonl").read_text().splitlines()
-    assert lines and all(json.loads(line)["kind"] == "train" for line in lines)      # every line whole
+    assert lines and all(json.loads(line)["kind"] == "train" for line in lines)  # every line whole
     assert [r["env_frames"] for r in read_metrics(tmp_path)] == list(range(len(lines)))

@@ -1,4 +1,5 @@
 """The train window: how the workers' reports become a train record's rates and means."""
+
 import pytest
 
 from gorila.contracts import Report
@@ -7,9 +8,9 @@ from gorila.records.metrics import TrainWindow
 
 def test_a_window_averages_epsilon_over_agent_steps_and_q_over_sampled_transitions():
     window = TrainWindow(now=0.0)
-    window.add(Report(steps=100, epsilon_sum=90.0))                  # an actor at 0.9
-    window.add(Report(steps=300, epsilon_sum=30.0))                  # one three times as busy at 0.1
-    window.add(Report(updates=2, q_sum=64.0, q_count=64))            # a learner: two minibatches of 32
+    window.add(Report(steps=100, epsilon_sum=90.0))  # an actor at 0.9
+    window.add(Report(steps=300, epsilon_sum=30.0))  # one three times as busy at 0.1
+    window.add(Report(updates=2, q_sum=64.0, q_count=64))  # a learner: two minibatches of 32
     window.add(Report(updates=1, q_sum=-8.0, q_count=32))
     stats = window.close(now=2.0, frames_per_step=4)
     assert stats["epsilon"] == pytest.approx(120.0 / 400)
@@ -24,7 +25,7 @@ def test_episode_lengths_are_averaged_over_the_same_episodes_as_the_returns():
     assert (first["return_mean"], first["episode_length"]) == (2.0, 20.0)
     window.add(Report(steps=10, episode_returns=tuple([5.0] * 100), episode_lengths=tuple([50] * 100)))
     second = window.close(now=2.0, frames_per_step=1)
-    assert (second["return_mean"], second["episode_length"]) == (5.0, 50.0)   # the last 100 episodes
+    assert (second["return_mean"], second["episode_length"]) == (5.0, 50.0)  # the last 100 episodes
 
 
 def test_a_window_with_nothing_to_average_has_none_and_epsilon_and_q_start_again_at_each_window():

@@ -1,4 +1,5 @@
 """The progress line: what a person watching a run reads, in a log and live in a terminal of any width."""
+
 import io
 import re
 
@@ -13,13 +14,26 @@ STATS = {"fps": 4687.2, "ups": 0.0, "return_mean": 1.8, "ps_version": 0, "replay
 def test_before_the_first_update_the_line_says_what_the_learners_wait_for():
     assert describe({**STATS, "warmup": 50_000}) == (
         "4,687 frames/s | 0.0 updates/s (learning starts once each replay holds 50,000) | return 1.8 | PS v0 | "
-        "replay 1,285")
+        "replay 1,285"
+    )
     assert describe({**STATS, "ups": 12.5, "warmup": None}) == (
-        "4,687 frames/s | 12.5 updates/s | return 1.8 | PS v0 | replay 1,285")
+        "4,687 frames/s | 12.5 updates/s | return 1.8 | PS v0 | replay 1,285"
+    )
 
 
-RUNNING = {**STATS, "fps": 3338.2, "ups": 12.5, "return_mean": 21.3, "loss": 0.01234, "ps_version": 1234,
-           "ps_discarded": 3, "replay_size": 12_345, "eval_return_mean": 150.0, "wall_time": 83.2, "warmup": None}
+RUNNING = {
+    **STATS,
+    "fps": 3338.2,
+    "ups": 12.5,
+    "return_mean": 21.3,
+    "loss": 0.01234,
+    "ps_version": 1234,
+    "ps_discarded": 3,
+    "replay_size": 12_345,
+    "eval_return_mean": 150.0,
+    "wall_time": 83.2,
+    "warmup": None,
+}
 
 
 def terminal(width: int) -> Console:
@@ -33,14 +47,15 @@ def rendered(frames: int, total: int, stats: dict, width: int) -> str:
     return console.export_text()
 
 
-@pytest.mark.parametrize("frames, total, eta", [(12_345, 30_000, "ETA 0:00:05"),
-                                                (12_345_678, 50_000_000, "ETA 3:07:59")])
+@pytest.mark.parametrize(
+    "frames, total, eta", [(12_345, 30_000, "ETA 0:00:05"), (12_345_678, 50_000_000, "ETA 3:07:59")]
+)
 def test_at_80_columns_the_live_line_keeps_frames_rate_return_and_time_left(frames, total, eta):
     text = rendered(frames, total, RUNNING, 80)
     assert text.count("\n") == 1 and len(text.rstrip("\n")) <= 80, text
     for piece in (f"{frames:,}/{total:,} frames", "3,338 frames/s", "return 21.3", eta):
         assert piece in text, (piece, text)
-    assert "loss" not in text and "PS v" not in text and "replay" not in text      # the first to go
+    assert "loss" not in text and "PS v" not in text and "replay" not in text  # the first to go
 
 
 def test_a_wider_terminal_shows_more_and_every_width_fits():
@@ -48,9 +63,16 @@ def test_a_wider_terminal_shows_more_and_every_width_fits():
     for width, text in zip(range(80, 241, 8), shown):
         assert text.count("\n") == 1 and len(text.rstrip("\n")) <= width, (width, text)
         assert "12,345/30,000 frames" in text and "ETA 0:00:05" in text
-    assert "━" in shown[0]                                                      # a bar at 80 columns already
-    for piece in ("12.5 updates/s", "loss 0.0123", "PS v1234", "stale 3", "replay 12,345", "eval 150.0",
-                  "elapsed 0:01:23"):
+    assert "━" in shown[0]  # a bar at 80 columns already
+    for piece in (
+        "12.5 updates/s",
+        "loss 0.0123",
+        "PS v1234",
+        "stale 3",
+        "replay 12,345",
+        "eval 150.0",
+        "elapsed 0:01:23",
+    ):
         assert piece not in shown[0] and piece in shown[-1], piece
 
 

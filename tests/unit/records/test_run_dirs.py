@@ -1,5 +1,6 @@
 """A run directory is claimed at launch, atomically: two launches never share one, and one that cannot
 be made or is not empty is named in one line."""
+
 import os
 from concurrent.futures import ThreadPoolExecutor
 
@@ -29,47 +30,55 @@ def test_launches_in_the_same_second_never_share_a_default_run_dir(tmp_path, mon
 def test_an_explicit_run_dir_is_created_at_once(tmp_path):
     path, created = claim_run_dir(Config(run_dir=str(tmp_path / "a" / "run")))
     assert created and path.is_dir()
-    assert claim_run_dir(Config(run_dir=str(path))) == (path, False)     # empty: still usable
+    assert claim_run_dir(Config(run_dir=str(path))) == (path, False)  # empty: still usable
     (path / "metrics.jsonl").write_text("")
-    assert error_of(claim_run_dir, Config(run_dir=str(path))).endswith("already exists and is not empty; "
-                                                                       "choose another --run-dir")
+    assert error_of(claim_run_dir, Config(run_dir=str(path))).endswith(
+        "already exists and is not empty; choose another --run-dir"
+    )
 
 
 def test_a_run_dir_that_cannot_be_made_is_named(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("")
-    assert error_of(claim_run_dir, Config(run_dir=str(blocker / "run"))) == \
-        f"run_dir: cannot create {blocker / 'run'} (Not a directory)"
-    assert error_of(claim_run_dir, Config(run_dir=str(blocker))) == \
-        f"run_dir: {blocker} is a file; choose another --run-dir"
+    assert (
+        error_of(claim_run_dir, Config(run_dir=str(blocker / "run")))
+        == f"run_dir: cannot create {blocker / 'run'} (Not a directory)"
+    )
+    assert (
+        error_of(claim_run_dir, Config(run_dir=str(blocker)))
+        == f"run_dir: {blocker} is a file; choose another --run-dir"
+    )
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes through permissions")
 def test_a_read_only_parent_is_refused(tmp_path):
     (tmp_path / "ro").mkdir(mode=0o555)
     assert error_of(claim_run_dir, Config(run_dir=str(tmp_path / "ro" / "run"))).startswith(
-        f"run_dir: cannot create {tmp_path / 'ro' / 'run'} (Permission denied)")
+        f"run_dir: cannot create {tmp_path / 'ro' / 'run'} (Permission denied)"
+    )
 
 
 def test_an_existing_empty_run_dir_is_held_by_one_launch_and_the_second_is_told_who(tmp_path, capsys):
     from gorila import cli
     from gorila.records.run_dirs import LOCK, RunLock
+
     run_dir = tmp_path / "empty"
     run_dir.mkdir()
     path, created = claim_run_dir(Config(run_dir=str(run_dir)))
-    lock = RunLock(path)                                      # the first launch, still running
+    lock = RunLock(path)  # the first launch, still running
     assert (run_dir / LOCK).read_text().startswith(f"gorila pid {os.getpid()} on ")
     with pytest.raises(ConfigError, match=rf"run_dir: {run_dir} is in use by gorila pid {os.getpid()} on "):
         RunLock(run_dir)
     assert cli.main(["train", "--preset", "cartpole", "--runtime", "local", "--run-dir", str(run_dir)]) == 2
     assert f"is in use by gorila pid {os.getpid()}" in capsys.readouterr().err
     lock.release()
-    assert list(run_dir.iterdir()) == []                      # the lock file is no part of the run
+    assert list(run_dir.iterdir()) == []  # the lock file is no part of the run
 
 
 def test_a_lock_left_by_a_killed_run_is_taken_over(tmp_path):
     from gorila.records.run_dirs import LOCK, RunLock
-    (tmp_path / LOCK).write_text("gorila pid 1 on elsewhere since long ago\n")   # nobody holds it any more
+
+    (tmp_path / LOCK).write_text("gorila pid 1 on elsewhere since long ago\n")  # nobody holds it any more
     RunLock.refuse_if_held(tmp_path)
     lock = RunLock(tmp_path)
     assert (tmp_path / LOCK).read_text().startswith(f"gorila pid {os.getpid()}")
@@ -79,6 +88,7 @@ def test_a_lock_left_by_a_killed_run_is_taken_over(tmp_path):
 def test_a_resume_beside_a_live_run_is_refused_before_it_reads_anything(tmp_path, capsys):
     from gorila import cli
     from gorila.records.run_dirs import RunLock
+
     (tmp_path / "checkpoints").mkdir()
     lock = RunLock(tmp_path)
     assert cli.main(["train", "--resume", str(tmp_path)]) == 2

@@ -1,12 +1,13 @@
 """The package's boundaries, read from its code: only the Ray runtime imports Ray, and no module
 uses another module's private names (a leading underscore)."""
+
 import ast
 from pathlib import Path
 
 import gorila
 
 PACKAGE = Path(gorila.__file__).parent
-RAY_RUNTIME = PACKAGE / "runtime" / "ray"        # the package of the Ray runtime
+RAY_RUNTIME = PACKAGE / "runtime" / "ray"  # the package of the Ray runtime
 
 
 def modules():
@@ -31,9 +32,12 @@ def absolute(module: str, node: ast.ImportFrom) -> str:
     """The module an ImportFrom names, relative imports resolved."""
     if not node.level:
         return node.module or ""
-    package = module.split(".") if PACKAGE.parent.joinpath(*module.split("."), "__init__.py").is_file() \
+    package = (
+        module.split(".")
+        if PACKAGE.parent.joinpath(*module.split("."), "__init__.py").is_file()
         else module.split(".")[:-1]
-    base = package[:len(package) - node.level + 1]
+    )
+    base = package[: len(package) - node.level + 1]
     return ".".join(base + ([node.module] if node.module else []))
 
 
@@ -65,29 +69,44 @@ def private_uses(module: str, tree) -> list[str]:
                 elif is_gorila_module(f"{source}.{alias.name}"):
                     module_aliases[alias.asname or alias.name] = f"{source}.{alias.name}"
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and is_private(node.attr)
-                and node.value.id in module_aliases and module_aliases[node.value.id] != module):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and is_private(node.attr)
+            and node.value.id in module_aliases
+            and module_aliases[node.value.id] != module
+        ):
             found.append(f"{node.value.id}.{node.attr}")
     return found
 
 
 def test_only_the_ray_runtime_imports_ray():
-    offenders = {str(path.relative_to(PACKAGE.parent)): found for _, path, tree in modules()
-                 if RAY_RUNTIME not in path.parents and (found := ray_imports(tree))}
+    offenders = {
+        str(path.relative_to(PACKAGE.parent)): found
+        for _, path, tree in modules()
+        if RAY_RUNTIME not in path.parents and (found := ray_imports(tree))
+    }
     assert offenders == {}, f"only gorila/runtime/ray/ may import Ray: {offenders}"
     # the check sees what it looks for
     assert ray_imports(ast.parse((RAY_RUNTIME / "runtime.py").read_text())) == ["ray"]
 
 
 def test_no_module_uses_another_modules_private_names():
-    offenders = {str(path.relative_to(PACKAGE.parent)): found for name, path, tree in modules()
-                 if (found := private_uses(name, tree))}
+    offenders = {
+        str(path.relative_to(PACKAGE.parent)): found
+        for name, path, tree in modules()
+        if (found := private_uses(name, tree))
+    }
     assert offenders == {}, f"private names used across modules: {offenders}"
 
 
 def test_the_private_name_check_sees_both_ways_of_reaching_a_private_name():
-    code = ("from gorila.system.trainer import _stop_on_signals\n"
-            "import gorila.runtime.ray as gorila_ray\n"
-            "gorila_ray._probe('host:1')\n")
+    code = (
+        "from gorila.system.trainer import _stop_on_signals\n"
+        "import gorila.runtime.ray as gorila_ray\n"
+        "gorila_ray._probe('host:1')\n"
+    )
     assert private_uses("gorila.experiments.suite.driver", ast.parse(code)) == [
-        "from gorila.system.trainer import _stop_on_signals", "gorila_ray._probe"]
+        "from gorila.system.trainer import _stop_on_signals",
+        "gorila_ray._probe",
+    ]

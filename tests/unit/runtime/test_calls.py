@@ -1,4 +1,5 @@
 """A cluster address is read in one place: HOST:PORT, or a ValueError that says what was expected."""
+
 import pytest
 
 from gorila.runtime.calls import split_address

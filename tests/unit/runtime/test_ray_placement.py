@@ -1,6 +1,7 @@
 """What the Ray runtime places, read without starting Ray: a host class per role with exactly its
 contract's methods, built from any `make` (no annotation read), each role's Ray options, and a
 restarted shard's host holding its calls until it is given its state."""
+
 import inspect
 import threading
 
@@ -42,7 +43,7 @@ def test_a_host_forwards_to_what_make_built_whatever_make_is():
         def secret(self):
             return "not in the contract"
 
-    def make(version):                  # no annotation: placement does not read one
+    def make(version):  # no annotation: placement does not read one
         shard = Shard()
         shard.version = version
         return shard
@@ -62,7 +63,7 @@ def options(role, **settings) -> dict:
 
 def test_each_role_gets_the_ray_options_of_its_kind():
     server = {"num_cpus": 0.5, "max_restarts": -1, "max_task_retries": -1}
-    for role in (PARAMETER_SHARD, REPLAY, EVALUATOR):      # callers wait through a restart
+    for role in (PARAMETER_SHARD, REPLAY, EVALUATOR):  # callers wait through a restart
         assert options(role, server_cpus=0.5, learner_gpus=0.5) == server
     worker = {"num_cpus": 2.0, "max_restarts": -1, "max_task_retries": 0}
     assert options(ACTOR, worker_cpus=2.0, learner_gpus=0.5) == {**worker, "num_gpus": 0}
@@ -74,20 +75,26 @@ def test_hosts_are_named_as_their_components_are_in_process_titles():
     """Ray titles a component's process `ray::<host class>.<method>`: what `pgrep -f ray::Bundle` and
     chaos scripts look for, so the names stay those of the components."""
     names = {role: host_class(role).__name__ for role in (PARAMETER_SHARD, REPLAY, EVALUATOR, ACTOR, LEARNER, BUNDLE)}
-    assert names == {PARAMETER_SHARD: "ParameterShard", REPLAY: "ReplayMemory", EVALUATOR: "Evaluator",
-                     ACTOR: "Actor", LEARNER: "Learner", BUNDLE: "Bundle"}
+    assert names == {
+        PARAMETER_SHARD: "ParameterShard",
+        REPLAY: "ReplayMemory",
+        EVALUATOR: "Evaluator",
+        ACTOR: "Actor",
+        LEARNER: "Learner",
+        BUNDLE: "Bundle",
+    }
 
 
 def test_a_restarted_shards_host_serves_no_call_before_restore_gives_it_its_state():
     shard = ParameterShard(0, np.zeros(3, np.float32), optimizer="sgd", learning_rate=1.0)
     host = host_class(PARAMETER_SHARD)(lambda: shard)
-    assert host.pull()[1] == 0                     # a first start serves at once
-    host._serving.clear()                          # as a restarted process starts
+    assert host.pull()[1] == 0  # a first start serves at once
+    host._serving.clear()  # as a restarted process starts
     answers = []
     caller = threading.Thread(target=lambda: answers.append(host.pull()), daemon=True)
     caller.start()
     caller.join(0.3)
-    assert caller.is_alive() and answers == []     # held, not answered from what it was built with
+    assert caller.is_alive() and answers == []  # held, not answered from what it was built with
     ahead = ParameterShard(0, np.zeros(3, np.float32), optimizer="sgd", learning_rate=1.0)
     ahead.apply(np.ones(3, np.float32), 0)
     host.restore(ahead.state())

@@ -1,5 +1,6 @@
 """What `gorila train` refuses before it starts: fields against the environment and this machine, and
 run directories that two launches could share or that cannot be written."""
+
 import socket
 
 import numpy as np
@@ -40,7 +41,7 @@ def test_presets_pass_every_check():
 
 
 def test_the_probe_plays_the_configs_action_set_and_refuses_atari_settings_elsewhere():
-    assert probe_env(build_config("machado")).num_actions == 18          # Pong's minimal set has 6
+    assert probe_env(build_config("machado")).num_actions == 18  # Pong's minimal set has 6
     with pytest.raises(EnvError, match=r"^full_action_set: an Atari setting, and CartPole-v1 is no Atari game"):
         probe_env(build_config("cartpole", overrides={"full_action_set": True}))
 
@@ -52,20 +53,23 @@ def test_a_cnn_on_vector_observations_names_the_network():
 
 def test_a_network_too_large_to_build_is_measured_on_meta_and_an_ordinary_one_tried_for_real():
     from gorila.system.preflight import REAL_FORWARD_PARAMETERS, check_network
-    n = 300_000          # 90G parameters, 360 GB: built for real, it could not be allocated here
+
+    n = 300_000  # 90G parameters, 360 GB: built for real, it could not be allocated here
     huge = build_config("cartpole", overrides={"hidden_sizes": f"{n},{n}"})
     assert check_network(huge, CARTPOLE) == 4 * n + n + n * n + n + n * 2 + 2
     assert check_network(huge, CARTPOLE) > REAL_FORWARD_PARAMETERS
     assert check_network(build_config("cartpole", overrides={"hidden_sizes": "1"}), CARTPOLE) == 9
-    cnn = build_config("cartpole", overrides={"network": "nature_cnn"})            # tried for real: refused
+    cnn = build_config("cartpole", overrides={"network": "nature_cnn"})  # tried for real: refused
     assert "cannot take CartPole-v1's observations" in error_of(check_network, cnn, CARTPOLE)
 
 
 def test_learning_starts_beyond_the_replay_is_named_with_the_capacity_it_needs():
     line = error_of(check_fits_env, build_config("atari", overrides={"replay_capacity": 10_000}), ATARI)
     # DQN's 50,000 agent steps; twice that plus one stream's stack + n-step window
-    assert line.startswith("learning_starts: each replay memory must hold 50,000 sampleable transitions "
-                           "(learning_starts=50,000 agent steps)")
+    assert line.startswith(
+        "learning_starts: each replay memory must hold 50,000 sampleable transitions "
+        "(learning_starts=50,000 agent steps)"
+    )
     assert "raise replay_capacity to >= 100,005" in line
     check_fits_env(build_config("atari", overrides={"replay_capacity": 100_005}), ATARI)
 
@@ -83,8 +87,16 @@ def test_more_env_copies_than_replay_slots_names_envs_per_actor():
 
 
 def test_global_replay_shards_are_sized_as_a_whole():
-    base = dict(bundled=False, replay="global", actors=2, learners=1, envs_per_actor=2, replay_shards=2,
-                learning_starts=1_000, batch_size=32)
+    base = dict(
+        bundled=False,
+        replay="global",
+        actors=2,
+        learners=1,
+        envs_per_actor=2,
+        replay_shards=2,
+        learning_starts=1_000,
+        batch_size=32,
+    )
     line = error_of(check_fits_env, build_config("cartpole", overrides={**base, "replay_capacity": 1_000}), CARTPOLE)
     assert "raise replay_capacity to >= " in line
     needed = int(line.rsplit(">= ", 1)[1].split()[0].replace(",", ""))
@@ -109,22 +121,23 @@ def test_the_capacity_rule_is_enough_even_for_one_step_episodes(stack, n_step, s
 
 def test_replay_warmup_counts_per_memory():
     bundled = build_config("cartpole", overrides={"actors": 2, "learners": 2})
-    assert replay_warmup(bundled) == 1_000          # each bundle waits for the whole warm-up
+    assert replay_warmup(bundled) == 1_000  # each bundle waits for the whole warm-up
     apart = build_config("cartpole", overrides={"actors": 4, "learners": 1, "bundled": False})
-    assert replay_warmup(apart) == 250              # four local replays share it
+    assert replay_warmup(apart) == 250  # four local replays share it
     assert min_sample_size(apart, 10) == apart.batch_size
 
 
 def test_bytes_per_entry_matches_the_arrays_a_storage_allocates():
     storage = StreamStorage(1_000, 2, (84, 84), np.uint8)
-    per_stream_counters = 2 * storage.counts.nbytes      # counts and lasts totals: per stream, not per entry
+    per_stream_counters = 2 * storage.counts.nbytes  # counts and lasts totals: per stream, not per entry
     assert StreamStorage.bytes_per_entry((84, 84), np.uint8) * 1_000 == storage.nbytes() - per_stream_counters
 
 
 def test_replay_memory_need_of_the_atari_preset():
-    need, transitions, per_entry = replay_memory_need(build_config("atari", overrides={"actors": 3, "learners": 3}),
-                                                      ATARI)
-    assert (transitions, per_entry) == (3_000_000, 84 * 84 + 18)     # each frame stored once
+    need, transitions, per_entry = replay_memory_need(
+        build_config("atari", overrides={"actors": 3, "learners": 3}), ATARI
+    )
+    assert (transitions, per_entry) == (3_000_000, 84 * 84 + 18)  # each frame stored once
     assert need == 3_000_000 * (84 * 84 + 18)
 
 
@@ -132,7 +145,7 @@ def test_a_replay_larger_than_this_machine_is_refused_with_the_numbers():
     available = available_memory_bytes()
     if available is None:
         pytest.skip("no /proc/meminfo here")
-    actors = int(available // (1_000_000 * (84 * 84 + 18))) + 1          # one bundle more than fits
+    actors = int(available // (1_000_000 * (84 * 84 + 18))) + 1  # one bundle more than fits
     config = build_config("atari", overrides={"actors": actors, "learners": actors, "runtime": "local"})
     line = error_of(check_replay_memory, config, ATARI)
     assert line.startswith(f"replay_capacity: the replay needs {actors * 7.074:.1f} GB")
@@ -144,11 +157,11 @@ def test_gpus_that_are_not_here_are_refused_at_once():
     present = torch.cuda.device_count()
     config = build_config("cartpole", overrides={"learner_gpus": 1, "actors": present + 1, "learners": present + 1})
     assert error_of(check_devices, config).startswith("learner_gpus: 1 per learner asks for")
-    check_devices(build_config("cartpole", overrides={"learner_gpus": 1, "runtime": "local"}))   # Ray's setting only
+    check_devices(build_config("cartpole", overrides={"learner_gpus": 1, "runtime": "local"}))  # Ray's setting only
 
 
 def test_an_address_where_nothing_listens_is_named():
-    with socket.socket() as probe:              # a port that was free a moment ago
+    with socket.socket() as probe:  # a port that was free a moment ago
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     line = error_of(check_address, Config(address=f"127.0.0.1:{port}"))
@@ -167,13 +180,16 @@ def raising_network(obs_shape, num_actions):
     raise KeyError("hidden")
 
 
-@pytest.mark.parametrize("network, message", [
-    (wrong_width_network, "maps a batch of 1 observation to (1, 3), not (1, 2): one Q-value per action"),
-    (not_a_module, "returned a str, not a torch.nn.Module"),
-    (raising_network, "cannot take CartPole-v1's observations of shape (4,) ('hidden')"),
-    (f"{__name__}:wrong_width_network", "maps a batch of 1 observation to (1, 3)"),
-    (f"{__name__}:missing", f"network: '{__name__}' has no 'missing'"),
-])
+@pytest.mark.parametrize(
+    "network, message",
+    [
+        (wrong_width_network, "maps a batch of 1 observation to (1, 3), not (1, 2): one Q-value per action"),
+        (not_a_module, "returned a str, not a torch.nn.Module"),
+        (raising_network, "cannot take CartPole-v1's observations of shape (4,) ('hidden')"),
+        (f"{__name__}:wrong_width_network", "maps a batch of 1 observation to (1, 3)"),
+        (f"{__name__}:missing", f"network: '{__name__}' has no 'missing'"),
+    ],
+)
 def test_a_users_network_that_cannot_serve_as_a_q_network_is_one_line(network, message):
     line = error_of(check_fits_env, build_config("cartpole", overrides={"network": network}), CARTPOLE)
     assert line.startswith("network: ") and message in line and "\n" not in line
@@ -181,5 +197,6 @@ def test_a_users_network_that_cannot_serve_as_a_q_network_is_one_line(network, m
 
 def test_a_users_network_that_fits_passes_and_is_built_by_its_factory():
     from tests.integration.test_user_code import small_q_network
+
     config = build_config("cartpole", overrides={"network": small_q_network})
     assert preflight(config) == CARTPOLE

@@ -1,6 +1,7 @@
 """The driver's policy on failures (`gorila.system.recovery`), with the local runtime standing in for
 Ray where a test sets the restart counts Ray's actor table would give: what is recorded, once, for
 a restarted parameter shard and for a worker that dies with the shards it serves."""
+
 import time
 from dataclasses import replace
 
@@ -19,8 +20,14 @@ def recovery_restoring(index: int, states: list[dict], env_frames: int) -> tuple
     """A Recovery whose driver keeps `states` and has just given shard `index` its own (in process 9)."""
     shards, _, bounds = shards_and_states()
     records = []
-    recovery = Recovery(CONFIG, LocalRuntime(CONFIG), System(shards, bounds), lambda *r: records.append(r), print,
-                        shard_states=(states, env_frames))
+    recovery = Recovery(
+        CONFIG,
+        LocalRuntime(CONFIG),
+        System(shards, bounds),
+        lambda *r: records.append(r),
+        print,
+        shard_states=(states, env_frames),
+    )
     recovery.shard_states.restore(index, ("node", 9))
     return recovery, records
 
@@ -29,14 +36,16 @@ def test_each_restore_is_one_fault_saying_what_the_shard_was_restored_to():
     _, states, _ = shards_and_states()
     recovery, records = recovery_restoring(1, states, 12_800)
     recovery.record_restores({})
-    assert records == [("parameter shard 1",
-                        "parameter shard 1 was restarted (restored from the driver's state at 12,800 frames)", 1)]
+    assert records == [
+        ("parameter shard 1", "parameter shard 1 was restarted (restored from the driver's state at 12,800 frames)", 1)
+    ]
     recovery.record_restores({})
-    assert len(records) == 1                        # recorded once
+    assert len(records) == 1  # recorded once
 
 
 class CountedRestarts(LocalRuntime):
     """The local runtime, with the restart counts that Ray's actor table would give set by the test."""
+
     restarts_components = True
 
     def __init__(self, config):
@@ -58,8 +67,9 @@ def recovery_with_a_learner_serving_both_shards(states):
     shards, _, bounds = shards_and_states()
     runtime, learner, records, lines = CountedRestarts(CONFIG), object(), [], []
     system = System(shards, bounds, workers={LEARNER: learner}, held={LEARNER: (0, 1)})
-    recovery = Recovery(CONFIG, runtime, system, lambda *r: records.append(r), lines.append,
-                        shard_states=(states, 6_400))
+    recovery = Recovery(
+        CONFIG, runtime, system, lambda *r: records.append(r), lines.append, shard_states=(states, 6_400)
+    )
     return recovery, runtime, learner, records, lines
 
 
@@ -96,8 +106,11 @@ def test_a_worker_and_the_shards_it_serves_die_as_one_event_whichever_is_seen_fi
 def test_a_shard_that_could_not_be_restored_ends_the_run_naming_it():
     _, states, _ = shards_and_states()
     recovery, _ = recovery_restoring(0, [dict(states[0], theta=states[0]["theta"][:3]), states[1]], 0)
-    with pytest.raises(WorkerError, match="parameter shard 0 was restarted but could not be given its last "
-                                          "state: ValueError: shard 0: saved slice has 3 parameters"):
+    with pytest.raises(
+        WorkerError,
+        match="parameter shard 0 was restarted but could not be given its last "
+        "state: ValueError: shard 0: saved slice has 3 parameters",
+    ):
         recovery.record_restores({})
 
 
@@ -106,14 +119,14 @@ def test_a_worker_back_from_a_restart_has_the_restart_deadline_for_its_first_cal
     recovery, runtime, learner, _, lines = recovery_with_a_learner_serving_both_shards(states)
     recovery.config = replace(CONFIG, call_timeout_seconds=10.0, restart_timeout_seconds=100.0)
     runtime.counted[id(learner)] = 1
-    recovery.lost(LEARNER, ConnectionError("lost"), 0)                  # now restarting
-    pending = {"call": Job(LEARNER, 64, time.time() - 50)}             # past the call timeout only
+    recovery.lost(LEARNER, ConnectionError("lost"), 0)  # now restarting
+    pending = {"call": Job(LEARNER, 64, time.time() - 50)}  # past the call timeout only
     recovery.check(pending, evaluating=False, worker_steps={})
     assert runtime.ended == []
-    pending = {"call": Job(LEARNER, 64, time.time() - 150)}            # past the restart deadline
+    pending = {"call": Job(LEARNER, 64, time.time() - 150)}  # past the restart deadline
     recovery.check(pending, evaluating=False, worker_steps={})
     assert runtime.ended == [learner] and "for 150 s since its restart: restarting it" in lines[-1]
-    recovery.answered(LEARNER, 11, 0)                                   # back: the call timeout again
+    recovery.answered(LEARNER, 11, 0)  # back: the call timeout again
     pending = {"call": Job(LEARNER, 64, time.time() - 50)}
     recovery.check(pending, evaluating=False, worker_steps={})
     assert runtime.ended == [learner, learner] and lines[-1].endswith("for 50 s: restarting it")

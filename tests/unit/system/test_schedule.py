@@ -1,5 +1,6 @@
 """A run's schedules against its budget: refused when learners could not start, and the launch line
 and epsilon warning with their numbers (all computed by hand below)."""
+
 import pytest
 
 from gorila.config import ConfigError, build_config
@@ -31,14 +32,16 @@ def test_bundles_that_could_never_sample_are_refused_with_the_numbers():
     assert str(error.value) == (
         "learning_starts: each bundle's replay must hold 50,000 transitions before learning starts, but receives "
         "only 50,000 agent steps of total_frames=2,000,000 (10 bundles, 4 frames per step): no update would be "
-        "made; raise total_frames (e.g. to 8,000,000) or lower learning_starts below 50,000")
-    check_learning_start(paper(replay_capacity=200_000, total_frames=2_000_004 * 4), ATARI)   # 50,000.1 each: starts
+        "made; raise total_frames (e.g. to 8,000,000) or lower learning_starts below 50,000"
+    )
+    check_learning_start(paper(replay_capacity=200_000, total_frames=2_000_004 * 4), ATARI)  # 50,000.1 each: starts
 
 
 def test_stand_alone_replays_share_the_warm_up():
     # global replay: 2 shards each wait for 500 of the 1,000; 1,000 CartPole steps give each 500
-    fields = dict(bundled=False, actors=3, learners=1, replay="global", replay_shards=2, learning_starts=1_000,
-                  batch_size=32)
+    fields = dict(
+        bundled=False, actors=3, learners=1, replay="global", replay_shards=2, learning_starts=1_000, batch_size=32
+    )
     with pytest.raises(ConfigError, match="each of the 2 replay memories must hold 500 transitions"):
         check_learning_start(build_config("cartpole", overrides={**fields, "total_frames": 1_000}), CARTPOLE)
     check_learning_start(build_config("cartpole", overrides={**fields, "total_frames": 1_002}), CARTPOLE)
@@ -56,12 +59,14 @@ def test_the_launch_line_says_when_epsilon_ends_and_learning_starts():
     assert describe_schedule(config, ATARI) == (
         "schedule: each of the 2 bundles takes about 12,500,000 agent steps; epsilon 1 -> 0.1 over the "
         "1,000,000 after its first 50,000 (8%); learning starts once its replay holds 50,000 (0.4%); theta- every 1,200 server updates "
-        "(about 5,208 times in the run)")
+        "(about 5,208 times in the run)"
+    )
     apart = build_config("cartpole", overrides={"bundled": False, "actors": 4, "learners": 1, "total_frames": 40_000})
     assert describe_schedule(apart, CARTPOLE) == (
         "schedule: each of the 4 actors takes about 10,000 agent steps; epsilon 1 -> the ladder's rungs over its "
         "first 8,000 (80%); learning starts once the replay memories hold 1,000 in all (2.5% of what each "
-        "receives); theta- every 128 server updates (about 78 times in the run)")
+        "receives); theta- every 128 server updates (about 78 times in the run)"
+    )
 
 
 def test_epsilon_that_cannot_finish_is_warned_about_with_the_numbers():
@@ -72,7 +77,10 @@ def test_epsilon_that_cannot_finish_is_warned_about_with_the_numbers():
     assert epsilon_warning(config, ATARI) == (
         "warning: epsilon will not finish annealing: each actor takes about 100,000 agent steps and epsilon anneals "
         "over 1,000,000 of them after holding it for 50,000, so it ends the run at 0.955 instead of 0.1; raise "
-        "total_frames to >= 4,200,000 or lower epsilon_decay_steps to <= 50,000")
-    assert epsilon_warning(build_config("atari", overrides={"env": "Breakout", "total_frames": 4_200_000}), ATARI) is None
+        "total_frames to >= 4,200,000 or lower epsilon_decay_steps to <= 50,000"
+    )
+    assert (
+        epsilon_warning(build_config("atari", overrides={"env": "Breakout", "total_frames": 4_200_000}), ATARI) is None
+    )
     unheld = build_config("atari", overrides={"env": "Breakout", "total_frames": 400_000, "epsilon_hold": False})
-    assert epsilon_at_end(unheld, ATARI) == pytest.approx(0.91)                 # 1 - 0.9 * 0.1
+    assert epsilon_at_end(unheld, ATARI) == pytest.approx(0.91)  # 1 - 0.9 * 0.1

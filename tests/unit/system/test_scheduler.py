@@ -1,9 +1,14 @@
 """The driver's budget policy (`gorila.system.scheduler.Scheduler`), without Ray or an environment."""
+
 from gorila.contracts import Report, WorkerId
 from gorila.system.scheduler import Scheduler, StopReason
 
-BUNDLE, ACTOR, LEARNER0, LEARNER1 = WorkerId("bundle", 0), WorkerId("actor", 0), WorkerId("learner", 0), \
-    WorkerId("learner", 1)
+BUNDLE, ACTOR, LEARNER0, LEARNER1 = (
+    WorkerId("bundle", 0),
+    WorkerId("actor", 0),
+    WorkerId("learner", 0),
+    WorkerId("learner", 1),
+)
 
 
 class Clock:
@@ -15,8 +20,16 @@ class Clock:
 
 
 def scheduler(**overrides):
-    settings = dict(total_steps=10_000, update_every=4, actors=1, learners=1, warmup_steps=100, chunk_steps=256,
-                    backoff_s=0.05, clock=Clock())
+    settings = dict(
+        total_steps=10_000,
+        update_every=4,
+        actors=1,
+        learners=1,
+        warmup_steps=100,
+        chunk_steps=256,
+        backoff_s=0.05,
+        clock=Clock(),
+    )
     settings.update(overrides)
     return Scheduler(**settings)
 
@@ -37,12 +50,12 @@ def learn(s: Scheduler, worker=LEARNER0, done=None) -> int:
 
 def test_learners_get_their_share_of_one_update_per_update_every_steps():
     s = scheduler(learners=2, actors=1)
-    assert s.budget(LEARNER0) == 0                      # nothing collected yet
-    act(s)                                              # 256 steps -> 64 updates in all, 32 each
+    assert s.budget(LEARNER0) == 0  # nothing collected yet
+    act(s)  # 256 steps -> 64 updates in all, 32 each
     assert s.budget(LEARNER0) == 32 and s.budget(LEARNER1) == 32
     s.started(LEARNER0, 32)
-    assert s.budget(LEARNER0) == 0                      # its share is in flight
-    s.finished(LEARNER0, 32, Report(updates=20))        # 12 not done: they become budget again
+    assert s.budget(LEARNER0) == 0  # its share is in flight
+    s.finished(LEARNER0, 32, Report(updates=20))  # 12 not done: they become budget again
     assert s.budget(LEARNER0) == 12
     assert s.counters.updates == 20
 
@@ -51,31 +64,31 @@ def test_a_learner_without_a_minibatch_backs_off():
     clock = Clock()
     s = scheduler(clock=clock)
     act(s)
-    assert learn(s, done=0) == 64                       # the replay is still warming up
-    assert s.budget(LEARNER0) == 0                      # backing off
+    assert learn(s, done=0) == 64  # the replay is still warming up
+    assert s.budget(LEARNER0) == 0  # backing off
     clock.now += 0.06
     assert s.budget(LEARNER0) == 64
 
 
 def test_actors_wait_when_learners_fall_behind_and_resume_when_they_catch_up():
-    s = scheduler(warmup_steps=100)                     # slack: 256 * 1 actor + 2 * 100 = 456 steps
-    assert act(s) == 256 and act(s) == 256              # 512 steps, nothing asked by the learner
+    s = scheduler(warmup_steps=100)  # slack: 256 * 1 actor + 2 * 100 = 456 steps
+    assert act(s) == 256 and act(s) == 256  # 512 steps, nothing asked by the learner
     assert s.actors_ahead() and s.budget(ACTOR) == 0
-    learn(s)                                            # 128 updates asked: 512 steps are covered
+    learn(s)  # 128 updates asked: 512 steps are covered
     assert not s.actors_ahead() and s.budget(ACTOR) == 256
 
 
 def test_steps_in_flight_count_towards_how_far_the_actors_are_ahead():
     """Chunks handed out and not yet reported are collected all the same: counted only once reported,
     three actors ran a round further ahead than the slack allows."""
-    s = scheduler(actors=3, warmup_steps=100)           # slack: 256 * 3 actors + 2 * 100 = 968 steps
+    s = scheduler(actors=3, warmup_steps=100)  # slack: 256 * 3 actors + 2 * 100 = 968 steps
     actors = [WorkerId("actor", i) for i in range(3)]
     for actor in actors:
-        act(s, actor)                                   # 768 steps reported, nothing asked
+        act(s, actor)  # 768 steps reported, nothing asked
     assert s.budget(actors[0]) == 256
-    s.started(actors[0], 256)                           # 256 more in flight: 1,024 ahead
+    s.started(actors[0], 256)  # 256 more in flight: 1,024 ahead
     assert s.actors_ahead() and s.budget(actors[1]) == 0
-    learn(s)                                            # 64 updates asked cover 256 steps: 768 ahead
+    learn(s)  # 64 updates asked cover 256 steps: 768 ahead
     assert not s.actors_ahead() and s.budget(actors[1]) == 256
 
 
@@ -92,11 +105,11 @@ def test_the_budget_is_handed_out_once_and_spending_it_stops_the_run():
         assert s.budget(worker) == 256
         s.started(worker, 256)
     s.finished(first, 256, Report(steps=256))
-    assert s.budget(first) == 256                       # 256 done + 256 in flight < 600
+    assert s.budget(first) == 256  # 256 done + 256 in flight < 600
     s.started(first, 256)
     s.finished(second, 256, Report(steps=256))
-    assert s.budget(second) == 0                        # 512 done + 256 in flight >= 600: handed out
-    assert s.stop_reason is None                        # but not yet spent
+    assert s.budget(second) == 0  # 512 done + 256 in flight >= 600: handed out
+    assert s.stop_reason is None  # but not yet spent
     s.finished(first, 256, Report(steps=256))
     assert s.counters.steps == 768 and s.stop_reason is StopReason.BUDGET
     assert s.budget(first) == 0 and s.budget(LEARNER0) == 0
@@ -144,16 +157,16 @@ def test_a_restored_scheduler_continues_the_counters():
 def test_actors_ahead_still_run_while_a_learner_finds_no_minibatch():
     """A replay memory restarted empty (its process was killed) gives its learner nothing until the actors
     refill it: holding the actors back then would stall the run for ever."""
-    s = scheduler(warmup_steps=100)                     # slack: 256 * 1 actor + 2 * 100 = 456 steps
+    s = scheduler(warmup_steps=100)  # slack: 256 * 1 actor + 2 * 100 = 456 steps
     act(s), act(s)
-    learn(s)                                            # 64 updates (one chunk's worth): 256 steps covered
-    act(s)                                              # 768 steps: 512 ahead of the learner
+    learn(s)  # 64 updates (one chunk's worth): 256 steps covered
+    act(s)  # 768 steps: 512 ahead of the learner
     assert s.actors_ahead() and s.budget(ACTOR) == 0
-    assert learn(s, done=0) == 64                       # the replay lost its contents: no minibatch
-    assert act(s) == 256 and act(s) == 256              # the actors refill it: slack 456 + 100 + 256
-    assert s.actors_ahead() and s.budget(ACTOR) == 0    # but only by one warm-up and one round more
+    assert learn(s, done=0) == 64  # the replay lost its contents: no minibatch
+    assert act(s) == 256 and act(s) == 256  # the actors refill it: slack 456 + 100 + 256
+    assert s.actors_ahead() and s.budget(ACTOR) == 0  # but only by one warm-up and one round more
     s.clock.now += 0.06
-    learn(s)                                            # minibatches again: the usual rule is back
+    learn(s)  # minibatches again: the usual rule is back
     assert not s.counters.starved and s.actors_ahead() and s.budget(ACTOR) == 0
 
 
@@ -163,27 +176,27 @@ def test_a_learner_that_waited_for_its_replay_gets_at_most_one_chunk_of_updates_
     the updates they had run ahead by."""
     clock = Clock()
     s = scheduler(clock=clock, total_steps=100_000, warmup_steps=100, chunk_steps=256, update_every=4)
-    assert learn(s, done=0) == 0 and s.counters.starved     # no minibatch yet
+    assert learn(s, done=0) == 0 and s.counters.starved  # no minibatch yet
     for _ in range(40):
-        s.counters.steps += 256                            # 10,240 steps: 2,560 updates owed
+        s.counters.steps += 256  # 10,240 steps: 2,560 updates owed
     clock.now += 1.0
-    assert s.budget(LEARNER0) == 64                         # one actor chunk's worth: 256 / 4
+    assert s.budget(LEARNER0) == 64  # one actor chunk's worth: 256 / 4
     learn(s)
     assert not s.counters.starved and s.actors_ahead() and s.budget(ACTOR) == 0
     while s.budget(LEARNER0):
-        learn(s)                                           # it catches up 64 updates at a time
+        learn(s)  # it catches up 64 updates at a time
     assert s.counters.updates == 2_560 and s.budget(ACTOR) == 256
 
 
 def test_a_chunk_the_learners_let_through_goes_to_the_actor_that_collected_least():
     """Actors that wait for the learners are served fewest steps first, so that each collects its share
     (served in a fixed order, the first actor took nearly every chunk)."""
-    s = scheduler(actors=3, warmup_steps=0)              # slack: one round, 768 steps
+    s = scheduler(actors=3, warmup_steps=0)  # slack: one round, 768 steps
     actors = [WorkerId("actor", i) for i in range(3)]
     for actor in (actors[0], actors[0], actors[1], actors[0]):
-        act(s, actor)                                    # 1,024 steps: actor 0 768, actor 1 256
+        act(s, actor)  # 1,024 steps: actor 0 768, actor 1 256
     assert s.actors_ahead()
-    learn(s)                                             # 64 updates: room for one chunk more
+    learn(s)  # 64 updates: room for one chunk more
     order = s.dispatch_order([*actors, LEARNER0])
     assert order == [LEARNER0, actors[2], actors[1], actors[0]]
     served = [actor for actor in order[1:] if act(s, actor)]

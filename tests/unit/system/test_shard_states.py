@@ -1,5 +1,6 @@
 """The driver's copy of the shards' states: what it gives a restarted shard, what it says it gave, and
 the first states it keeps (theta_0's, or the resumed ones) computed as the shards compute them."""
+
 import numpy as np
 import torch
 
@@ -31,13 +32,13 @@ def test_a_restarted_shard_is_given_the_last_state_kept_and_the_driver_is_told()
     kept.keep(newer, 300)
     kept.restore(1, ("node", 42))
     assert shards[1].version == 7 and torch.equal(shards[1].theta, states[1]["theta"])
-    assert shards[0].version == 0                                 # only the restarted one
+    assert shards[0].version == 0  # only the restarted one
     assert kept.restored() == [Restored(1, ("node", 42), 300)] and kept.restored() == []
 
 
 def test_a_state_that_does_not_fit_is_reported_not_raised_in_the_watchs_thread():
     shards, states, _ = shards_and_states()
-    cut = dict(states[0], theta=states[0]["theta"][:3])        # another network's slice
+    cut = dict(states[0], theta=states[0]["theta"][:3])  # another network's slice
     kept = ShardStates(LocalRuntime(CONFIG), shards, [cut, states[1]], 0)
     kept.restore(0, ("node", 1))
     [restored] = kept.restored()
@@ -47,7 +48,7 @@ def test_a_state_that_does_not_fit_is_reported_not_raised_in_the_watchs_thread()
 def test_without_first_states_nothing_is_kept_or_watched():
     kept = ShardStates(LocalRuntime(CONFIG), [], None)
     assert kept.latest is None and kept.restored() == []
-    kept.give_all()                                    # nothing to give, nothing called
+    kept.give_all()  # nothing to give, nothing called
 
 
 def test_first_states_are_what_the_shards_start_from_or_the_resumed_ones():

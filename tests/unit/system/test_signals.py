@@ -1,5 +1,6 @@
 """Ctrl-C and SIGTERM become KeyboardInterrupt in the main thread; from any other thread (where Python
 refuses to install handlers) nothing is installed and nothing raises."""
+
 import os
 import signal
 import threading
@@ -14,7 +15,7 @@ def test_in_the_main_thread_sigterm_raises_keyboard_interrupt_until_restored():
     try:
         with pytest.raises(KeyboardInterrupt):
             os.kill(os.getpid(), signal.SIGTERM)
-            signal.sigtimedwait([], 1)           # let the handler run
+            signal.sigtimedwait([], 1)  # let the handler run
     finally:
         restore_signals(previous)
     assert signal.getsignal(signal.SIGTERM) is previous[signal.SIGTERM]
@@ -42,10 +43,11 @@ def python_default_handlers():
 
 
 def test_a_stop_whose_keyboard_interrupt_was_swallowed_is_still_honoured_until_the_handlers_are_restored(
-        python_default_handlers):
+    python_default_handlers,
+):
     previous = stop_on_signals()
     try:
-        try:                                      # code that catches everything (a library's import guard)
+        try:  # code that catches everything (a library's import guard)
             os.kill(os.getpid(), signal.SIGINT)
             signal.sigtimedwait([], 1)
         except BaseException:
@@ -54,7 +56,7 @@ def test_a_stop_whose_keyboard_interrupt_was_swallowed_is_still_honoured_until_t
             raise_if_stop_asked()
     finally:
         restore_signals(previous)
-    raise_if_stop_asked()                        # the outermost handlers put back: forgotten
+    raise_if_stop_asked()  # the outermost handlers put back: forgotten
 
 
 def test_a_stop_once_honoured_is_forgotten_even_while_the_handlers_stay():
@@ -64,7 +66,7 @@ def test_a_stop_once_honoured_is_forgotten_even_while_the_handlers_stay():
             os.kill(os.getpid(), signal.SIGTERM)
             signal.sigtimedwait([], 1)
         except KeyboardInterrupt:
-            stop_honoured()                  # what the driver and the CLI do when they stop on it
+            stop_honoured()  # what the driver and the CLI do when they stop on it
         raise_if_stop_asked()
     finally:
         restore_signals(previous)

@@ -1,5 +1,6 @@
 """The stale-gradient threshold follows the number of learners: many learners taking turns lose no
 gradient, while one that fell far behind loses exactly the gradient it computed on old parameters."""
+
 import contextlib
 
 from gorila.components.parameter_server.staleness import staleness_limit
@@ -13,33 +14,51 @@ LEARNERS = 100
 
 
 def test_the_auto_threshold_grows_with_the_learners():
-    assert staleness_limit(build_config()) == 100                       # one learner: the old constant
+    assert staleness_limit(build_config()) == 100  # one learner: the old constant
     assert staleness_limit(build_config(overrides={"actors": 100, "learners": 100})) == 2 * 100 * (2 + 4)
     many = build_config(overrides={"actors": 1, "learners": 50, "bundled": False, "push_every": 4})
     assert staleness_limit(many) == 2 * 50 * (2 + 4 * 4)
     assert staleness_limit(build_config(overrides={"max_staleness": 30, "actors": 100, "learners": 100})) == 30
-    assert staleness_limit(build_config(overrides={"max_staleness": -1})) == 0     # keep every gradient
+    assert staleness_limit(build_config(overrides={"max_staleness": -1})) == 0  # keep every gradient
 
 
 def test_the_launch_line_states_the_threshold():
     assert describe_topology(build_config(overrides={"actors": 100, "learners": 100})).endswith(
         "1 parameter shard beside the learners (gradients over 1,200 versions stale dropped; "
-        "theta+ refresh synchronous where a learner holds every shard, else pipelined)")
+        "theta+ refresh synchronous where a learner holds every shard, else pipelined)"
+    )
     assert describe_topology(build_config(overrides={"max_staleness": -1, "runtime": "local"})).endswith(
-        "(no gradient dropped as stale; synchronous theta+ refresh)")
+        "(no gradient dropped as stale; synchronous theta+ refresh)"
+    )
     assert describe_topology(build_config(overrides={"runtime": "ray"})).endswith("; synchronous theta+ refresh)")
     assert describe_topology(build_config(overrides={"runtime": "ray", "shard_placement": "apart"})).endswith(
-        "; pipelined theta+ refresh)")
+        "; pipelined theta+ refresh)"
+    )
 
 
 @contextlib.contextmanager
 def many_learners(**overrides):
     """(shard, learners): one actor feeding a local replay sampled by LEARNERS learners, all real, on
     the local runtime with Ray's pipelined refresh of theta+, released afterwards."""
-    config = build_config("cartpole", overrides=dict(
-        runtime="local", actors=1, learners=LEARNERS, bundled=False, envs_per_actor=1, hidden_sizes=(8,),
-        batch_size=8, learning_starts=100, replay_capacity=2_000, learner_sync_every=1, push_every=1,
-        outlier_k=0, learner_refresh="pipelined", **overrides))
+    config = build_config(
+        "cartpole",
+        overrides=dict(
+            runtime="local",
+            actors=1,
+            learners=LEARNERS,
+            bundled=False,
+            envs_per_actor=1,
+            hidden_sizes=(8,),
+            batch_size=8,
+            learning_starts=100,
+            replay_capacity=2_000,
+            learner_sync_every=1,
+            push_every=1,
+            outlier_k=0,
+            learner_refresh="pipelined",
+            **overrides,
+        ),
+    )
     runtime = LocalRuntime(config)
     system = build_system(config, probe_env(config), runtime)
     system.workers[WorkerId("actor", 0)].run(400)
@@ -72,18 +91,18 @@ def test_a_constant_threshold_discards_on_schedule_gradients_of_many_learners():
     """What the auto threshold prevents: the earlier constant, 100, against the same 100 learners."""
     with many_learners(max_staleness=100) as (shard, learners):
         take_turns(learners, 5)
-        assert shard.stats()["discarded"] >= 2 * (LEARNERS - 1)      # two rounds in five lost
+        assert shard.stats()["discarded"] >= 2 * (LEARNERS - 1)  # two rounds in five lost
 
 
 def test_only_the_learner_that_fell_behind_loses_its_gradients():
     with many_learners(max_staleness=0) as (shard, learners):
         take_turns(learners, 2)
         laggard, others = learners[0], learners[1:]
-        take_turns(others, 15)                  # 15 * 99 updates while the laggard holds old parameters
+        take_turns(others, 15)  # 15 * 99 updates while the laggard holds old parameters
         assert shard.stats()["discarded"] == 0
-        laggard.run(1)                          # computed on parameters ~1,500 versions old: discarded
+        laggard.run(1)  # computed on parameters ~1,500 versions old: discarded
         assert shard.stats()["discarded"] == 1
-        laggard.run(1)                          # its prefetched parameters were asked for before it fell
+        laggard.run(1)  # its prefetched parameters were asked for before it fell
         assert shard.stats()["discarded"] == 2  # behind: as old, discarded too
-        take_turns(learners, 3)                 # fresh parameters from then on: back in step
+        take_turns(learners, 3)  # fresh parameters from then on: back in step
         assert shard.stats()["discarded"] == 2

@@ -1,4 +1,5 @@
 """When the driver evaluates, and what makes a run solved (`gorila.system.stop_rule`)."""
+
 import math
 
 import numpy as np
@@ -20,9 +21,9 @@ def test_evaluations_are_due_every_interval_one_at_a_time():
     plan = StopRule(every_steps=100)
     assert not plan.due(99) and plan.due(100)
     plan.started(Candidate(np.zeros(3), 120))
-    assert not plan.due(10_000)                          # one in flight
+    assert not plan.due(10_000)  # one in flight
     plan.finished(result(1.0))
-    assert not plan.due(219) and plan.due(220)           # counted from the evaluated parameters
+    assert not plan.due(219) and plan.due(220)  # counted from the evaluated parameters
 
 
 def test_without_an_interval_only_explicit_evaluations_happen():
@@ -33,8 +34,8 @@ def test_a_pass_must_be_confirmed_on_the_same_parameters():
     plan = StopRule(every_steps=100, target=475)
     theta = np.arange(3.0)
     candidate, verdict = evaluate(plan, 100, 500.0, theta)
-    assert verdict is Verdict.CONFIRM and plan.best is None     # a candidate, not yet judged
-    plan.started(candidate)                              # the confirmation: same object, same theta
+    assert verdict is Verdict.CONFIRM and plan.best is None  # a candidate, not yet judged
+    plan.started(candidate)  # the confirmation: same object, same theta
     assert not plan.due(10**6)
     assert plan.finished(result(480.0)) is Verdict.SOLVED
     assert plan.best is candidate and plan.improved
@@ -45,9 +46,9 @@ def test_a_lucky_round_that_is_not_confirmed_does_not_solve():
     plan = StopRule(every_steps=100, target=475)
     candidate, verdict = evaluate(plan, 100, 490.0)
     plan.started(candidate)
-    assert plan.finished(result(160.0)) is Verdict.DONE     # not solved
-    assert plan.best.score == 160.0                      # judged by the unbiased confirmation
-    assert plan.due(200)                                 # training goes on
+    assert plan.finished(result(160.0)) is Verdict.DONE  # not solved
+    assert plan.best.score == 160.0  # judged by the unbiased confirmation
+    assert plan.due(200)  # training goes on
 
 
 def test_best_follows_the_score_and_says_when_it_improved():
@@ -64,5 +65,5 @@ def test_best_follows_the_score_and_says_when_it_improved():
 def test_no_target_means_no_confirmation():
     plan = StopRule(every_steps=100, target=0.0)
     _, verdict = evaluate(plan, 100, 1e9)
-    assert verdict is Verdict.DONE                       # not solved, nothing to confirm
+    assert verdict is Verdict.DONE  # not solved, nothing to confirm
     assert Candidate(np.zeros(1), 0).score == -math.inf

@@ -1,5 +1,6 @@
 """The pure helpers of the wiring: where each actor's streams go, what each learner samples from, the
 replay memories a topology has. Every stream lands in exactly one place and every memory is read."""
+
 import itertools
 
 import pytest
@@ -9,8 +10,11 @@ from gorila.system.topology import actor_routes, learner_replays, replay_count, 
 
 
 def global_replay(actors: int, envs: int, shards: int, learners: int = 1):
-    return build_config(overrides=dict(bundled=False, replay="global", actors=actors, learners=learners,
-                                       envs_per_actor=envs, replay_shards=shards))
+    return build_config(
+        overrides=dict(
+            bundled=False, replay="global", actors=actors, learners=learners, envs_per_actor=envs, replay_shards=shards
+        )
+    )
 
 
 def test_a_local_replay_takes_all_of_its_actors_streams_under_their_own_slots():
@@ -29,17 +33,18 @@ def test_global_replay_streams_are_dealt_round_robin_each_to_one_shard(actors, e
     for index in range(actors):
         routes = actor_routes(config, index)
         slots = sorted(itertools.chain.from_iterable(route.slots for route in routes))
-        assert slots == list(range(envs))                      # each env slot goes somewhere, once
+        assert slots == list(range(envs))  # each env slot goes somewhere, once
         for route in routes:
             for slot, stream in zip(route.slots, route.streams):
                 stream_id = index * envs + slot
                 assert route.replay == stream_id % shards
                 seen[(route.replay, stream)] = stream_id
-    assert len(seen) == actors * envs                         # no two streams share a place in a shard
+    assert len(seen) == actors * envs  # no two streams share a place in a shard
     layout = replay_layout(config)
     assert [streams for _, streams in layout] == [
-        sum(1 for replay, _ in seen if replay == shard) for shard in range(shards)]
-    for shard, (_, streams) in enumerate(layout):             # a shard's stream ids are 0 .. streams-1
+        sum(1 for replay, _ in seen if replay == shard) for shard in range(shards)
+    ]
+    for shard, (_, streams) in enumerate(layout):  # a shard's stream ids are 0 .. streams-1
         assert sorted(stream for replay, stream in seen if replay == shard) == list(range(streams))
     assert all(capacity == config.replay_capacity // shards for capacity, _ in layout)
     assert replay_count(config) == shards
@@ -56,8 +61,8 @@ def test_local_replays_are_shared_out_among_the_learners(actors, learners):
     read = [learner_replays(config, j) for j in range(learners)]
     assert all(read), "a learner with no replay would never update"
     every = sorted(itertools.chain.from_iterable(read))
-    assert set(every) == set(range(actors))                   # every actor's replay is read
+    assert set(every) == set(range(actors))  # every actor's replay is read
     if learners <= actors:
-        assert every == list(range(actors))                   # by exactly one learner
+        assert every == list(range(actors))  # by exactly one learner
     else:
-        assert all(len(replays) == 1 for replays in read)     # surplus learners share one replay each
+        assert all(len(replays) == 1 for replays in read)  # surplus learners share one replay each

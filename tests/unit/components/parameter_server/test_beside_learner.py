@@ -6,6 +6,7 @@ Hand check, on a network small enough to follow: CartPole's 4 inputs, 4 hidden u
 minibatch of 3 transitions; plain SGD at 0.1 so that theta_1 = theta_0 - 0.1 * dL/dtheta, where L is
 the mean Huber loss of Q(s, a; theta_0) against R + gamma^n max_a' Q(s', a'; theta_0) (theta- is
 theta_0 before any refresh) and the gradient is taken by autograd on a network built here."""
+
 import copy
 
 import numpy as np
@@ -22,15 +23,30 @@ from gorila.runtime.calls import DirectCalls
 from gorila.system import builders
 from tests.unit.components.parameter_server.test_parameter_server import InAnotherProcess
 
-CARTPOLE = EnvInfo(obs_shape=(4,), obs_dtype="float32", num_actions=2, frame_shape=(4,), stack=1,
-                   frames_per_step=1, is_atari=False)
-CONFIG = Config(hidden_sizes=(4,), batch_size=3, optimizer="sgd", learning_rate=0.1, outlier_k=0.0,
-                max_staleness=-1, param_shards=2, learner_sync_every=1, target_update_every=1000, seed=11,
-                learner_refresh="synchronous", device="cpu")
-BATCH = Minibatch(obs=np.array([[0.1, -0.2, 0.3, 0.0], [1.0, 0.5, -0.5, 0.2], [-0.3, 0.0, 0.2, 0.9]], np.float32),
-                  actions=np.array([0, 1, 1]), returns=np.array([1.0, 0.0, 1.0], np.float32),
-                  discounts=np.array([0.99, 0.99, 0.0], np.float32),
-                  next_obs=np.array([[0.2, -0.1, 0.3, 0.1], [0.9, 0.4, -0.4, 0.3], [0.0, 0.0, 0.0, 0.0]], np.float32))
+CARTPOLE = EnvInfo(
+    obs_shape=(4,), obs_dtype="float32", num_actions=2, frame_shape=(4,), stack=1, frames_per_step=1, is_atari=False
+)
+CONFIG = Config(
+    hidden_sizes=(4,),
+    batch_size=3,
+    optimizer="sgd",
+    learning_rate=0.1,
+    outlier_k=0.0,
+    max_staleness=-1,
+    param_shards=2,
+    learner_sync_every=1,
+    target_update_every=1000,
+    seed=11,
+    learner_refresh="synchronous",
+    device="cpu",
+)
+BATCH = Minibatch(
+    obs=np.array([[0.1, -0.2, 0.3, 0.0], [1.0, 0.5, -0.5, 0.2], [-0.3, 0.0, 0.2, 0.9]], np.float32),
+    actions=np.array([0, 1, 1]),
+    returns=np.array([1.0, 0.0, 1.0], np.float32),
+    discounts=np.array([0.99, 0.99, 0.0], np.float32),
+    next_obs=np.array([[0.2, -0.1, 0.3, 0.1], [0.9, 0.4, -0.4, 0.3], [0.0, 0.0, 0.0, 0.0]], np.float32),
+)
 
 
 class OneBatch:
@@ -57,8 +73,10 @@ def by_hand(theta_0: np.ndarray) -> np.ndarray:
     load_flat_parameters(online, theta_0)
     target = copy.deepcopy(online)
     with torch.no_grad():
-        bootstrap = torch.as_tensor(BATCH.returns) + torch.as_tensor(BATCH.discounts) * target(
-            torch.as_tensor(BATCH.next_obs)).max(dim=1).values
+        bootstrap = (
+            torch.as_tensor(BATCH.returns)
+            + torch.as_tensor(BATCH.discounts) * target(torch.as_tensor(BATCH.next_obs)).max(dim=1).values
+        )
     taken = online(torch.as_tensor(BATCH.obs)).gather(1, torch.as_tensor(BATCH.actions)[:, None])[:, 0]
     F.huber_loss(taken, bootstrap, delta=1.0).backward()
     gradient = torch.cat([p.grad.reshape(-1) for p in online.parameters()]).numpy()
@@ -79,10 +97,10 @@ def test_an_update_through_shards_beside_the_learner_is_the_hand_computed_one_an
     assert not np.allclose(expected, theta_0)
     np.testing.assert_allclose(theta_of(beside_shards), expected, rtol=0, atol=1e-6)
     np.testing.assert_array_equal(theta_of(beside_shards), theta_of(apart_shards))
-    for _ in range(5):          # and on: the two learners stay identical, update for update
+    for _ in range(5):  # and on: the two learners stay identical, update for update
         beside.update(), apart.update()
     np.testing.assert_array_equal(theta_of(beside_shards), theta_of(apart_shards))
-    np.testing.assert_array_equal(flat_parameters(beside.online), theta_of(beside_shards))   # refreshed from them
+    np.testing.assert_array_equal(flat_parameters(beside.online), theta_of(beside_shards))  # refreshed from them
     assert [s.version for s in beside_shards] == [6, 6]
 
 
@@ -93,7 +111,9 @@ def test_a_shard_beside_its_learner_takes_the_tensor_itself_and_gives_theta_as_a
     learner, shards = learner_with("beside")
     received = []
     original = ParameterShard.apply_batch
-    shards[0].apply_batch = lambda gradients, version: received.append(gradients) or original(shards[0], gradients, version)
+    shards[0].apply_batch = lambda gradients, version: (
+        received.append(gradients) or original(shards[0], gradients, version)
+    )
     learner.update()
     assert torch.is_tensor(received[0]) and received[0].shape == (1, shards[0].theta.numel())
     theta, _ = learner.params.pull()
@@ -108,14 +128,19 @@ def test_staleness_is_enforced_by_a_shard_beside_its_learner():
     for _ in range(3):
         client.push(torch.zeros(3), client.versions)
         client.pull()
-    client.push(torch.ones(3), np.zeros(1, np.int64))             # computed at version 0, now 3: dropped
+    client.push(torch.ones(3), np.zeros(1, np.int64))  # computed at version 0, now 3: dropped
     assert shard.stats()["discarded"] == 1 and shard.version == 3
-    client.push(torch.ones(3), np.ones(1, np.int64))              # 2 behind: applied
+    client.push(torch.ones(3), np.ones(1, np.int64))  # 2 behind: applied
     np.testing.assert_array_equal(client.pull()[0].numpy(), -np.ones(3, np.float32))
 
 
-@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
-    not torch.cuda.is_available(), reason="no CUDA device here"))])
+@pytest.mark.parametrize(
+    "device",
+    [
+        "cpu",
+        pytest.param("cuda", marks=pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device here")),
+    ],
+)
 def test_a_shard_keeps_its_slice_and_moments_on_its_device_and_saves_them_for_any(device):
     shard = ParameterShard(0, np.ones(4, np.float32), optimizer="rmsprop", learning_rate=0.1, device=device)
     shard.apply(torch.full((4,), 0.5, device=device), 0)

@@ -1,4 +1,5 @@
 """The parameter shards' update rules: DQN's RMSProp by hand, AdaGrad and Adam against torch.optim."""
+
 import math
 
 import numpy as np
@@ -7,8 +8,11 @@ import torch
 
 from gorila.components.parameter_server.optimizers import make_optimizer
 
-GRADIENTS = [np.array([0.5, -1.0, 2.0], np.float32), np.array([0.1, 0.3, -2.0], np.float32),
-             np.array([-0.4, 0.0, 1.0], np.float32)]
+GRADIENTS = [
+    np.array([0.5, -1.0, 2.0], np.float32),
+    np.array([0.1, 0.3, -2.0], np.float32),
+    np.array([-0.4, 0.0, 1.0], np.float32),
+]
 
 
 def run(name, **settings):
@@ -22,13 +26,13 @@ def run(name, **settings):
 def test_rmsprop_is_dqns_centred_rule_with_eps_inside_the_root():
     lr, eps, a = 0.1, 0.01, 0.95
     theta, m, n = np.array([1.0, 2.0, 3.0]), np.zeros(3), np.zeros(3)
-    for g in GRADIENTS:                                  # Graves (2013), as DQN's reference code has it
+    for g in GRADIENTS:  # Graves (2013), as DQN's reference code has it
         m = a * m + (1 - a) * g
         n = a * n + (1 - a) * g * g
         theta = theta - lr * g / np.sqrt(n - m * m + eps)
     np.testing.assert_allclose(run("rmsprop", lr=lr, eps=eps, alpha=a), theta, rtol=1e-5)
     # first step by hand, first coordinate: m = 0.025, n = 0.0125, 1 - 0.1 * 0.5 / sqrt(0.011875 + 0.01)
-    first = 1 - 0.1 * 0.5 / math.sqrt(0.0125 - 0.025 ** 2 + 0.01)
+    first = 1 - 0.1 * 0.5 / math.sqrt(0.0125 - 0.025**2 + 0.01)
     rule = make_optimizer("rmsprop", 3, 0.1, 0.01, 0.95)
     one = torch.tensor([1.0, 2.0, 3.0])
     rule.step(one, torch.from_numpy(GRADIENTS[0]))
@@ -55,11 +59,14 @@ def test_rmsprop_two_steps_match_dqns_formula_worked_by_hand_and_not_torchs_cent
     assert parameter.item() == pytest.approx(0.494602, abs=1e-5)
 
 
-@pytest.mark.parametrize("name, reference", [
-    ("adam", lambda p: torch.optim.Adam(p, lr=0.1, eps=0.01)),
-    ("adagrad", lambda p: torch.optim.Adagrad(p, lr=0.1, eps=0.01)),
-    ("sgd", lambda p: torch.optim.SGD(p, lr=0.1)),
-])
+@pytest.mark.parametrize(
+    "name, reference",
+    [
+        ("adam", lambda p: torch.optim.Adam(p, lr=0.1, eps=0.01)),
+        ("adagrad", lambda p: torch.optim.Adagrad(p, lr=0.1, eps=0.01)),
+        ("sgd", lambda p: torch.optim.SGD(p, lr=0.1)),
+    ],
+)
 def test_rules_match_torch_optimizers(name, reference):
     parameter = torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
     optimizer = reference([parameter])

@@ -12,9 +12,9 @@ from gorila.components.parameter_server import ParameterClient, ParameterShard, 
 from gorila.config import Config
 from gorila.runtime.calls import DirectCalls
 
-THETA0 = np.arange(10, dtype=np.float32) / 4 - 1.0          # 10 distinct values
+THETA0 = np.arange(10, dtype=np.float32) / 4 - 1.0  # 10 distinct values
 GRAD = np.linspace(-2.0, 3.0, 10).astype(np.float32)
-GRAD.flags.writeable = False     # a shard must never write into a caller's gradient
+GRAD.flags.writeable = False  # a shard must never write into a caller's gradient
 
 
 def g() -> np.ndarray:
@@ -72,7 +72,7 @@ def test_client_round_trips_the_initial_vector(where):
     np.testing.assert_array_equal(flat, THETA0)
     np.testing.assert_array_equal(client.pull_target(), THETA0)
     assert client.versions.tolist() == [0, 0, 0]
-    assert target_changed                      # first pull: the client had seen no target yet
+    assert target_changed  # first pull: the client had seen no target yet
     assert client.pull()[1] is False
 
 
@@ -94,11 +94,11 @@ def test_stale_gradients_are_discarded_and_counted(where):
         client.pull()
     assert client.versions.tolist() == [3, 3, 3]
     before = client.pull()[0]
-    client.push(g(), np.zeros(3, np.int64))                 # 3 versions behind: discarded
+    client.push(g(), np.zeros(3, np.int64))  # 3 versions behind: discarded
     np.testing.assert_array_equal(client.pull()[0], before)
     assert [s["discarded"] for s in client.stats()] == [1, 1, 1]
     assert [s["version"] for s in client.stats()] == [3, 3, 3]
-    client.push(g(), np.ones(3, np.int64))                  # 2 versions behind: applied
+    client.push(g(), np.ones(3, np.int64))  # 2 versions behind: applied
     np.testing.assert_allclose(client.pull()[0], before - 0.5 * GRAD, atol=1e-6)
     stats = client.stats()
     assert [s["discarded"] for s in stats] == [1, 1, 1]
@@ -150,8 +150,9 @@ def test_a_restored_shard_continues_exactly_where_the_saved_one_was(optimizer):
     """theta+, theta-, versions and optimizer moments all travel: the next updates are identical."""
     rng = np.random.default_rng(0)
     gradients = rng.normal(size=(6, 5)).astype(np.float32)
-    make = lambda: ParameterShard(0, np.ones(5, np.float32), optimizer=optimizer, learning_rate=0.1,
-                                  target_update_every=4)
+    make = lambda: ParameterShard(
+        0, np.ones(5, np.float32), optimizer=optimizer, learning_rate=0.1, target_update_every=4
+    )
     original = make()
     for gradient in gradients[:3]:
         original.apply(gradient, original.version)
@@ -164,10 +165,20 @@ def test_a_restored_shard_continues_exactly_where_the_saved_one_was(optimizer):
     assert restored.stats() == original.stats()
 
 
-@pytest.mark.parametrize("refresh, runtime, holds_every_shard, waits", [
-    ("auto", "local", False, True), ("auto", "ray", False, False), ("auto", "ray", True, True),
-    ("pipelined", "local", False, False), ("pipelined", "ray", True, False), ("synchronous", "ray", False, True)])
+@pytest.mark.parametrize(
+    "refresh, runtime, holds_every_shard, waits",
+    [
+        ("auto", "local", False, True),
+        ("auto", "ray", False, False),
+        ("auto", "ray", True, True),
+        ("pipelined", "local", False, False),
+        ("pipelined", "ray", True, False),
+        ("synchronous", "ray", False, True),
+    ],
+)
 def test_a_learner_waits_for_its_own_push_where_asked_and_by_default_only_where_every_shard_is_in_its_process(
-        refresh, runtime, holds_every_shard, waits):
+    refresh, runtime, holds_every_shard, waits
+):
     from gorila.components.parameter_server import synchronous_refresh
+
     assert synchronous_refresh(Config(learner_refresh=refresh, runtime=runtime), holds_every_shard) is waits

@@ -3,6 +3,7 @@ updates, the tree kept in step with the rings, and saving.
 
 Frames hold a label (stream * 1000 + entry number) so a draw names the entry it read.
 """
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -15,12 +16,20 @@ from gorila.runtime.calls import DirectCalls
 RULE = PriorityRule(alpha=1.0, beta=0.5, eps=1e-9, beta_steps=10**9)
 
 
-def labelled_memory(streams: list[int], entries: int, capacity: int | None = None, seed: int = 0,
-                    rule: PriorityRule = RULE, stack: int = 1, n_step: int = 1) -> ReplayMemory:
+def labelled_memory(
+    streams: list[int],
+    entries: int,
+    capacity: int | None = None,
+    seed: int = 0,
+    rule: PriorityRule = RULE,
+    stack: int = 1,
+    n_step: int = 1,
+) -> ReplayMemory:
     """A prioritised memory whose stream k holds `entries` plain steps of global stream `streams[k]`."""
     capacity = capacity or 4 * entries * len(streams)
-    memory = ReplayMemory(capacity, len(streams), (1,), np.float32, stack=stack, n_step=n_step, seed=seed,
-                          min_size=1, priority=rule)
+    memory = ReplayMemory(
+        capacity, len(streams), (1,), np.float32, stack=stack, n_step=n_step, seed=seed, min_size=1, priority=rule
+    )
     for j in range(entries):
         labels = np.array([[1000 * s + j] for s in streams], np.float32)
         k = len(streams)
@@ -41,10 +50,10 @@ def labels(batch) -> np.ndarray:
 
 
 def test_priority_and_weights_by_hand():
-    np.testing.assert_allclose(priority([-2.0, 0.0, 3.0], alpha=0.5, eps=1.0), [3 ** 0.5, 1.0, 2.0], rtol=1e-6)
+    np.testing.assert_allclose(priority([-2.0, 0.0, 3.0], alpha=0.5, eps=1.0), [3**0.5, 1.0, 2.0], rtol=1e-6)
     # N = 4 entries of mass 10 in all; P = p / 10; w = (4 P)^-0.5, then over the batch's largest (p = 1)
     weights = importance_weights(np.array([1.0, 4.0, 2.0]), total=10.0, count=4, beta=0.5)
-    raw = np.array([0.4 ** -0.5, 1.6 ** -0.5, 0.8 ** -0.5])
+    raw = np.array([0.4**-0.5, 1.6**-0.5, 0.8**-0.5])
     np.testing.assert_allclose(weights, raw / raw[0], rtol=1e-6)
     np.testing.assert_allclose(weights, [1.0, 0.5, 0.70710678], rtol=1e-6)
     rule = PriorityRule(beta=0.4, beta_steps=1000)
@@ -52,8 +61,8 @@ def test_priority_and_weights_by_hand():
 
 
 def test_draw_frequencies_are_proportional_to_priorities():
-    memory = labelled_memory([0], 21)                   # 20 sampleable entries (n = 1: not the newest)
-    set_priorities(memory, lambda label: label + 1.0)   # p_j = j + 1
+    memory = labelled_memory([0], 21)  # 20 sampleable entries (n = 1: not the newest)
+    set_priorities(memory, lambda label: label + 1.0)  # p_j = j + 1
     drawn = np.concatenate([labels(memory.sample(500)) for _ in range(40)])
     observed = np.bincount(drawn, minlength=20)
     expected = np.arange(1, 21) / np.arange(1, 21).sum() * drawn.size
@@ -62,7 +71,7 @@ def test_draw_frequencies_are_proportional_to_priorities():
 
 
 def test_a_memory_weights_its_draws_against_its_own_mass_and_count():
-    memory = labelled_memory([0], 5)                    # entries 0..3 sampleable
+    memory = labelled_memory([0], 5)  # entries 0..3 sampleable
     set_priorities(memory, lambda label: np.array([1.0, 2.0, 3.0, 4.0])[label.astype(int)])
     batch = memory.sample(64)
     p = labels(batch) + 1.0
@@ -75,7 +84,7 @@ def test_a_memory_weights_its_draws_against_its_own_mass_and_count():
 def test_new_entries_get_the_largest_priority_so_far():
     memory = labelled_memory([0], 5)
     memory.update_priorities([0, 0], [1, 2], [7.0, 0.5])
-    write_more(memory, 1)                               # entry 4's window is complete now
+    write_more(memory, 1)  # entry 4's window is complete now
     assert memory.priorities.tree.leaves[:5].tolist() == pytest.approx([1.0, 7.0, 0.5, 1.0, 7.0])
 
 
@@ -123,14 +132,14 @@ def test_priorities_go_back_to_the_memory_that_gave_each_entry():
 
 
 def test_updates_of_entries_overwritten_since_they_were_drawn_are_ignored():
-    memory = labelled_memory([0], 12, capacity=16)      # entries 0..10 sampleable
+    memory = labelled_memory([0], 12, capacity=16)  # entries 0..10 sampleable
     memory.update_priorities([0], [3], [9.0])
-    write_more(memory, 6)                               # count 18: entries 0 and 1 were overwritten
+    write_more(memory, 6)  # count 18: entries 0 and 1 were overwritten
     before = memory.priorities.tree.leaves.copy()
-    memory.update_priorities([0, 0, 0], [0, 1, 17], [50.0, 50.0, 50.0])   # gone, gone, not yet sampleable
+    memory.update_priorities([0, 0, 0], [0, 1, 17], [50.0, 50.0, 50.0])  # gone, gone, not yet sampleable
     np.testing.assert_array_equal(memory.priorities.tree.leaves, before)
     assert memory.priorities.max_priority == 9.0
-    memory.update_priorities([0], [3], [2.0])           # still held: updated
+    memory.update_priorities([0], [3], [2.0])  # still held: updated
     assert memory.priorities.tree.leaves[3] == pytest.approx(2.0)
 
 
@@ -138,14 +147,14 @@ def test_updates_of_entries_overwritten_since_they_were_drawn_are_ignored():
 def test_the_tree_holds_a_priority_exactly_for_the_sampleable_entries(stack, n_step):
     memory = ReplayMemory(60, 3, (1,), np.float32, stack=stack, n_step=n_step, seed=0, priority=RULE)
     rng = np.random.default_rng(stack)
-    for _ in range(150):                                # wraps each 20-entry ring several times
-        ids = rng.permutation(3)[:rng.integers(1, 4)]
+    for _ in range(150):  # wraps each 20-entry ring several times
+        ids = rng.permutation(3)[: rng.integers(1, 4)]
         lasts = rng.random(ids.size) < 0.1
         memory.add(ids, np.zeros((ids.size, 1), np.float32), [0] * ids.size, [0.0] * ids.size, lasts, lasts)
         positive = memory.priorities.tree.leaves[:60] > 0
         np.testing.assert_array_equal(positive, memory.priorities.sampleable_mask())
     assert memory.mass().entries == memory.priorities.sampleable_mask().sum()
-    assert memory.mass().mass == pytest.approx(memory.mass().entries)     # all at the initial priority 1
+    assert memory.mass().mass == pytest.approx(memory.mass().entries)  # all at the initial priority 1
 
 
 def test_save_and_load_keep_priorities_and_continue_the_same_draws(tmp_path):
@@ -174,4 +183,4 @@ def test_a_uniform_save_loads_into_a_prioritised_memory_at_priority_one(tmp_path
 def test_an_atari_sized_prioritised_memory_still_costs_about_one_frame_per_entry():
     memory = ReplayMemory(10_000, 4, (84, 84), np.uint8, stack=4, n_step=3, priority=PriorityRule())
     per_entry = memory.stats()["nbytes"] / memory.stats()["capacity"]
-    assert 7056 <= per_entry <= 7120          # a float32 leaf and float64 sums: about 20 bytes more
+    assert 7056 <= per_entry <= 7120  # a float32 leaf and float64 sums: about 20 bytes more

@@ -3,6 +3,7 @@
 Frames are filled with the entry's number (1-based) so a stack's contents name the entries it read
 and zeros can only come from zero-filling.
 """
+
 import numpy as np
 import pytest
 import torch
@@ -37,17 +38,34 @@ def test_stacks_zero_fill_after_episode_end_but_not_after_life_loss():
     write_stream(memory, [PLAIN, PLAIN, LIFE_LOSS, PLAIN, GAME_OVER, FINAL, PLAIN, PLAIN, PLAIN, PLAIN])
     stacks = sampling.gather_stacks(memory.storage, np.zeros(10, int), np.arange(10), 3)
     assert frame_ids(stacks).tolist() == [
-        [0, 0, 1], [0, 1, 2], [1, 2, 3], [2, 3, 4], [3, 4, 5],
-        [4, 5, 6], [0, 0, 7], [0, 7, 8], [7, 8, 9], [8, 9, 10]]
+        [0, 0, 1],
+        [0, 1, 2],
+        [1, 2, 3],
+        [2, 3, 4],
+        [3, 4, 5],
+        [4, 5, 6],
+        [0, 0, 7],
+        [0, 7, 8],
+        [7, 8, 9],
+        [8, 9, 10],
+    ]
     batch = memory.gather([0, 0], [4, 6])
     assert frame_ids(batch.next_obs).tolist() == [[4, 5, 6], [0, 7, 8]]
 
 
 def test_n_step_returns_across_terminal_truncation_and_mid_episode():
     memory = ReplayMemory(32, 1, (2, 2), np.float32, stack=1, n_step=3, gamma=0.5)
-    steps = [(1, False, False), (2, False, False), (4, True, False), (100, False, True),   # 0..3
-             (1, False, False), (2, False, False), (4, False, False), (8, False, False),   # 4..7
-             (100, False, True)] + [(1, False, False)] * 5                                # 8 truncated
+    steps = [
+        (1, False, False),
+        (2, False, False),
+        (4, True, False),
+        (100, False, True),  # 0..3
+        (1, False, False),
+        (2, False, False),
+        (4, False, False),
+        (8, False, False),  # 4..7
+        (100, False, True),
+    ] + [(1, False, False)] * 5  # 8 truncated
     write_stream(memory, steps)
     batch = memory.gather([0] * 6, [0, 1, 2, 4, 6, 7])
     np.testing.assert_allclose(batch.returns, [1 + 1 + 1, 2 + 2, 4, 1 + 1 + 1, 4 + 4, 8])
@@ -134,14 +152,21 @@ def filled_memory(entries: int, label: int, streams: int = 1) -> ReplayMemory:
     """A memory whose every frame holds `label`, `entries` plain steps in each of `streams` streams."""
     memory = ReplayMemory(4 * entries * streams, streams, (1,), np.float32, stack=1, n_step=1, min_size=1)
     for _ in range(entries):
-        memory.add(list(range(streams)), np.full((streams, 1), label, np.float32), [0] * streams,
-                   [0.0] * streams, [False] * streams, [False] * streams)
+        memory.add(
+            list(range(streams)),
+            np.full((streams, 1), label, np.float32),
+            [0] * streams,
+            [0.0] * streams,
+            [False] * streams,
+            [False] * streams,
+        )
     return memory
 
 
 def test_a_minibatch_over_memories_of_very_different_sizes_is_uniform_over_transitions():
     from gorila.components.replay.routing import ReplaySampler
     from gorila.runtime.calls import DirectCalls
+
     memories = [filled_memory(601, 0, streams=2), filled_memory(201, 1), filled_memory(41, 2)]
     counts = np.array([m.sampleable() for m in memories])
     assert counts.tolist() == [1200, 200, 40]
@@ -159,6 +184,7 @@ def test_a_minibatch_over_memories_of_very_different_sizes_is_uniform_over_trans
 def test_a_minibatch_over_memories_waits_for_every_memory_to_warm_up():
     from gorila.components.replay.routing import ReplaySampler
     from gorila.runtime.calls import DirectCalls
+
     cold = ReplayMemory(100, 1, (1,), np.float32, min_size=50)
     sampler = ReplaySampler([filled_memory(200, 0), cold], DirectCalls())
     assert sampler.sample(32) is None
@@ -170,6 +196,6 @@ def test_image_stacks_are_laid_out_channels_last_and_read_as_k_h_w():
     streams, indices = [0] * 6, [4, 5, 9, 10, 14, 15]
     batch = memory.gather(streams, indices)
     plain = memory.storage.frames[np.zeros((6, 1), np.int64), np.array(indices)[:, None] - np.arange(3, -1, -1)]
-    np.testing.assert_array_equal(batch.obs, plain)                       # [B, k, H, W], oldest first
+    np.testing.assert_array_equal(batch.obs, plain)  # [B, k, H, W], oldest first
     assert batch.obs.shape == (6, 4, 3, 5) and batch.obs.strides[1] == 1  # the stack is the fastest axis
     assert torch.as_tensor(batch.obs).is_contiguous(memory_format=torch.channels_last)

@@ -1,4 +1,5 @@
 """The sum tree, by hand: sums after writes, prefix-sum search at and around the boundaries, padding."""
+
 import numpy as np
 import pytest
 
@@ -6,18 +7,18 @@ from gorila.components.replay.sum_tree import SumTree
 
 
 def test_sums_follow_every_write_and_rewrite():
-    tree = SumTree(5)                       # padded to 8 leaves: inner nodes 1..7
+    tree = SumTree(5)  # padded to 8 leaves: inner nodes 1..7
     assert tree.size == 8 and tree.depth == 3 and tree.total() == 0
     tree.set([0, 1, 2, 3, 4], [1.0, 2.0, 3.0, 4.0, 5.0])
     assert tree.total() == 15
     assert tree.nodes[1:8].tolist() == [15, 10, 5, 3, 7, 5, 0]
-    tree.set([3, 3, 0], [0.5, 0.5, 0.0])    # a repeated leaf with the same value is harmless
+    tree.set([3, 3, 0], [0.5, 0.5, 0.0])  # a repeated leaf with the same value is harmless
     assert tree.nodes[1:8].tolist() == [10.5, 5.5, 5, 2, 3.5, 5, 0]
 
 
 def test_find_returns_the_leaf_whose_prefix_range_holds_the_target():
     tree = SumTree(4)
-    tree.set([0, 1, 2, 3], [1.0, 0.0, 2.0, 3.0])     # ranges: [0,1) -> 0, [1,3) -> 2, [3,6) -> 3
+    tree.set([0, 1, 2, 3], [1.0, 0.0, 2.0, 3.0])  # ranges: [0,1) -> 0, [1,3) -> 2, [3,6) -> 3
     targets = [0.0, 0.999, 1.0, 2.5, 2.999, 3.0, 5.999]
     assert tree.find(targets).tolist() == [0, 0, 2, 2, 2, 3, 3]
 
