@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, fields, replace
+from enum import StrEnum
 from typing import TYPE_CHECKING, Callable, Protocol
 
 import numpy as np
@@ -262,6 +263,17 @@ def contract_methods(contract: type) -> dict[str, Callable]:
     return methods
 
 
+class Kind(StrEnum):
+    """The kinds of placed component; a worker's kind is in its `WorkerId`, a role's in its `Role`."""
+
+    PARAMETER_SHARD = "parameter_shard"
+    REPLAY = "replay_memory"
+    EVALUATOR = "evaluator"
+    ACTOR = "actor"
+    LEARNER = "learner"
+    BUNDLE = "bundle"
+
+
 @dataclass(frozen=True)
 class Role:
     """A kind of placed component: the contract its callers use and what a runtime needs to place
@@ -273,7 +285,7 @@ class Role:
     A worker that `hosts_shards` holds parameter shards in its process beside its own work (shard
     placement `learners`); it waits for its shards' states after a restart."""
 
-    name: str
+    name: Kind
     contract: type
     server: bool = False
     learns: bool = False
@@ -285,12 +297,12 @@ class Role:
         return replace(self, waits_for_state=True, hosts_shards=True)
 
 
-PARAMETER_SHARD = Role("parameter_shard", ShardServer, server=True, waits_for_state=True)
-REPLAY = Role("replay_memory", ReplayServer, server=True)
-EVALUATOR = Role("evaluator", EvaluatorServer, server=True)
-ACTOR = Role("actor", ActorWorker)
-LEARNER = Role("learner", LearnerWorker, learns=True)
-BUNDLE = Role("bundle", BundleWorker, learns=True)
+PARAMETER_SHARD = Role(Kind.PARAMETER_SHARD, ShardServer, server=True, waits_for_state=True)
+REPLAY = Role(Kind.REPLAY, ReplayServer, server=True)
+EVALUATOR = Role(Kind.EVALUATOR, EvaluatorServer, server=True)
+ACTOR = Role(Kind.ACTOR, ActorWorker)
+LEARNER = Role(Kind.LEARNER, LearnerWorker, learns=True)
+BUNDLE = Role(Kind.BUNDLE, BundleWorker, learns=True)
 
 
 def learner_processes(config) -> int:
@@ -306,10 +318,14 @@ def shard_holders(config) -> int:
 
 @dataclass(frozen=True)
 class WorkerId:
-    """Which worker: its role (`bundle`, `actor` or `learner`) and its index among that role."""
+    """Which worker the driver hands work to: its kind (a bundle, an actor or a learner; the evaluator,
+    whose calls the driver tracks beside theirs) and its index among that kind."""
 
-    role: str
+    role: Kind
     index: int
+
+    def __post_init__(self):
+        object.__setattr__(self, "role", Kind(self.role))  # "actor" as read from a checkpoint
 
     def __str__(self) -> str:
         return f"{self.role} {self.index}"

@@ -1,14 +1,19 @@
 """Runtimes place the components: `local` (one process) or `ray` (one Ray actor per component).
 
-A runtime has `place(role, make, *args)` (build `make(*args)` for a component of that
-`gorila.contracts.Role`, here or in its own process), `calls` (`gorila.runtime.calls`), and the
-lifecycle the driver uses: `wait_ready`, `where`, `processes`, `restarts`, `restart`, `shutdown`.
+What a runtime offers is the `Runtime` protocol (`gorila.runtime.protocol`): `place(role, make, *args)`
+(build `make(*args)` for a component of that `gorila.contracts.Role`, here or in its own process),
+`calls` (`gorila.runtime.calls`), and the lifecycle the driver uses: `wait_ready`, `where`,
+`processes`, `restarts`, `restart`, `watch_restarts`, `shutdown`.
 """
 
 from __future__ import annotations
 
+from gorila.runtime.protocol import Runtime, ShardHostingRuntime
 
-def make_runtime(config):
+__all__ = ["Runtime", "ShardHostingRuntime", "make_runtime"]
+
+
+def make_runtime(config) -> Runtime:
     """The runtime the config names; Ray is imported only when it is used."""
     if config.runtime == "local":
         from gorila.runtime.local import LocalRuntime

@@ -9,6 +9,8 @@ from gorila.runtime.calls import DirectCalls
 
 
 class LocalRuntime:
+    """A `gorila.runtime.Runtime` in this process."""
+
     name = "local"
     restarts_components = False
     hosts_shards = False  # every shard is in the one process already
@@ -29,7 +31,7 @@ class LocalRuntime:
     def where(self, handle) -> str:
         return "local"
 
-    def processes(self, handles, timeout: float = 0.0) -> list:
+    def processes(self, handles, timeout: float = 30.0) -> list:
         return [("local", 0)] * len(handles)  # nothing here is ever restarted
 
     def restarts(self, handles) -> list:

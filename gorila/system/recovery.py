@@ -37,7 +37,7 @@ from collections import Counter
 from dataclasses import replace
 from typing import Callable
 
-from gorila.contracts import ActorWorker, WorkerId
+from gorila.contracts import ActorWorker, Kind, WorkerId
 from gorila.runtime.calls import WorkerError
 from gorila.system.shard_states import ShardStates
 
@@ -110,7 +110,7 @@ class Recovery:
         seen = worker in self.restarting  # lost before, and no call has succeeded since
         self.restarting.add(worker)
         what = f"{worker} died ({type(getattr(error, 'cause', None) or error).__name__})"
-        if worker.role == "evaluator":
+        if worker.role is Kind.EVALUATOR:
             if not seen:
                 self.fault(str(worker), what)
             return
@@ -165,7 +165,7 @@ class Recovery:
     def continue_from(self, worker: WorkerId, steps: int):
         """Let an actor or a bundle carry on from `steps` agent steps (its epsilon follows its step
         count); the call's future, or None for a learner, which has no step count."""
-        if worker.role == "learner":
+        if worker.role is Kind.LEARNER:
             return None
         return self.calls.call(self.system.workers[worker], ActorWorker.continue_from, steps)
 
@@ -177,7 +177,7 @@ class Recovery:
             return
         now = time.time()
         for future, job in list(pending.items()):
-            if job.worker.role != "evaluator" and now - job.since > self.deadline(job.worker):
+            if job.worker.role is not Kind.EVALUATOR and now - job.since > self.deadline(job.worker):
                 since = " since its restart" if job.worker in self.restarting else ""
                 self.say(f"{job.worker} has not answered for {now - job.since:.0f} s{since}: restarting it")
                 self.end(pending, future, now)
@@ -234,7 +234,7 @@ class Recovery:
         if still < self.config.stall_seconds:
             return
         self.moved_at = now
-        stuck = sorted({job.worker for job in pending.values() if job.worker.role != "evaluator"}, key=str)
+        stuck = sorted({job.worker for job in pending.values() if job.worker.role is not Kind.EVALUATOR}, key=str)
         names = ", ".join(map(str, stuck)) or "nothing: no worker call is in flight"
         self.fault(
             "run",

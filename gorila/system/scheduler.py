@@ -35,7 +35,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
 
-from gorila.contracts import Report, WorkerId
+from gorila.contracts import Kind, Report, WorkerId
 
 CHUNK_STEPS = 256  # agent steps per actor/bundle work item (a fraction of a second)
 BACKOFF_S = 0.05  # a learner whose replay is still warming up waits this long
@@ -84,12 +84,12 @@ class Scheduler:
         """Agent steps (actors, bundles) or updates (learners) for an idle worker; 0 means wait."""
         if self.stop_reason is not None:
             return 0
-        if worker.role == "learner":
+        if worker.role is Kind.LEARNER:
             return self._learner_budget(worker.index)
         counters = self.counters
         if counters.steps + counters.inflight_steps >= self.total_steps:
             return 0
-        if worker.role == "actor" and self.actors_ahead():
+        if worker.role is Kind.ACTOR and self.actors_ahead():
             return 0
         return self.chunk_steps
 
@@ -97,7 +97,7 @@ class Scheduler:
         """`workers` in the order their budgets are asked for: learners, then the rest by the agent
         steps each has reported (fewest first; ties by index)."""
         steps = self.counters.worker_steps
-        return sorted(workers, key=lambda w: (w.role != "learner", steps[w], w.index))
+        return sorted(workers, key=lambda w: (w.role is not Kind.LEARNER, steps[w], w.index))
 
     def _learner_budget(self, index: int) -> int:
         if self.clock() < self.counters.backoff_until.get(index, 0.0):
@@ -115,14 +115,14 @@ class Scheduler:
         return collected - asked * self.update_every > slack
 
     def started(self, worker: WorkerId, budget: int) -> None:
-        if worker.role == "learner":
+        if worker.role is Kind.LEARNER:
             self.counters.requested[worker.index] += budget
         else:
             self.counters.inflight_steps += budget
 
     def finished(self, worker: WorkerId, budget: int, report: Report) -> None:
         counters = self.counters
-        if worker.role == "learner":
+        if worker.role is Kind.LEARNER:
             counters.requested[worker.index] -= budget - report.updates
             if report.updates == 0:
                 counters.backoff_until[worker.index] = self.clock() + self.backoff_s
@@ -139,7 +139,7 @@ class Scheduler:
 
     def failed(self, worker: WorkerId, budget: int) -> None:
         """A call was lost with its process: nothing of it is counted, its work is handed out again."""
-        if worker.role == "learner":
+        if worker.role is Kind.LEARNER:
             self.counters.requested[worker.index] -= budget
         else:
             self.counters.inflight_steps -= budget

@@ -33,6 +33,7 @@ from gorila.contracts import (
     PARAMETER_SHARD,
     REPLAY,
     EnvInfo,
+    Kind,
     Worker,
     WorkerId,
     learner_processes,
@@ -70,7 +71,7 @@ class System:
 
     def replay_holders(self) -> list:
         """What holds each replay memory: the bundles, or the stand-alone memories."""
-        return self.replays or [h for w, h in self.workers.items() if w.role == BUNDLE.name]
+        return self.replays or [h for w, h in self.workers.items() if w.role is Kind.BUNDLE]
 
     def servers(self) -> list:
         """Components that answer calls rather than do work: shards, replay memories, then the evaluator."""

@@ -20,7 +20,7 @@ import torch
 
 from gorila.components.learner import learner_device
 from gorila.config import Config, save_yaml
-from gorila.contracts import EvaluatorServer, ReplayServer, Worker, WorkerId, env_info
+from gorila.contracts import EvaluatorServer, Kind, ReplayServer, Worker, WorkerId, env_info
 from gorila.envs import make_vector_env_for
 from gorila.plugins import reference_of
 from gorila.records.checkpoints import (
@@ -50,7 +50,7 @@ WAIT_S = 0.2  # longest wait for a report before the periodic jobs run again
 # Longest wait for the shards' counters or states (records, backups): a shard held in a stopped worker
 # must not hold up the loop whose watchdog restarts that worker.
 OBSERVE_TIMEOUT_S = 5.0
-EVALUATOR = WorkerId("evaluator", 0)
+EVALUATOR_ID = WorkerId(Kind.EVALUATOR, 0)  # the evaluator's calls, tracked beside the workers'
 
 
 @dataclass(frozen=True)
@@ -209,12 +209,12 @@ class Trainer:
             if not self.calls.lost(error):
                 raise WorkerError(f"{job.worker} failed: {failure_reason(error)}") from error
             self.recovery.lost(job.worker, error, self.scheduler.counters.worker_steps[job.worker])
-            if job.worker == EVALUATOR:
+            if job.worker == EVALUATOR_ID:
                 self.start_evaluation(self.stop_rule.pending)
             else:
                 self.scheduler.failed(job.worker, job.budget)
             return
-        if job.worker == EVALUATOR:
+        if job.worker == EVALUATOR_ID:
             self.recovery.answered(job.worker, None, 0)
             self.evaluated(result)
         else:
@@ -228,7 +228,7 @@ class Trainer:
         if time.time() >= self.next_log:
             self.recovery.check(
                 self.pending,
-                evaluating=any(job.worker == EVALUATOR for job in self.pending.values()),
+                evaluating=any(job.worker == EVALUATOR_ID for job in self.pending.values()),
                 worker_steps=self.scheduler.counters.worker_steps,
             )
             self.recovery.watch(
@@ -268,7 +268,7 @@ class Trainer:
         self.stop_rule.started(candidate)
         episodes = self.config.confirm_episodes if candidate.results else self.config.eval_episodes
         future = self.calls.call(self.system.evaluator, EvaluatorServer.evaluate, candidate.theta, episodes)
-        self.pending[future] = Job(EVALUATOR)
+        self.pending[future] = Job(EVALUATOR_ID)
 
     def evaluated(self, result: dict) -> None:
         candidate = self.stop_rule.pending

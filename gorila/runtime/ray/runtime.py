@@ -24,6 +24,8 @@ from gorila.runtime.ray.hosts import (
 
 
 class RayRuntime:
+    """A `gorila.runtime.ShardHostingRuntime` on Ray: one Ray actor per component."""
+
     name = "ray"
     restarts_components = True
     hosts_shards = True  # a worker can hold parameter shards in its process (`reserve`, `hosted_shard`)
@@ -131,9 +133,9 @@ class RayRuntime:
         restart is under way, which Ray reports with the same error."""
         return [restart_count(handle) for handle in handles]
 
-    def restart(self, actor: NamedActor) -> None:
+    def restart(self, handle: NamedActor) -> None:
         """End a component that stopped answering; Ray starts it again."""
-        ray.kill(actor.handle, no_restart=False)
+        ray.kill(handle.handle, no_restart=False)
 
     def watch_restarts(self, handles, restored: Callable[[int, tuple], None]) -> None:
         """Until shutdown, call `restored(index, (node, pid))` from a thread of this process as soon as

@@ -1,0 +1,50 @@
+"""Both runtimes implement the `Runtime` protocol: the same methods with the same parameters, and the
+attributes the driver reads (Ray's adds the shard-hosting ones)."""
+
+import inspect
+
+import pytest
+
+from gorila.contracts import Kind, WorkerId
+from gorila.runtime import Runtime, ShardHostingRuntime
+from gorila.runtime.local import LocalRuntime
+from gorila.runtime.ray.runtime import RayRuntime
+
+
+def protocol_methods(protocol) -> dict:
+    return {
+        name: value
+        for cls in reversed(protocol.__mro__)
+        if cls.__module__ == "gorila.runtime.protocol"
+        for name, value in vars(cls).items()
+        if callable(value) and not name.startswith("_")
+    }
+
+
+def parameters(function) -> list[tuple[str, object, object]]:
+    return [(p.name, p.kind, p.default) for p in inspect.signature(function).parameters.values()]
+
+
+@pytest.mark.parametrize("runtime, protocol", [(LocalRuntime, Runtime), (RayRuntime, ShardHostingRuntime)])
+def test_a_runtime_has_every_method_of_its_protocol_with_the_same_parameters(runtime, protocol):
+    methods = protocol_methods(protocol)
+    assert {"place", "wait_ready", "shutdown"} <= set(methods)
+    for name, method in methods.items():
+        assert parameters(getattr(runtime, name)) == parameters(method), f"{runtime.__name__}.{name}"
+    for attribute in ("name", "restarts_components", "hosts_shards"):
+        assert hasattr(runtime, attribute), f"{runtime.__name__}.{attribute}"
+    assert runtime.hosts_shards == (protocol is ShardHostingRuntime)
+
+
+def test_the_local_runtime_is_a_runtime_and_places_here():
+    runtime = LocalRuntime(config=None)
+    assert isinstance(runtime, Runtime) and not isinstance(runtime, ShardHostingRuntime)
+    assert runtime.place(None, list, (1, 2)) == [1, 2]
+    assert runtime.wait_ready(runtime.objects, timeout=1.0) == 0
+
+
+def test_a_worker_id_names_its_kind_by_the_enum_also_when_read_as_text():
+    assert WorkerId("actor", 3).role is Kind.ACTOR
+    assert WorkerId("actor", 3) == WorkerId(Kind.ACTOR, 3) and str(WorkerId(Kind.BUNDLE, 0)) == "bundle 0"
+    with pytest.raises(ValueError):
+        WorkerId("actress", 0)
