@@ -244,29 +244,11 @@ def load_q_network(run_or_checkpoint: str | Path, *, env=None, network=None) -> 
         agent.network,
         agent.info.obs_shape,
         agent.info.obs_dtype,
-        action_names(agent.config, agent.info),
+        agent.action_names(),
         agent.file,
         reference_of(agent.config.env),
         agent.payload["env_frames"],
     )
-
-
-def action_names(config: Config, info) -> list[str]:
-    """What each output of the network means: ALE's action names for an Atari game (its minimal set,
-    or all 18 with full_action_set), else the index of the Discrete action."""
-    if not info.is_atari:
-        return [str(index) for index in range(info.num_actions)]
-    from ale_py import Action
-
-    from gorila.envs.ale_single import AtariGame
-
-    if config.full_action_set:
-        return [action.name for action in Action][: info.num_actions]
-    game = AtariGame(config.env)
-    try:
-        return [Action(value).name for value in game.minimal_actions]
-    finally:
-        game.close()
 
 
 def _objects(env, network) -> dict:

@@ -19,7 +19,8 @@ from typing import Literal
 import yaml
 
 from gorila.config.migration import FRAME_COUNTED_KEY, in_agent_steps
-from gorila.config.presets import preset_for_env, scaled_preset
+from gorila.config.presets import preset_for_env
+from gorila.config.scaling import scaled_preset
 from gorila.config.schema import Config, ConfigError, validate
 
 

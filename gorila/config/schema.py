@@ -213,7 +213,7 @@ class Config:
     call_timeout_seconds: float = checked(300.0, lambda v: v > 0, "be > 0")
     """A worker whose call has not returned after this long is treated as failed and restarted."""
     restart_timeout_seconds: float = checked(600.0, lambda v: v > 0, "be > 0")
-    """A worker coming back from a restart (its process starting, its shards waiting for their state) has this long to answer its first call before it is ended again; call_timeout_seconds counts from then on."""
+    """A worker coming back from a restart (its process starting, its shards waiting for their state) has this long to answer its first call before it is ended again. After a second such deadline without an answer the run ends naming it: its process does not start again (on a cluster, most often no node with room for it). call_timeout_seconds counts from its first answer on."""
     stall_seconds: float = checked(120.0, lambda v: v > 0, "be > 0")
     """A run whose frames and updates have not moved for this long is a fault of its own (Ray): recorded, and the workers whose calls are in flight restarted."""
 

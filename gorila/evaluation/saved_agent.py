@@ -24,6 +24,23 @@ class SavedAgent:
     info: EnvInfo
     network: nn.Module  # the Q-network with theta+ loaded, no gradients
 
+    def action_names(self) -> list[str]:
+        """What each output of the network means: ALE's action names for an Atari game (its minimal set,
+        or all 18 with full_action_set), else the index of the Discrete action."""
+        if not self.info.is_atari:
+            return [str(index) for index in range(self.info.num_actions)]
+        from ale_py import Action  # only for an Atari game
+
+        from gorila.envs.ale_single import AtariGame
+
+        if self.config.full_action_set:
+            return [action.name for action in Action][: self.info.num_actions]
+        game = AtariGame(self.config.env)
+        try:
+            return [Action(value).name for value in game.minimal_actions]
+        finally:
+            game.close()
+
 
 def restore_config(payload: dict, objects: dict | None = None) -> Config:
     """The config a checkpoint was trained with; `objects` replace the references it holds (the user's

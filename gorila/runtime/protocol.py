@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, ClassVar, Protocol, runtime_checkable
 
-from gorila.contracts import Role
+from gorila.placement import Role
 from gorila.runtime.calls import Calls
 
 

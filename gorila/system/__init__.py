@@ -1,4 +1,6 @@
 """The system around the components: `builders` make each component from the config, `topology` wires
-any topology (`build_system`), `trainer` drives the run, `scheduler` is the budget policy, `stop_rule`
-decides when to evaluate and when a run is solved, `recovery` handles failed components, `preflight`
-checks a config before anything starts, `signals` turns Ctrl-C and SIGTERM into a clean stop."""
+any topology (`build_system`), `trainer` drives the run (`run_records` writes what it counts,
+`evaluations` evaluates theta+ as it goes), `scheduler` is the budget policy, `stop_rule` decides when
+to evaluate and when a run is solved, `recovery` handles failed components (`faults`: the allowance
+and what a fault says), `preflight` checks a config before anything starts, `signals` turns Ctrl-C
+and SIGTERM into a clean stop."""

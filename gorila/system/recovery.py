@@ -21,7 +21,10 @@
   what state it was given, without another fault.
 - A worker whose call has not returned within `call_timeout_seconds` is ended, and so restarted; one
   coming back from a restart has `restart_timeout_seconds` for its first call (a process that starts,
-  builds its environments and waits for its shards' states is not a hung one).
+  builds its environments and waits for its shards' states is not a hung one). One that has not
+  answered after two such deadlines in a row ends the run with an error naming it: its process does
+  not start again (on a cluster, most often a node lost and no other with room for it), and waiting
+  longer would stand the run still without end.
 - A run whose frames and updates stand still for `stall_seconds` (while it is not stopping) is a
   fault of its own, whatever the cause: recorded, and every worker with a call in flight ended, and
   so restarted. A run that keeps standing still thus spends its allowance and gives up.
@@ -37,35 +40,16 @@ from collections import Counter
 from dataclasses import replace
 from typing import Callable
 
-from gorila.contracts import ActorWorker, Kind, WorkerId
+from gorila.contracts import ActorWorker
+from gorila.placement import Kind, WorkerId
 from gorila.runtime.calls import WorkerError
+from gorila.system.faults import FaultBudget, not_back, restart_consequence, restarted_while_idle, server_name
 from gorila.system.shard_states import ShardStates
 
 RESTART_WAIT_S = 1.0  # a worker whose process was lost is asked again after this long
 # How long the periodic look at the servers' processes waits for each to say where it runs: a server
 # that does not answer (a shard held in a stopped worker) is looked at again next time.
 LOOK_TIMEOUT_S = 5.0
-
-
-class FaultBudget:
-    """Counts failures against the run's allowance."""
-
-    def __init__(self, max_failures: int, already: int = 0):
-        self.max_failures, self.count = max_failures, already
-
-    def spend(self, what: str) -> str:
-        """Count one failure; the progress line to show, or WorkerError once the allowance is spent."""
-        self.count += 1
-        if self.count > self.max_failures:
-            raise WorkerError(
-                f"giving up after {self.count} component failures (max_failures={self.max_failures}); the last: {what}"
-            )
-        return f"fault {self.count}/{self.max_failures}: {what}"
-
-
-def restarted_while_idle(worker: WorkerId) -> str:
-    """The fault of a worker whose process ended while no call of it was under way."""
-    return f"{worker} was restarted (its process ended while it was idle)"
 
 
 class Recovery:
@@ -94,6 +78,7 @@ class Recovery:
         self.worker_processes: dict[WorkerId, int] = {}  # the process each worker last reported from
         self.ended: set[WorkerId] = set()  # restarted by the watchdog: its fault is recorded
         self.deaths: Counter = Counter()  # each worker's process deaths recorded as faults
+        self.overdue: Counter = Counter()  # restart deadlines each worker has passed since it last answered
         self.restores_owed: Counter = Counter()  # held shards recorded dead with their worker, not yet restored
         self.server_processes = runtime.processes(system.servers())
         self.progress, self.moved_at = None, time.time()  # (steps, updates) last seen, and since when
@@ -129,6 +114,7 @@ class Recovery:
         call), record it and let it continue from `steps`."""
         recorded = worker in self.restarting
         self.restarting.discard(worker)
+        self.overdue.pop(worker, None)
         if process is None:
             return
         known = self.worker_processes.get(worker)
@@ -162,6 +148,14 @@ class Recovery:
             self.fault(name, f"{name} died with {worker}'s process (it is restored from the driver's state)")
             self.restores_owed[index] += 1
 
+    def continue_run(self, worker_steps: dict) -> None:
+        """A resumed run: the shards' states (kept by the driver from the checkpoint) given to every
+        shard, and each actor's or bundle's step count (its epsilon) to it."""
+        self.shard_states.give_all()
+        workers = self.system.workers
+        futures = [self.continue_from(worker, steps) for worker, steps in worker_steps.items() if worker in workers]
+        self.calls.get([future for future in futures if future is not None])
+
     def continue_from(self, worker: WorkerId, steps: int):
         """Let an actor or a bundle carry on from `steps` agent steps (its epsilon follows its step
         count); the call's future, or None for a learner, which has no step count."""
@@ -178,7 +172,11 @@ class Recovery:
         now = time.time()
         for future, job in list(pending.items()):
             if job.worker.role is not Kind.EVALUATOR and now - job.since > self.deadline(job.worker):
-                since = " since its restart" if job.worker in self.restarting else ""
+                restarting = job.worker in self.restarting
+                self.overdue[job.worker] += restarting
+                if self.overdue[job.worker] > 1:
+                    raise WorkerError(not_back(job.worker, now - job.since, self.config))
+                since = " since its restart" if restarting else ""
                 self.say(f"{job.worker} has not answered for {now - job.since:.0f} s{since}: restarting it")
                 self.end(pending, future, now)
         self.record_unseen_restarts(pending, worker_steps)
@@ -282,23 +280,3 @@ class Recovery:
         line = self.faults.spend(what)
         self.record(component, what, self.faults.count)
         self.say(line)
-
-
-def server_name(system, index: int) -> str:
-    """A readable name for entry `index` of `System.servers()`."""
-    shards, replays = len(system.shards), len(system.replays)
-    if index < shards:
-        return f"parameter shard {index}"
-    if index < shards + replays:
-        return f"replay shard {index - shards}"
-    return "evaluator"
-
-
-def restart_consequence(name: str, save_replay: bool) -> str:
-    if name.startswith("replay shard"):
-        return (
-            "restored from the replay saved with the last checkpoint, where its node can read it"
-            if save_replay
-            else "its contents are lost (no --save-replay); it fills again from the actors"
-        )
-    return "evaluations continue"

@@ -35,7 +35,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
 
-from gorila.contracts import Kind, Report, WorkerId
+from gorila.contracts import Report
+from gorila.placement import Kind, WorkerId
 
 CHUNK_STEPS = 256  # agent steps per actor/bundle work item (a fraction of a second)
 BACKOFF_S = 0.05  # a learner whose replay is still warming up waits this long

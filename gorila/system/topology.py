@@ -25,20 +25,10 @@ from gorila.components.parameter_server.client import synchronous_refresh
 from gorila.components.parameter_server.staleness import staleness_limit
 from gorila.components.replay.routing import ReplaySampler, ReplayWriter, Route, remote_batch_steps
 from gorila.config import Config
-from gorila.contracts import (
-    ACTOR,
-    BUNDLE,
-    EVALUATOR,
-    LEARNER,
-    PARAMETER_SHARD,
-    REPLAY,
-    EnvInfo,
-    Kind,
-    Worker,
-    WorkerId,
-    learner_processes,
-    shard_holders,
-)
+from gorila.config.processes import learner_processes, shard_holders
+from gorila.contracts import EnvInfo, Worker
+from gorila.placement import ACTOR, BUNDLE, EVALUATOR, LEARNER, PARAMETER_SHARD, REPLAY, Kind, WorkerId
+from gorila.runtime.calls import WorkerError
 from gorila.system.builders import (
     initial_parameters,
     make_actor,
@@ -213,3 +203,18 @@ def refresh_mode(config: Config) -> str:
     if learner_processes(config) == 1:
         return "synchronous theta+ refresh"
     return "theta+ refresh synchronous where a learner holds every shard, else pipelined"
+
+
+READY_TIMEOUT_S = 120  # how long the components of a run may take to start
+
+
+def wait_ready(runtime, system: System, config: Config) -> None:
+    """Every component constructed (on Ray: scheduled on some node); else a clear error."""
+    handles = system.handles()
+    missing = runtime.wait_ready(handles, READY_TIMEOUT_S)
+    if missing:
+        raise WorkerError(
+            f"{missing} of {len(handles)} components could not be placed within {READY_TIMEOUT_S} s: the Ray "
+            f"cluster lacks the CPUs/GPUs they ask for (worker_cpus={config.worker_cpus}, "
+            f"learner_gpus={config.learner_gpus})"
+        )

@@ -12,40 +12,37 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import torch
 
 from gorila.components.learner import learner_device
-from gorila.config import Config, save_yaml
-from gorila.contracts import EvaluatorServer, Kind, ReplayServer, Worker, WorkerId, env_info
+from gorila.config import Config
+from gorila.contracts import ReplayServer, Worker, env_info
 from gorila.envs import make_vector_env_for
-from gorila.plugins import reference_of
+from gorila.placement import Kind, WorkerId
 from gorila.records.checkpoints import (
     prepare_saved_states,
-    save_best,
     save_checkpoint,
     save_replays,
     save_shard_backups,
 )
 from gorila.records.durable import WriteError
-from gorila.records.metrics import MetricsWriter, TrainWindow, parameter_server_stats
-from gorila.records.progress import ProgressDisplay
-from gorila.records.tracking import WandbRun
+from gorila.records.metrics import parameter_server_stats
 from gorila.runtime import make_runtime
 from gorila.runtime.calls import WorkerError, failure_reason
 from gorila.system.builders import first_shard_states, parameter_client, replay_warmup
+from gorila.system.evaluations import Evaluations
 from gorila.system.preflight import check_fits_env
 from gorila.system.recovery import Recovery
-from gorila.system.schedule import describe_schedule, epsilon_warning
+from gorila.system.run_records import RunRecords
 from gorila.system.scheduler import BACKOFF_S, Scheduler, StopReason
 from gorila.system.signals import raise_if_stop_asked, restore_signals, stop_honoured, stop_on_signals
-from gorila.system.stop_rule import Candidate, StopRule, Verdict
-from gorila.system.topology import build_system, describe_topology, replay_count
+from gorila.system.stop_rule import Candidate, Verdict
+from gorila.system.topology import build_system, replay_count, wait_ready
 
-READY_TIMEOUT_S = 120
 WAIT_S = 0.2  # longest wait for a report before the periodic jobs run again
 # Longest wait for the shards' counters or states (records, backups): a shard held in a stopped worker
 # must not hold up the loop whose watchdog restarts that worker.
@@ -81,7 +78,6 @@ class Trainer:
         if resume:  # wall_time continues from the time already trained
             self.start -= resume["wall_time"]
         self.pending: dict = {}  # future -> Job
-        self.solved_at: tuple[int, float] | None = None
         self.live_progress = live_progress
         self.previous_signals = stop_on_signals()  # Ctrl-C while Ray starts stops cleanly too
         with make_vector_env_for(config, 1, config.seed) as probe:
@@ -106,66 +102,32 @@ class Trainer:
         self.calls = self.runtime.calls
         self.system = build_system(config, info, self.runtime, backups, replays)
         self.params = parameter_client(config, self.system.shards, self.system.bounds, self.calls)
-        self._wait_ready()
+        wait_ready(self.runtime, self.system, config)
         self.scheduler = Scheduler(
             info.steps(config.total_frames), config.update_every, config.actors, config.learners, config.learning_starts
         )
-        self.stop_rule = StopRule(info.steps(config.eval_every_frames), config.stop_at_return)
         # the shards' first states, kept by the driver for restarts (a runtime that restarts nothing keeps none)
-        first = (
-            first_shard_states(config, info, self.system.bounds, self.resume)
-            if self.runtime.restarts_components
-            else None
-        )
+        restarts = self.runtime.restarts_components
+        first = first_shard_states(config, info, self.system.bounds, self.resume) if restarts else None
+        faults = self.resume.get("faults", 0) if self.resume else 0
+        fault = lambda *what: self.records.fault(self.steps, *what)
         self.recovery = Recovery(
-            config,
-            self.runtime,
-            self.system,
-            self._record_fault,
-            self._say,
-            self.resume.get("faults", 0) if self.resume else 0,
-            first,
+            config, self.runtime, self.system, fault, lambda line: self.records.say(line), faults, first
         )
         if self.resume:
-            self._continue_counters()
+            self.scheduler.restore(self.resume["scheduler"])
+            self.recovery.continue_run(self.scheduler.counters.worker_steps)
         self.next_log = time.time() + config.log_every_seconds
         self.next_backup = time.time() + config.shard_backup_every_seconds
         every = info.steps(config.checkpoint_every_frames)
         self.next_checkpoint = self.steps + every if every else np.inf
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        save_yaml(config, self.run_dir / "config.yaml")
-        self.metrics = MetricsWriter(
-            self.run_dir,
-            start_time=self.start,
-            purge_after=self.info.frames(self.steps) if self.resume else None,
-            trackers=(WandbRun.start(config, self.run_dir), *self.trackers),
+        resumed_frames = info.frames(self.steps) if self.resume else None
+        self.records = RunRecords(
+            config, info, self.run_dir, self.start, resumed_frames, self.trackers, self.live_progress
         )
-        self.window = TrainWindow(self.metrics.elapsed())
-        self.display = ProgressDisplay(config.total_frames, self.live_progress)
-
-    def _continue_counters(self) -> None:
-        """Counters, evaluations, the shards' states (from the driver) and each actor's step count (its
-        epsilon) from the checkpoint."""
-        self.recovery.shard_states.give_all()
-        self.scheduler.restore(self.resume["scheduler"])
-        self.stop_rule.restore(self.resume["evaluations"])
-        futures = [
-            self.recovery.continue_from(worker, steps)
-            for worker, steps in self.scheduler.counters.worker_steps.items()
-            if worker in self.system.workers
-        ]
-        self.calls.get([future for future in futures if future is not None])
-
-    def _wait_ready(self) -> None:
-        """Every component constructed (on Ray: scheduled on some node); else a clear error."""
-        handles = self.system.handles()
-        missing = self.runtime.wait_ready(handles, READY_TIMEOUT_S)
-        if missing:
-            raise WorkerError(
-                f"{missing} of {len(handles)} components could not be placed within "
-                f"{READY_TIMEOUT_S} s: the Ray cluster lacks the CPUs/GPUs they ask for "
-                f"(worker_cpus={self.config.worker_cpus}, learner_gpus={self.config.learner_gpus})"
-            )
+        self.evaluations = Evaluations(config, info, self.calls, self.system.evaluator, self.records, self.run_dir)
+        if self.resume:
+            self.evaluations.rule.restore(self.resume["evaluations"])
 
     @property
     def steps(self) -> int:
@@ -210,7 +172,7 @@ class Trainer:
                 raise WorkerError(f"{job.worker} failed: {failure_reason(error)}") from error
             self.recovery.lost(job.worker, error, self.scheduler.counters.worker_steps[job.worker])
             if job.worker == EVALUATOR_ID:
-                self.start_evaluation(self.stop_rule.pending)
+                self.pending[self.evaluations.retry()] = Job(EVALUATOR_ID)
             else:
                 self.scheduler.failed(job.worker, job.budget)
             return
@@ -220,22 +182,16 @@ class Trainer:
         else:
             self.recovery.answered(job.worker, result.process, self.scheduler.counters.worker_steps[job.worker])
             self.scheduler.finished(job.worker, job.budget, result)
-            self.window.add(result)
+            self.records.window.add(result)
 
     def periodic(self) -> None:
-        if self.stop_rule.due(self.steps) and self.scheduler.stop_reason is None:
+        if self.evaluations.due(self.steps) and self.scheduler.stop_reason is None:
             self.start_evaluation(Candidate(self.params.pull()[0].numpy(), self.steps))
         if time.time() >= self.next_log:
-            self.recovery.check(
-                self.pending,
-                evaluating=any(job.worker == EVALUATOR_ID for job in self.pending.values()),
-                worker_steps=self.scheduler.counters.worker_steps,
-            )
-            self.recovery.watch(
-                (self.steps, self.scheduler.counters.updates),
-                self.pending,
-                stopping=self.scheduler.stop_reason is not None,
-            )
+            evaluating = any(job.worker == EVALUATOR_ID for job in self.pending.values())
+            counters, stopping = self.scheduler.counters, self.scheduler.stop_reason is not None
+            self.recovery.check(self.pending, evaluating=evaluating, worker_steps=counters.worker_steps)
+            self.recovery.watch((self.steps, counters.updates), self.pending, stopping=stopping)
             self.log()
         if time.time() >= self.next_backup and self.runtime.restarts_components:
             self.next_backup = time.time() + self.config.shard_backup_every_seconds
@@ -254,43 +210,16 @@ class Trainer:
         self.recovery.shard_states.keep(states, self.info.frames(self.steps))
         save_shard_backups(self.run_dir, states, self.info.frames(self.steps))
 
-    # ---- failures ----------------------------------------------------------------------------
-    def _record_fault(self, component: str, what: str, failures: int) -> None:
-        self.metrics.write(
-            "fault", self.info.frames(self.steps), {"component": component, "reason": what, "failures": failures}
-        )
-
-    def _say(self, line: str) -> None:
-        self.display.message(line)
-
     # ---- evaluation --------------------------------------------------------------------------
     def start_evaluation(self, candidate: Candidate) -> None:
-        self.stop_rule.started(candidate)
-        episodes = self.config.confirm_episodes if candidate.results else self.config.eval_episodes
-        future = self.calls.call(self.system.evaluator, EvaluatorServer.evaluate, candidate.theta, episodes)
-        self.pending[future] = Job(EVALUATOR_ID)
+        self.pending[self.evaluations.start(candidate)] = Job(EVALUATOR_ID)
 
     def evaluated(self, result: dict) -> None:
-        candidate = self.stop_rule.pending
-        verdict = self.stop_rule.finished(result)
-        frames = self.info.frames(candidate.steps)
-        confirming = len(candidate.results) > 1
-        self.metrics.write(
-            "eval", frames, {**result, "updates": self.scheduler.counters.updates, "confirmation": confirming}
-        )
-        what = f"confirmation of the {frames:,}-frame parameters" if confirming else f"eval at {frames:,} frames"
-        self.display.message(
-            f"{what}: mean {result['eval_return_mean']:.1f} +/- {result['eval_return_std']:.1f} "
-            f"over {result['eval_episodes']} episodes"
-        )
-        if self.stop_rule.improved:
-            save_best(self.run_dir, self.payload(candidate.theta, evaluations=candidate.results), frames)
+        verdict = self.evaluations.finished(result, self.scheduler.counters.updates)
         if verdict is Verdict.CONFIRM:
-            self.start_evaluation(candidate)
-        elif verdict is Verdict.SOLVED:
-            self.solved_at = self.solved_at or (frames, self.metrics.elapsed())
-            if self.config.stop_when_solved:
-                self.scheduler.stop(StopReason.SOLVED)
+            self.pending[self.evaluations.confirm()] = Job(EVALUATOR_ID)
+        elif verdict is Verdict.SOLVED and self.config.stop_when_solved:
+            self.scheduler.stop(StopReason.SOLVED)
 
     def evaluate_now(self) -> None:
         """Evaluate the current theta+ (and confirm it if it passes), waiting for the results."""
@@ -301,26 +230,12 @@ class Trainer:
     # ---- records -----------------------------------------------------------------------------
     def log(self) -> None:
         self.next_log = time.time() + self.config.log_every_seconds
-        stats = self.window.close(self.metrics.elapsed(), self.info.frames_per_step)
-        stats.update(updates=self.scheduler.counters.updates, **self.server_stats())
+        counted = {"updates": self.scheduler.counters.updates, **self.server_stats()}
         if self.system.replays:
-            stats["replay_size"] = sum(
-                r["size"]
-                for r in self.calls.get([self.calls.call(replay, ReplayServer.stats) for replay in self.system.replays])
-            )
-        stats = {key: value for key, value in stats.items() if value is not None}
-        record = self.metrics.write("train", self.info.frames(self.steps), stats)
-        last = self.stop_rule.last or {}
+            stats = self.calls.get([self.calls.call(replay, ReplayServer.stats) for replay in self.system.replays])
+            counted["replay_size"] = sum(r["size"] for r in stats)
         warming = replay_warmup(self.config) if not self.scheduler.counters.updates else None
-        self.display.update(
-            record["env_frames"],
-            {
-                **stats,
-                "wall_time": record["wall_time"],
-                "warmup": warming,
-                "eval_return_mean": last.get("eval_return_mean"),
-            },
-        )
+        self.records.train(self.steps, counted, self.evaluations.rule.last, warming)
 
     def server_stats(self) -> dict:
         """The shards' counters for a train record; none when a shard does not answer in time (a shard
@@ -330,28 +245,18 @@ class Trainer:
         except TimeoutError:
             return {}
 
-    def payload(self, theta, **extra) -> dict:
-        """What a checkpoint holds besides its format: enough to evaluate, report and re-run."""
-        return {
-            "config": self.config.to_dict(),
-            "env_info": asdict(self.info),
-            "updates": self.scheduler.counters.updates,
-            "wall_time": self.metrics.elapsed(),
-            "theta": torch.as_tensor(theta),
-            **extra,
-        }
-
     def checkpoint(self) -> Path:
         """A training checkpoint: the parameters, and all a resumed run continues from."""
         if self.config.save_replay:
             save_replays(self.calls, self.system.replay_holders(), self.run_dir)
         states = self.params.states()
-        payload = self.payload(
+        payload = self.records.payload(
             torch.cat([s["theta"] for s in states]),
+            self.scheduler.counters.updates,
             target=torch.cat([s["target"] for s in states]),
             shards=states,
             scheduler=self.scheduler.state(),
-            evaluations=self.stop_rule.state(),
+            evaluations=self.evaluations.rule.state(),
             faults=self.recovery.faults.count,
         )
         return save_checkpoint(self.run_dir, payload, self.info.frames(self.steps), self.config.keep_checkpoints)
@@ -360,25 +265,18 @@ class Trainer:
     def run(self) -> dict:
         """Train, evaluate, checkpoint; always release the runtime."""
         try:
-            resumed = f"; resumed at {self.info.frames(self.steps):,} frames" if self.resume else ""
-            self.display.message(
-                f"gorila: {reference_of(self.config.env)} on {self.runtime.name}, "
-                f"{describe_topology(self.config)}; run dir {self.run_dir}{resumed}"
-            )
-            for line in (describe_schedule(self.config, self.info), epsilon_warning(self.config, self.info)):
-                if line:
-                    self.display.message(line)
+            self.records.opening(self.runtime.name, self.run_dir, self.info.frames(self.steps) if self.resume else None)
             try:
                 self.loop()
             except KeyboardInterrupt:
                 stop_honoured()
                 self.scheduler.stop(StopReason.INTERRUPTED)
-                self.display.message("interrupted: writing a final checkpoint")
+                self.records.say("interrupted: writing a final checkpoint")
             except (WorkerError, WriteError):  # a component failed, or the disk is full: keep what we can
                 self.final_checkpoint_after_failure()
                 raise
             self.recovery.settle(self.scheduler.counters.worker_steps)
-            if not self.window.empty:
+            if not self.records.window.empty:
                 self.log()
             if self.scheduler.stop_reason is StopReason.BUDGET:
                 self.evaluate_now()
@@ -390,16 +288,16 @@ class Trainer:
     def final_checkpoint_after_failure(self) -> None:
         """Keep what was learnt before the run gives up, when the shards still answer."""
         try:
-            self.display.message(f"writing a final checkpoint: {self.checkpoint()}")
+            self.records.say(f"writing a final checkpoint: {self.checkpoint()}")
         except Exception as error:  # the shards are gone too: the last periodic checkpoint stands
-            self.display.message(f"no final checkpoint ({failure_reason(error)})")
+            self.records.say(f"no final checkpoint ({failure_reason(error)})")
 
     def close(self) -> None:
         """Close the display, release the runtime, close the metrics (which may fail on a full disk)
         with the exit code the run ends with."""
-        self.display.close()
+        self.records.display.close()
         self.runtime.shutdown()
-        self.metrics.close(self.exit_code())
+        self.records.metrics.close(self.exit_code())
 
     def exit_code(self) -> int:
         """What `gorila train` will exit with, told in `close`, which runs in `run`'s `finally`: while an
@@ -411,23 +309,12 @@ class Trainer:
         return 130 if self.scheduler.stop_reason is StopReason.INTERRUPTED else 0
 
     def summary(self, checkpoint: Path) -> dict:
-        best = self.stop_rule.best
-        result = {
+        reason = self.scheduler.stop_reason
+        ran = {
             "env_frames": self.info.frames(self.steps),
             "updates": self.scheduler.counters.updates,
-            "dropped_outliers": self.window.dropped_outliers,
-            "wall_time": self.metrics.elapsed(),
-            "stop_reason": self.scheduler.stop_reason.value,
+            "stop_reason": reason.value,
             "checkpoint": str(checkpoint),
-            "interrupted": self.scheduler.stop_reason is StopReason.INTERRUPTED,
-            "best_eval_return_mean": best.score if best else None,
-            **self.server_stats(),
+            "interrupted": reason is StopReason.INTERRUPTED,
         }
-        if self.stop_rule.last:
-            result["final_eval_return_mean"] = self.stop_rule.last["eval_return_mean"]
-        if self.solved_at:
-            result["solved_at_frames"], result["solved_at_seconds"] = self.solved_at
-        self.metrics.write("summary", result["env_frames"], {k: v for k, v in result.items() if k != "checkpoint"})
-        if best:
-            self.metrics.hparams(self.config.to_dict(), {"best_eval_return_mean": best.score})
-        return result
+        return self.records.summary({**ran, **self.evaluations.summary(), **self.server_stats()})

@@ -13,7 +13,7 @@ import ray.cloudpickle
 
 from gorila.components.bundle import Bundle
 from gorila.config import build_config
-from gorila.contracts import WorkerId
+from gorila.placement import WorkerId
 from gorila.records.metrics import read_metrics
 from gorila.runtime.calls import WorkerError
 from gorila.system import builders, topology

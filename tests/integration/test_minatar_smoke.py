@@ -8,8 +8,8 @@ import pytest
 
 from gorila.agent.networks import MinAtarCNN
 from gorila.config import build_config
-from gorila.contracts import WorkerId
 from gorila.evaluation.checkpoint_evaluation import evaluate_checkpoint
+from gorila.placement import WorkerId
 from gorila.records.metrics import read_metrics
 from gorila.system.trainer import Trainer
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from gorila.config import build_config
-from gorila.contracts import WorkerId
+from gorila.placement import WorkerId
 from gorila.records.checkpoints import load_latest_good
 from gorila.records.metrics import read_metrics
 from gorila.system.trainer import Trainer

@@ -11,7 +11,7 @@ import pytest
 
 from gorila.components.parameter_server import ParameterShard
 from gorila.config import Config
-from gorila.contracts import PARAMETER_SHARD
+from gorila.placement import PARAMETER_SHARD
 
 TCP_LISTEN = "0A"
 

@@ -14,7 +14,7 @@ import signal
 import pytest
 
 from gorila.config import build_config
-from gorila.contracts import WorkerId
+from gorila.placement import WorkerId
 from gorila.records.metrics import read_metrics
 from gorila.system.trainer import Trainer
 from tests.helpers import from_the_driver

@@ -15,13 +15,8 @@ from gorila.components.learner import Learner
 from gorila.components.parameter_server import ParameterShard
 from gorila.components.replay import ReplayMemory
 from gorila.config import build_config
+from gorila.config.processes import learner_processes
 from gorila.contracts import (
-    ACTOR,
-    BUNDLE,
-    EVALUATOR,
-    LEARNER,
-    PARAMETER_SHARD,
-    REPLAY,
     ActorWorker,
     BundleWorker,
     EvaluatorServer,
@@ -30,12 +25,12 @@ from gorila.contracts import (
     ShardServer,
     contract_methods,
     env_info,
-    learner_processes,
 )
 from gorila.envs import make_vector_env
 from gorila.experiments.bench.common import Timed
 from gorila.experiments.bench.stages import MeasuredLearner
 from gorila.experiments.bench.system import MeasuredActor
+from gorila.placement import ACTOR, BUNDLE, EVALUATOR, LEARNER, PARAMETER_SHARD, REPLAY
 from gorila.runtime.calls import DirectCalls
 from gorila.runtime.local import LocalRuntime
 from gorila.system.topology import build_system

@@ -9,7 +9,7 @@ from pathlib import Path
 import yaml
 
 from gorila.evaluation.scores import PUBLISHED_PROTOCOLS
-from gorila.experiments.report import plots
+from gorila.experiments.report import minatar_plots, plots
 from gorila.experiments.report.aggregates import aggregate_note, aggregate_table
 from gorila.experiments.report.summary import (
     BEST_SEEN_NOTE,
@@ -79,7 +79,7 @@ def _runs_section(runs: list[RunSummary], out: Path) -> str:
     figures = [
         plots.plot_returns(pairs, "env_frames", out / "return_vs_frames.png", finals=finals),
         plots.plot_returns(pairs, "wall_time", out / "return_vs_wall_time.png", finals=finals),
-        plots.plot_minatar_curves(_minatar_panels(runs), out / "minatar_curves.png"),
+        minatar_plots.plot_minatar_curves(_minatar_panels(runs), out / "minatar_curves.png"),
     ]
     parts = ["<h2>Runs</h2>", *(_img(f) for f in figures if f)]
     for run in runs:
@@ -113,12 +113,15 @@ def _minatar_panels(runs: list[RunSummary]) -> list:
         by_env: dict[str, list] = {}
         for run in runs:
             by_env.setdefault(str(run.config.get("env", "")), []).append(run.records)
-        return [plots.minatar_seeds_panel(f"{env} ({len(seeds)} seeds)", env, seeds) for env, seeds in by_env.items()]
+        return [
+            minatar_plots.minatar_seeds_panel(f"{env} ({len(seeds)} seeds)", env, seeds)
+            for env, seeds in by_env.items()
+        ]
     titled = []
     for run in runs:
         env = str(run.config.get("env", ""))
         titled.append((env if run.label in (env, env.replace("/", "_")) else f"{run.label} ({env})", env, run.records))
-    return plots.minatar_panels(titled)
+    return minatar_plots.minatar_panels(titled)
 
 
 def _suite_section(suite: SuiteSummary, out: Path, index: int, video: bool) -> str:
@@ -168,7 +171,7 @@ def _minatar_suite_section(suite: SuiteSummary, out: Path, stem: str) -> str:
     """A MinAtar suite: its table beside MinAtar's published DQN, and a panel per game of our training
     return over the published curve."""
     figures = [
-        plots.plot_minatar_curves(_minatar_panels(suite.games), out / f"{stem}_minatar_curves.png"),
+        minatar_plots.plot_minatar_curves(_minatar_panels(suite.games), out / f"{stem}_minatar_curves.png"),
         _game_grid(suite, out, stem),
     ]
     parts = [

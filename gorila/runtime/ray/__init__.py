@@ -21,7 +21,8 @@ it as soon as the new process asks (`watch_restarts`), from the driver's memory,
 the driver's disk.
 
 Its modules: `cluster` (start an embedded Ray or join a cluster; Ray tasks for the suite), `hosts`
-(the classes Ray places, calls between them, the restart watch), `runtime` (`RayRuntime`, which
+(the classes Ray places), `handles` (calls between them, handles by name), `restart_watch` (the
+driver's thread that gives a restarted component its state), `runtime` (`RayRuntime`, which
 places a run's components) and `tuning` (Ray Tune for `gorila sweep`).
 """
 
@@ -34,7 +35,8 @@ import os
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 
 from gorila.runtime.ray.cluster import cancel, connect, disconnect, join_cluster, remote_task, start_embedded  # noqa: E402
-from gorila.runtime.ray.hosts import Located, NamedActor, RayCalls, WaitsForState, host_class  # noqa: E402
+from gorila.runtime.ray.handles import NamedActor, RayCalls  # noqa: E402
+from gorila.runtime.ray.hosts import Located, WaitsForState, host_class  # noqa: E402
 from gorila.runtime.ray.runtime import RayRuntime  # noqa: E402
 
 __all__ = [

@@ -1,7 +1,7 @@
-"""What Ray places and how it is called: a host class per role, built from the role's contract
-(`host_class`); handles that travel by name (`NamedActor`), also to a parameter shard that a worker
-hosts (`HostedShard`); `RayCalls`; and the driver's thread that gives a restarted parameter shard
-its last state (`RestartWatch`); and Ray's count of an actor's restarts (`restart_count`)."""
+"""What Ray places: a host class per role, built from the role's contract (`host_class`), which tells
+where it runs (`Located`), waits for its state after a restart (`WaitsForState`) and can hold
+parameter shards beside a worker's own work (`ShardHost`). The handles to them are in `handles`, the
+driver's watch of their restarts in `restart_watch`."""
 
 from __future__ import annotations
 
@@ -9,113 +9,20 @@ import inspect
 import os
 import threading
 import warnings
-from typing import Callable
 
 import ray
 
-from gorila.contracts import Role, contract_methods
+from gorila.contracts import contract_methods
+from gorila.placement import Role
+from gorila.runtime.ray.handles import RESTORE
 
 # The calls a host that waits for its state answers beside its contract's (which run one at a time
 # in Ray's default group): the standing restart watch, `restore`, `node_id` and `process`.
 CONTROL = "control"
 CONTROL_THREADS = 4
-RESTORE = "restore"  # the contract method that gives a waiting host its state
 # The calls a worker that hosts parameter shards answers for them, beside its own work (which runs in
 # Ray's default group): one at a time, in a thread of their own.
 SHARDS = "shards"
-WATCH_POLL_S = 0.5  # how soon the restart watch notices that it is being stopped
-
-
-class RayCalls:
-    """Calls between components placed as Ray actors (futures are ObjectRefs, which `get` and `wait`
-    also take from `remote_task`)."""
-
-    def call(self, target, method, *args):
-        return getattr(target, method.__name__).remote(*args)
-
-    def get(self, futures, timeout=None):
-        return ray.get(list(futures), timeout=timeout) if futures else []  # GetTimeoutError is a TimeoutError
-
-    def wait(self, futures, timeout=None):
-        futures = list(futures)
-        if not futures:
-            return [], []
-        return ray.wait(futures, num_returns=1, timeout=timeout)
-
-    @staticmethod
-    def lost(error: BaseException) -> bool:
-        """Did the call fail because its component's process died (not because its code raised)?"""
-        if isinstance(error, ray.exceptions.RayTaskError):
-            error = getattr(error, "cause", None)
-        return isinstance(error, ray.exceptions.RayActorError)
-
-
-class NamedActor:
-    """A component's Ray handle that travels by name: what a component is built with pickles to a short
-    string, so Ray can restart it from its constructor arguments alone (a raw handle among them would
-    tie the restart to an object-store entry). Resolved with `ray.get_actor` on first use."""
-
-    def __init__(self, name: str, handle=None):
-        self.name, self._handle = name, handle
-
-    def __reduce__(self):
-        return NamedActor, (self.name,)
-
-    @property
-    def handle(self):
-        if self._handle is None:
-            self._handle = ray.get_actor(self.name)
-        return self._handle
-
-    def __getattr__(self, method: str):
-        if method.startswith("_"):
-            raise AttributeError(method)
-        return getattr(self.handle, method)
-
-
-def restart_count(handle: NamedActor) -> int | None:
-    """Ray's count of the restarts of the actor behind `handle`, from its GCS's actor table (Ray has no
-    public reader of it that works without the dashboard); None where this Ray's table does not say."""
-    try:
-        from ray._private import state
-
-        return int(state.actors(actor_id=handle.handle._actor_id.hex())["NumRestarts"])
-    except Exception:  # another Ray version's private table: the driver falls back on process ids
-        return None
-
-
-class HostedShard:
-    """A handle to parameter shard `index` held by the worker placed as `host` (a `NamedActor`, which
-    may not be placed yet): the shard contract's calls go to the host's `shard_call` (its `restore`
-    to `restore_shard`), which serve them beside the worker's own work; where it runs, and whether
-    it waits for its state, are the host's. It travels as the host's name and the index."""
-
-    HOST_METHODS = ("node_id", "process", "awaiting_state", "stop_awaiting")
-
-    def __init__(self, host: NamedActor, index: int):
-        self.host, self.index = host, index
-
-    def __reduce__(self):
-        return HostedShard, (self.host, self.index)
-
-    def __getattr__(self, method: str):
-        if method.startswith("_"):
-            raise AttributeError(method)
-        if method in self.HOST_METHODS:
-            return getattr(self.host, method)
-        if method == RESTORE:
-            return _Bound(self.host.restore_shard, self.index)
-        return _Bound(self.host.shard_call, self.index, method)
-
-
-class _Bound:
-    """`method.remote(*first, *args)`: a host's method with its first arguments given."""
-
-    def __init__(self, method, *first):
-        self.method, self.first = method, first
-
-    def remote(self, *args):
-        return self.method.remote(*self.first, *args)
 
 
 class Located:
@@ -281,42 +188,3 @@ def _forward(name: str, method, waits: bool = False, hold: bool = False):
     forward.__name__ = forward.__qualname__ = name
     forward.__doc__, forward.__signature__ = method.__doc__, inspect.signature(method)
     return forward
-
-
-class RestartWatch(threading.Thread):
-    """The driver's thread that hands restarted components to `restored` as soon as they wait for
-    their state: one standing `awaiting_state` call per component, which only a restarted process
-    answers, renewed after `restored` has run (so the process it answered from is served once)."""
-
-    def __init__(self, handles, restored: Callable[[int, tuple], None]):
-        super().__init__(name="gorila-restart-watch", daemon=True)
-        self.handles, self.restored, self.stopping = list(handles), restored, threading.Event()
-
-    def run(self) -> None:
-        watches = {self._watch(index): index for index in range(len(self.handles))}
-        while watches and not self.stopping.is_set():
-            done, _ = ray.wait(list(watches), num_returns=1, timeout=WATCH_POLL_S)
-            for future in done:
-                index = watches.pop(future)
-                try:
-                    process = ray.get(future)
-                    if process is None:  # released: the run is ending
-                        continue
-                    self.restored(index, tuple(process))
-                except ray.exceptions.ActorDiedError:  # ended for good (the run is shutting down)
-                    continue
-                except ray.exceptions.RayActorError:  # its process was lost while answering: ask again
-                    pass
-                watches[self._watch(index)] = index
-
-    def _watch(self, index: int):
-        return self.handles[index].awaiting_state.remote()
-
-    def stop(self) -> None:
-        self.stopping.set()
-        ray.wait(
-            [handle.stop_awaiting.remote() for handle in self.handles],
-            num_returns=len(self.handles),
-            timeout=10 * WATCH_POLL_S,
-        )
-        self.join(timeout=10 * WATCH_POLL_S)

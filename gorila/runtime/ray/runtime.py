@@ -7,20 +7,13 @@ from typing import Callable
 
 import ray
 
-from gorila.contracts import Role, learner_processes, shard_holders
+from gorila.config.processes import learner_processes, shard_holders
+from gorila.placement import Role
 from gorila.runtime.calls import ClusterError
 from gorila.runtime.ray.cluster import connect
-from gorila.runtime.ray.hosts import (
-    CONTROL,
-    CONTROL_THREADS,
-    SHARDS,
-    HostedShard,
-    NamedActor,
-    RayCalls,
-    RestartWatch,
-    host_class,
-    restart_count,
-)
+from gorila.runtime.ray.handles import HostedShard, NamedActor, RayCalls, restart_count
+from gorila.runtime.ray.hosts import CONTROL, CONTROL_THREADS, SHARDS, host_class
+from gorila.runtime.ray.restart_watch import RestartWatch
 
 
 class RayRuntime:

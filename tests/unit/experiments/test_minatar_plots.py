@@ -5,7 +5,7 @@ a game whose run ended before the published curve begins says so instead."""
 import pytest
 
 from gorila.evaluation.minatar_reference import published_dqn_curve, published_dqn_return
-from gorila.experiments.report.plots import (
+from gorila.experiments.report.minatar_plots import (
     END_LABEL,
     OURS_LABEL,
     PARTIAL_LABEL,

@@ -42,13 +42,13 @@ def test_no_game_with_our_score_draws_nothing(tmp_path):
 
 
 def test_a_human_score_below_random_plays_is_hatched_marked_and_explained(monkeypatch, tmp_path):
-    drawn, save = {}, plots._save
+    drawn, save = {}, plots.save_figure
 
     def keep(plt, figure, path, bottom=0.0):
         drawn["figure"] = figure
         return save(plt, figure, path, bottom)
 
-    monkeypatch.setattr(plots, "_save", keep)
+    monkeypatch.setattr(plots, "save_figure", keep)
     plot_normalised_bars([PINBALL, PONG], tmp_path / "hs.png", "human-starts")
     axis = drawn["figure"].axes[0]
     assert [label.get_text() for label in axis.get_yticklabels()] == ["video_pinball†", "pong"]

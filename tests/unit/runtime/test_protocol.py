@@ -5,7 +5,6 @@ import inspect
 
 import pytest
 
-from gorila.contracts import Kind, WorkerId
 from gorila.runtime import Runtime, ShardHostingRuntime
 from gorila.runtime.local import LocalRuntime
 from gorila.runtime.ray.runtime import RayRuntime
@@ -41,10 +40,3 @@ def test_the_local_runtime_is_a_runtime_and_places_here():
     assert isinstance(runtime, Runtime) and not isinstance(runtime, ShardHostingRuntime)
     assert runtime.place(None, list, (1, 2)) == [1, 2]
     assert runtime.wait_ready(runtime.objects, timeout=1.0) == 0
-
-
-def test_a_worker_id_names_its_kind_by_the_enum_also_when_read_as_text():
-    assert WorkerId("actor", 3).role is Kind.ACTOR
-    assert WorkerId("actor", 3) == WorkerId(Kind.ACTOR, 3) and str(WorkerId(Kind.BUNDLE, 0)) == "bundle 0"
-    with pytest.raises(ValueError):
-        WorkerId("actress", 0)

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from gorila.contracts import WorkerId
+from gorila.placement import WorkerId
 from gorila.runtime.calls import WorkerError
 from gorila.runtime.local import LocalRuntime
 from gorila.system.recovery import Recovery
@@ -130,6 +130,27 @@ def test_a_worker_back_from_a_restart_has_the_restart_deadline_for_its_first_cal
     pending = {"call": Job(LEARNER, 64, time.time() - 50)}
     recovery.check(pending, evaluating=False, worker_steps={})
     assert runtime.ended == [learner, learner] and lines[-1].endswith("for 50 s: restarting it")
+
+
+def test_a_worker_that_does_not_come_back_after_two_restart_deadlines_ends_the_run_naming_it():
+    _, states, _ = shards_and_states()
+    recovery, runtime, learner, _, lines = recovery_with_a_learner_serving_both_shards(states)
+    recovery.config = replace(CONFIG, call_timeout_seconds=10.0, restart_timeout_seconds=100.0, worker_cpus=1.0)
+    runtime.counted[id(learner)] = 1
+    recovery.lost(LEARNER, ConnectionError("lost"), 0)
+    recovery.check({"call": Job(LEARNER, 64, time.time() - 150)}, evaluating=False, worker_steps={})
+    assert runtime.ended == [learner]  # the first deadline: one more restart
+    with pytest.raises(WorkerError, match=r"learner 0 has not answered for 1\d\d s after being restarted twice"):
+        recovery.check({"call": Job(LEARNER, 64, time.time() - 150)}, evaluating=False, worker_steps={})
+    # a worker that answered in between starts counting again
+    recovery, runtime, learner, _, _ = recovery_with_a_learner_serving_both_shards(states)
+    recovery.config = replace(CONFIG, restart_timeout_seconds=100.0)
+    recovery.lost(LEARNER, ConnectionError("lost"), 0)
+    recovery.check({"call": Job(LEARNER, 64, time.time() - 150)}, evaluating=False, worker_steps={})
+    recovery.answered(LEARNER, 12, 0)
+    recovery.lost(LEARNER, ConnectionError("lost"), 0)
+    recovery.check({"call": Job(LEARNER, 64, time.time() - 150)}, evaluating=False, worker_steps={})
+    assert len(runtime.ended) == 2
 
 
 def test_a_call_refused_after_restarts_already_counted_records_no_further_death():

@@ -5,7 +5,7 @@ import contextlib
 
 from gorila.components.parameter_server.staleness import staleness_limit
 from gorila.config import build_config
-from gorila.contracts import WorkerId
+from gorila.placement import WorkerId
 from gorila.runtime.local import LocalRuntime
 from gorila.system.preflight import probe_env
 from gorila.system.topology import build_system, describe_topology
