@@ -4,6 +4,8 @@ foreseen failures of a run (exit code 1)."""
 from __future__ import annotations
 
 from gorila.config import ConfigError
+from gorila.envs.registry import EnvError
+from gorila.plugins import PluginError
 
 USAGE_ERROR = 2
 RUN_FAILURE = 1
@@ -16,12 +18,10 @@ class UserError(Exception):
 def user_error_types() -> tuple[type[Exception], ...]:
     """Errors a user causes and can fix: `main` prints them as one line and exits with 2.
 
-    Imported here, when called, because their modules import torch: `main` calls this only after the
-    command line parsed, so `--help` and a mistyped flag stay fast."""
-    from gorila.envs import EnvError
+    The last three are imported here, when called, because their modules import torch: `main` calls
+    this only after the command line parsed, so `--help` and a mistyped flag stay fast."""
     from gorila.evaluation.start_points import StartPointError
     from gorila.experiments.report.summary import ReportError
-    from gorila.plugins import PluginError
     from gorila.records.checkpoints import CheckpointError
 
     return UserError, ConfigError, EnvError, CheckpointError, StartPointError, ReportError, PluginError

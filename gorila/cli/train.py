@@ -8,6 +8,7 @@ from pathlib import Path
 
 from gorila.cli.errors import UserError
 from gorila.cli.flags import add_config_flags, cli_overrides, config_from_args
+from gorila.cli.launch import LAUNCHED
 from gorila.config import PRESETS, Config, build_config, preset_for_env, scaled_preset
 from gorila.plugins import reference_of
 from gorila.records.run_dirs import claim_run_dir
@@ -96,7 +97,6 @@ def run(args) -> int:
     """Train (or resume) and print the outcome; 130 if interrupted, else 0. A run directory this launch
     created and nothing wrote to is removed."""
     from gorila.api import run_in
-    from gorila.cli import LAUNCHED
 
     if args.resume:
         config, run_dir, payload = resumed_run(args)

@@ -13,8 +13,8 @@ _HOMES = {
     "resolve_env": "registry",
     "Step": "vector",
     "VectorEnv": "vector",
-    "make_vector_env": "vector",
-    "make_vector_env_for": "vector",
+    "make_vector_env": "factory",
+    "make_vector_env_for": "factory",
     "play_episodes": "episodes",
 }
 

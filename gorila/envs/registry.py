@@ -19,6 +19,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 
+from gorila.envs.atari_constants import FRAMESKIP
 from gorila.plugins import PluginError, import_module_of, is_reference, reference_of, resolve_callable
 
 _ATARI_ID = re.compile(r"^(?:ALE/)?(?P<game>[A-Za-z0-9_\-]+?)(?:NoFrameskip|Deterministic)?(?:-v(?P<ver>\d+))?$")
@@ -204,8 +205,6 @@ def _resolve_name(name: str) -> EnvSpec:
 def frames_per_agent_step(name: str) -> int:
     """Emulator frames per agent step of environment `name`: the action repeat on Atari, 1 elsewhere
     (and for a name that is no environment, which preflight reports on its own)."""
-    from gorila.envs.atari_constants import FRAMESKIP
-
     try:
         return FRAMESKIP if resolve_env(name).kind == "atari" else 1
     except EnvError:

@@ -3,7 +3,7 @@ settings (no sticky actions, the minimal action set, the life-loss signal, 108,0
 
 import torch
 
-from gorila.envs.vector import ATARI_SETTINGS
+from gorila.envs.factory import ATARI_SETTINGS
 from gorila.evaluation.saved_agent import load_saved_agent
 from gorila.records.checkpoints import load_checkpoint, save_checkpoint
 from tests.helpers import fresh_checkpoint
