@@ -5,19 +5,10 @@ import inspect
 
 import pytest
 
+from gorila.contracts import contract_methods
 from gorila.runtime import Runtime, ShardHostingRuntime
 from gorila.runtime.local import LocalRuntime
 from gorila.runtime.ray.runtime import RayRuntime
-
-
-def protocol_methods(protocol) -> dict:
-    return {
-        name: value
-        for cls in reversed(protocol.__mro__)
-        if cls.__module__ == "gorila.runtime.protocol"
-        for name, value in vars(cls).items()
-        if callable(value) and not name.startswith("_")
-    }
 
 
 def parameters(function) -> list[tuple[str, object, object]]:
@@ -26,7 +17,7 @@ def parameters(function) -> list[tuple[str, object, object]]:
 
 @pytest.mark.parametrize("runtime, protocol", [(LocalRuntime, Runtime), (RayRuntime, ShardHostingRuntime)])
 def test_a_runtime_has_every_method_of_its_protocol_with_the_same_parameters(runtime, protocol):
-    methods = protocol_methods(protocol)
+    methods = contract_methods(protocol)  # its own methods and those of the protocol it extends
     assert {"place", "wait_ready", "shutdown"} <= set(methods)
     for name, method in methods.items():
         assert parameters(getattr(runtime, name)) == parameters(method), f"{runtime.__name__}.{name}"
