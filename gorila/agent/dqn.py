@@ -60,13 +60,15 @@ def td_targets(
 def huber_loss(
     q_taken: torch.Tensor, targets: torch.Tensor, delta: float = 1.0, reduction: str = "mean"
 ) -> torch.Tensor:
-    """Huber loss: quadratic within `delta` of the target, linear outside (DQN's error clipping).
+    """Huber loss: quadratic within `delta` of the target, linear outside (DQN's error clipping);
+    `delta` 0 is no clipping: half the squared error (PQN's loss).
 
     Its gradient is the TD error y - Q clipped to [-delta, delta], DQN's clipped error term.
     `reduction` "mean" averages over the minibatch; "sum" adds the transitions up, as DQN's reference
     code does (its gradient is the sum of the clipped errors' gradients, 32 times the mean's).
     """
-    return F.huber_loss(q_taken, targets.detach(), delta=delta, reduction=reduction)
+    losses = transition_losses(q_taken, targets, delta)
+    return losses.sum() if reduction == "sum" else losses.mean()
 
 
 def weighted_huber_loss(
@@ -74,8 +76,15 @@ def weighted_huber_loss(
 ) -> torch.Tensor:
     """Huber loss with each transition's term scaled by its importance-sampling weight w_i (prioritised
     replay, Schaul et al. 2016: the gradient is w_i times the clipped TD error), summed or averaged."""
-    losses = F.huber_loss(q_taken, targets.detach(), delta=delta, reduction="none") * weights
+    losses = transition_losses(q_taken, targets, delta) * weights
     return losses.sum() if reduction == "sum" else losses.mean()
+
+
+def transition_losses(q_taken: torch.Tensor, targets: torch.Tensor, delta: float) -> torch.Tensor:
+    """Each transition's Huber loss against its fixed target (`delta` 0: half its squared error)."""
+    if delta == 0:
+        return 0.5 * (q_taken - targets.detach()).square()
+    return F.huber_loss(q_taken, targets.detach(), delta=delta, reduction="none")
 
 
 def taken_q(q_online: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:

@@ -1,5 +1,5 @@
-"""Q-networks (MLP, Nature CNN, MinAtar's small CNN, optional dueling head) and the flat-vector view
-of their parameters.
+"""Q-networks (MLP, Nature CNN, MinAtar's small CNN, optional dueling head and LayerNorm) and the
+flat-vector view of their parameters.
 
 Parameters and gradients travel between components as one flat float32 vector;
 `flat_parameters`, `load_flat_parameters` and `flat_gradients` are the only conversions.
@@ -15,68 +15,101 @@ from torch import nn
 from gorila.plugins import PluginError, is_reference, reference_of, resolve_callable
 
 
-def _dense(x: torch.Tensor, layers) -> torch.Tensor:
-    """Linear layers with ReLU between them, called through their weights: for the small networks
-    of classic control, nn.Module's per-call machinery costs more than the arithmetic."""
-    for layer in layers[:-1]:
-        x = F.relu(F.linear(x, layer.weight, layer.bias))
-    return F.linear(x, layers[-1].weight, layers[-1].bias)
+def _hidden(x: torch.Tensor, layers, norms=()) -> torch.Tensor:
+    """Linear layers, each followed by its LayerNorm in `norms` (if any) and a ReLU, called through
+    their weights: for the small networks of classic control, nn.Module's per-call machinery costs
+    more than the arithmetic."""
+    for i, layer in enumerate(layers):
+        x = F.linear(x, layer.weight, layer.bias)
+        if norms:
+            x = F.layer_norm(x, norms[i].normalized_shape, norms[i].weight, norms[i].bias, norms[i].eps)
+        x = F.relu(x)
+    return x
+
+
+def _dense(x: torch.Tensor, layers, norms=()) -> torch.Tensor:
+    """`_hidden` through all but the last of `layers`, then the last one bare (the outputs)."""
+    return F.linear(_hidden(x, layers[:-1], norms), layers[-1].weight, layers[-1].bias)
+
+
+def _hidden_then_out(features: int, hidden: int, outputs: int, layer_norm: bool) -> nn.Sequential:
+    """features -> hidden (-> LayerNorm) -> ReLU -> outputs."""
+    norm = [nn.LayerNorm(hidden)] if layer_norm else []
+    return nn.Sequential(nn.Linear(features, hidden), *norm, nn.ReLU(), nn.Linear(hidden, outputs))
 
 
 class QHead(nn.Module):
     """Maps features to Q-values; dueling splits them into V(s) + A(s, a) - mean_a A(s, a)."""
 
-    def __init__(self, features: int, num_actions: int, hidden: int, dueling: bool):
+    def __init__(self, features: int, num_actions: int, hidden: int, dueling: bool, layer_norm: bool = False):
         super().__init__()
         self.dueling = dueling
-        self.advantage = nn.Sequential(nn.Linear(features, hidden), nn.ReLU(), nn.Linear(hidden, num_actions))
-        self._advantage = [self.advantage[0], self.advantage[2]]  # the same layers, for `_dense`
+        self.advantage = _hidden_then_out(features, hidden, num_actions, layer_norm)
+        self._advantage = self._layers(self.advantage)  # the same layers, for `_dense`
         if dueling:
-            self.value = nn.Sequential(nn.Linear(features, hidden), nn.ReLU(), nn.Linear(hidden, 1))
-            self._value = [self.value[0], self.value[2]]
+            self.value = _hidden_then_out(features, hidden, 1, layer_norm)
+            self._value = self._layers(self.value)
+
+    @staticmethod
+    def _layers(stream: nn.Sequential) -> tuple[list, list]:
+        return [m for m in stream if isinstance(m, nn.Linear)], [m for m in stream if isinstance(m, nn.LayerNorm)]
 
     def forward(self, features: torch.Tensor) -> torch.Tensor:
-        advantage = _dense(features, self._advantage)
+        advantage = _dense(features, *self._advantage)
         if not self.dueling:
             return advantage
-        return _dense(features, self._value) + advantage - advantage.mean(dim=1, keepdim=True)
+        return _dense(features, *self._value) + advantage - advantage.mean(dim=1, keepdim=True)
+
+
+class CellNorm(nn.Module):
+    """LayerNorm over the channels of each cell of a [B, C, H, W] map: what a LayerNorm after a
+    convolution normalises in PQN's networks (flax's, on channels-last maps)."""
+
+    def __init__(self, channels: int):
+        super().__init__()
+        self.norm = nn.LayerNorm(channels)
+
+    def forward(self, maps: torch.Tensor) -> torch.Tensor:
+        return self.norm(maps.permute(0, 2, 3, 1)).permute(0, 3, 1, 2)
+
+
+def _conv_block(conv: nn.Conv2d, layer_norm: bool) -> list[nn.Module]:
+    """A convolution (-> CellNorm) -> ReLU."""
+    return [conv, CellNorm(conv.out_channels), nn.ReLU()] if layer_norm else [conv, nn.ReLU()]
 
 
 class MLPQNetwork(nn.Module):
     """Fully connected Q-network for vector observations (classic control)."""
 
-    def __init__(self, obs_dim: int, num_actions: int, hidden_sizes=(128, 128), dueling: bool = False):
+    def __init__(
+        self, obs_dim: int, num_actions: int, hidden_sizes=(128, 128), dueling: bool = False, layer_norm: bool = False
+    ):
         super().__init__()
         layers, width = [], obs_dim
         for size in hidden_sizes[:-1]:
-            layers += [nn.Linear(width, size), nn.ReLU()]
+            layers += [nn.Linear(width, size), *([nn.LayerNorm(size)] if layer_norm else []), nn.ReLU()]
             width = size
         self.torso = nn.Sequential(nn.Flatten(), *layers)
-        self._hidden = layers[::2]  # the torso's Linear layers
-        self.head = QHead(width, num_actions, hidden_sizes[-1], dueling)
+        self._hidden = [m for m in layers if isinstance(m, nn.Linear)]
+        self._norms = [m for m in layers if isinstance(m, nn.LayerNorm)]
+        self.head = QHead(width, num_actions, hidden_sizes[-1], dueling, layer_norm)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        features = obs.float().flatten(1)
-        if self._hidden:
-            features = F.relu(_dense(features, self._hidden))
-        return self.head.forward(features)
+        return self.head.forward(_hidden(obs.float().flatten(1), self._hidden, self._norms))
 
 
 class NatureCNN(nn.Module):
     """The DQN network of Mnih et al. (2015) on 4x84x84 uint8 frames, scaled to [0, 1] inside."""
 
-    def __init__(self, in_channels: int, num_actions: int, dueling: bool = False):
+    def __init__(self, in_channels: int, num_actions: int, dueling: bool = False, layer_norm: bool = False):
         super().__init__()
         self.torso = nn.Sequential(
-            nn.Conv2d(in_channels, 32, 8, stride=4),
-            nn.ReLU(),
-            nn.Conv2d(32, 64, 4, stride=2),
-            nn.ReLU(),
-            nn.Conv2d(64, 64, 3, stride=1),
-            nn.ReLU(),
+            *_conv_block(nn.Conv2d(in_channels, 32, 8, stride=4), layer_norm),
+            *_conv_block(nn.Conv2d(32, 64, 4, stride=2), layer_norm),
+            *_conv_block(nn.Conv2d(64, 64, 3, stride=1), layer_norm),
             nn.Flatten(),
         )
-        self.head = QHead(64 * 7 * 7, num_actions, 512, dueling)
+        self.head = QHead(64 * 7 * 7, num_actions, 512, dueling, layer_norm)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         # Observations stay uint8 until here: the division is the network's first operation, one pass
@@ -92,11 +125,12 @@ class MinAtarCNN(nn.Module):
 
     FILTERS, HIDDEN = 16, 128
 
-    def __init__(self, obs_shape: tuple, num_actions: int, dueling: bool = False):
+    def __init__(self, obs_shape: tuple, num_actions: int, dueling: bool = False, layer_norm: bool = False):
         super().__init__()
         channels, height, width = obs_shape
-        self.torso = nn.Sequential(nn.Conv2d(channels, self.FILTERS, 3, stride=1), nn.ReLU(), nn.Flatten())
-        self.head = QHead(self.FILTERS * (height - 2) * (width - 2), num_actions, self.HIDDEN, dueling)
+        conv = nn.Conv2d(channels, self.FILTERS, 3, stride=1)
+        self.torso = nn.Sequential(*_conv_block(conv, layer_norm), nn.Flatten())
+        self.head = QHead(self.FILTERS * (height - 2) * (width - 2), num_actions, self.HIDDEN, dueling, layer_norm)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         # Cells are 0/1 (bool or uint8) until here: the cast is the network's first operation, read as
@@ -109,7 +143,12 @@ NATURE_CNN_MIN_SIZE = 36  # smaller frames vanish in its 8x8 / 4x4 / 3x3 convolu
 
 
 def build_q_network(
-    network, obs_shape: tuple, num_actions: int, hidden_sizes=(128, 128), dueling: bool = False
+    network,
+    obs_shape: tuple,
+    num_actions: int,
+    hidden_sizes=(128, 128),
+    dueling: bool = False,
+    layer_norm: bool = False,
 ) -> nn.Module:
     """The Q-network a config asks for; `auto` means the Nature CNN for Atari's image stacks, MinAtar's
     CNN for small images (MinAtar's 10x10 frames), else an MLP. A user's factory (a callable, or its
@@ -121,12 +160,12 @@ def build_q_network(
     if network in ("nature_cnn", "minatar_cnn") and len(obs_shape) != 3:
         raise ValueError(f"the {network} network needs image observations (C, H, W), got shape {obs_shape}")
     if network == "nature_cnn":
-        return NatureCNN(obs_shape[0], num_actions, dueling)
+        return NatureCNN(obs_shape[0], num_actions, dueling, layer_norm)
     if network == "minatar_cnn":
         if min(obs_shape[1:]) < 3:
             raise ValueError(f"the minatar_cnn network's 3x3 convolution needs frames of at least 3x3, got {obs_shape}")
-        return MinAtarCNN(tuple(obs_shape), num_actions, dueling)
-    return MLPQNetwork(int(np.prod(obs_shape)), num_actions, tuple(hidden_sizes), dueling)
+        return MinAtarCNN(tuple(obs_shape), num_actions, dueling, layer_norm)
+    return MLPQNetwork(int(np.prod(obs_shape)), num_actions, tuple(hidden_sizes), dueling, layer_norm)
 
 
 def is_users_network(network) -> bool:
@@ -156,7 +195,9 @@ def _auto_network(obs_shape: tuple) -> str:
 
 def q_network_for(config, info) -> nn.Module:
     """The Q-network an experiment's config asks for, shaped for its environment (an `EnvInfo`)."""
-    return build_q_network(config.network, info.obs_shape, info.num_actions, config.hidden_sizes, config.dueling)
+    return build_q_network(
+        config.network, info.obs_shape, info.num_actions, config.hidden_sizes, config.dueling, config.layer_norm
+    )
 
 
 def flat_parameters(model: nn.Module) -> np.ndarray:

@@ -24,6 +24,13 @@ def final_epsilon(config: Config, index: int) -> float:
     return config.epsilon_end
 
 
+def learning_reward(config: Config, reward: np.ndarray) -> np.ndarray:
+    """The reward as learners see it: clipped to [-1, 1] (`clip_rewards`), then scaled (`reward_scale`)."""
+    if config.clip_rewards:
+        reward = np.clip(reward, -1.0, 1.0)
+    return reward * config.reward_scale if config.reward_scale != 1.0 else reward
+
+
 def epsilon_hold_steps(config: Config) -> int:
     """Agent steps an actor holds epsilon at its start (`epsilon_hold`): its share of the experience
     gathered before learning starts (a bundle's replay fills from its own actor only)."""
@@ -92,7 +99,7 @@ class Actor:
         epsilon = self.epsilon
         actions = self.policy.act(self.obs, epsilon)
         result = self.env.step(actions)
-        reward = np.clip(result.reward, -1.0, 1.0) if self.config.clip_rewards else result.reward
+        reward = learning_reward(self.config, result.reward)
         newest_frame = self.obs[:, -1] if self.info.stack > 1 else self.obs
         # A slot whose obs ended an episode takes no action: its entry only marks the episode end.
         ended = self.episode_ended

@@ -2,7 +2,8 @@
 
 Bundles share nothing but the parameter server. Inside a bundle the learner makes one update every
 `update_every` agent steps, DQN's ratio, once the local replay holds enough entries to sample from.
-The parts are built and connected by `gorila.system.builders.make_bundle`.
+A PQN bundle (`RolloutBundle`, algorithm pqn) has no replay: its actor's rollouts go straight to its
+learner. The parts are built and connected by `gorila.system.builders.make_bundle`.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from dataclasses import replace
 from gorila.components.actor import Actor
 from gorila.components.learner import Learner
 from gorila.components.replay import ReplayMemory
+from gorila.components.rollout_learner import RolloutLearner
+from gorila.components.rollouts import RolloutActor
 from gorila.contracts import Report
 
 
@@ -51,6 +54,41 @@ class Bundle:
 
     def save_replay(self, path: str) -> int:
         return self.replay.save_replay(path)
+
+    def close(self) -> None:
+        self.actor.close()
+
+
+class RolloutBundle:
+    """PQN in a bundle: a `RolloutActor` and a `RolloutLearner` taking turns in one process, a rollout
+    of the one then passes over it by the other (Gallici et al. 2025); N of them share theta+ through
+    the parameter server."""
+
+    def __init__(self, actor: RolloutActor, learner: RolloutLearner, hosted_shards: dict | None = None):
+        self.actor, self.learner = actor, learner
+        self.hosted_shards = hosted_shards or {}  # index -> ParameterShard held in this process
+
+    def run(self, budget: int) -> Report:
+        """Whole rollouts until at least `budget` agent steps, each learnt from before the next."""
+        steps = updates = 0
+        while steps < budget:
+            rollout = self.actor.rollout()
+            steps += rollout.steps
+            updates += self.learner.learn(rollout)
+        self.learner.params.drain()
+        return self.actor.report(steps).merge(self.learner.report(updates))
+
+    def refresh(self) -> None:
+        """Actor and learner read theta+ afresh (the shards in this process were just restored)."""
+        self.actor.refresh()
+        self.learner.refresh()
+
+    def continue_from(self, steps: int) -> None:
+        self.actor.continue_from(steps)
+
+    def save_replay(self, path: str) -> int:
+        """Nothing to save: PQN keeps no replay memory."""
+        return 0
 
     def close(self) -> None:
         self.actor.close()

@@ -85,6 +85,10 @@ class Config:
     envs_per_actor: int = checked(1, lambda v: v >= 1, "be >= 1")
     """Environment copies each actor steps at once with one batched forward pass."""
 
+    # --- learning rule --------------------------------------------------------------------------
+    algorithm: Literal["dqn", "pqn"] = "dqn"
+    """What each bundle learns by: `dqn` or `pqn`. `dqn` is Mnih et al. 2015 as Gorila runs it (a replay memory, theta-, one update per update_every agent steps); `pqn` is Gallici et al. 2025 (rollouts of rollout_steps steps of every environment copy, Q(lambda) targets under the parameters that acted, rollout_epochs passes of rollout_minibatches minibatches over each rollout; no replay memory and no theta-). pqn runs in bundles only: N bundles are N PQN agents sharing theta+ through the parameter server."""
+
     # --- network --------------------------------------------------------------------------------
     network: str | Callable = checked(
         "auto",
@@ -98,6 +102,8 @@ class Config:
     """Hidden layer widths of the MLP."""
     dueling: bool = False
     """Dueling head (Wang et al. 2016): separate value and advantage streams."""
+    layer_norm: bool = False
+    """LayerNorm before the ReLU of every hidden layer (PQN; Gallici et al. 2025 show it stabilises learning without theta-): over each cell's filters after a convolution, over the units after a dense layer."""
 
     # --- DQN ------------------------------------------------------------------------------------
     gamma: float = checked(0.99, lambda v: 0.0 <= v <= 1.0, "lie in [0, 1]")
@@ -122,16 +128,28 @@ class Config:
     """Agent steps (transitions) of experience before learning starts, as DQN's reference code counts its 50,000 (Atari: 4 frames each): each bundle's replay must hold this many (outside bundles, all replay memories together). A run whose learners could not start within total_frames is refused before it starts."""
     update_every: int = checked(4, lambda v: v >= 1, "be >= 1")
     """Agent steps per learner update in a bundle (DQN: one update per 4 steps); non-bundled learners keep the same ratio to frames collected."""
-    huber_delta: float = checked(1.0, lambda v: v > 0, "be > 0")
-    """Huber loss threshold (DQN's error clipping)."""
+    huber_delta: float = checked(1.0, lambda v: v >= 0, "be >= 0")
+    """Huber loss threshold (DQN's error clipping); 0 = no clipping, half the squared error (PQN)."""
     loss_reduction: Literal["mean", "sum"] = "mean"
     """How a minibatch's Huber losses combine into the loss a gradient is taken of: `sum` as in DQN's reference code (a gradient batch_size times the mean's; RMSProp's eps floor and the learning rate were tuned with it), or `mean`. The logged loss is always the mean per transition."""
     clip_rewards: bool = False
     """Clip rewards to [-1, 1] for learning (Atari); logged returns stay raw."""
+    reward_scale: float = checked(1.0, lambda v: v > 0, "be > 0")
+    """Multiply rewards by this for learning, after any clipping (PQN's CartPole: 0.1); logged returns stay raw."""
     fire_reset: bool = False
     """Atari: press FIRE after every reset, in games that have it (DQN did not: its agent learns to press FIRE itself)."""
     max_grad_norm: float = checked(10.0, lambda v: v >= 0, "be >= 0")
     """Clip each gradient to this global norm before it is sent (0 = no clipping)."""
+
+    # --- PQN (algorithm: pqn) -------------------------------------------------------------------
+    rollout_steps: int = checked(32, lambda v: v >= 1, "be >= 1")
+    """PQN: vector steps of every environment copy in one rollout (T; PQN's MinAtar and Atari settings: 32 steps of 128 copies)."""
+    rollout_epochs: int = checked(2, lambda v: v >= 1, "be >= 1")
+    """PQN: passes a learner makes over each rollout (PQN: 2)."""
+    rollout_minibatches: int = checked(32, lambda v: v >= 1, "be >= 1")
+    """PQN: minibatches each pass splits a rollout's agent steps into, one update each (PQN: 32, of 128 transitions)."""
+    q_lambda: float = checked(0.65, lambda v: 0.0 <= v <= 1.0, "lie in [0, 1]")
+    """PQN: lambda of the Q(lambda) targets (0: one-step Q-learning; 1: the rollout's discounted return, bootstrapped at its end; PQN: 0.65)."""
 
     # --- exploration ----------------------------------------------------------------------------
     epsilon_start: float = checked(1.0, lambda v: 0.0 <= v <= 1.0, "lie in [0, 1]")
@@ -150,10 +168,12 @@ class Config:
     """Exponent spread of the epsilon ladder (Ape-X: 7)."""
 
     # --- parameter server -----------------------------------------------------------------------
-    optimizer: Literal["adagrad", "rmsprop", "adam", "sgd"] = "adam"
-    """Optimizer each parameter shard applies to its slice (Gorila: AdaGrad; DQN: RMSProp)."""
+    optimizer: Literal["adagrad", "rmsprop", "adam", "radam", "sgd"] = "adam"
+    """Optimizer each parameter shard applies to its slice (Gorila: AdaGrad; DQN: RMSProp; PQN: RAdam)."""
     learning_rate: float = checked(5e-4, lambda v: v > 0, "be > 0")
     """Learning rate of the shard optimizers."""
+    learning_rate_decay: bool = False
+    """Decay the learning rate linearly to 0 over the updates the run will make (PQN), counted by each shard: the budget's agent steps divided by update_every (dqn), or its rollouts times rollout_epochs * rollout_minibatches (pqn)."""
     optimizer_eps: float = checked(1e-8, lambda v: v > 0, "be > 0")
     """Epsilon of the shard optimizer's denominator."""
     rmsprop_alpha: float = checked(0.95, lambda v: 0.0 < v < 1.0, "lie in (0, 1)")
@@ -280,6 +300,10 @@ def validate(config: Config) -> Config:
             )
         if config.replay != "local":
             raise ConfigError("bundled mode uses local replay; pass --no-bundled to use --replay global")
+    elif config.algorithm == "pqn":
+        raise ConfigError(
+            "algorithm pqn runs in bundles only (each actor's rollouts go to its own learner); drop --no-bundled"
+        )
     if config.address and config.address != "auto":
         try:
             split_address(config.address)

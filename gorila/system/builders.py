@@ -15,13 +15,15 @@ import torch
 
 from gorila.agent.networks import flat_parameters, q_network_for
 from gorila.components.actor import Actor
-from gorila.components.bundle import Bundle
+from gorila.components.bundle import Bundle, RolloutBundle
 from gorila.components.learner import Learner, learner_device
 from gorila.components.parameter_server import ParameterClient, ParameterShard, slice_bounds, synchronous_refresh
 from gorila.components.parameter_server.staleness import staleness_limit
 from gorila.components.replay import ReplayMemory
 from gorila.components.replay.priorities import PriorityRule
 from gorila.components.replay.routing import ReplayWriter, Route
+from gorila.components.rollout_learner import RolloutLearner
+from gorila.components.rollouts import RolloutActor
 from gorila.config import Config, ConfigError
 from gorila.contracts import EnvInfo, MinibatchSource, TransitionSink
 from gorila.records.checkpoints import load_shard_backup
@@ -48,9 +50,24 @@ def shard_device(config: Config) -> str:
     return learner_device(config) if config.shard_placement == "learners" else "cpu"
 
 
-def make_shard(config: Config, index: int, initial: np.ndarray, backup: str | None = None) -> ParameterShard:
+def planned_updates(config: Config, info: EnvInfo) -> int:
+    """Updates the parameter server applies in the whole run, all learners together: one per
+    update_every agent steps (dqn), or rollout_epochs * rollout_minibatches per rollout (pqn)."""
+    steps = info.steps(config.total_frames)
+    if config.algorithm == "pqn":
+        rollouts = steps // (config.rollout_steps * config.envs_per_actor)
+        return max(1, rollouts * config.rollout_epochs * config.rollout_minibatches)
+    return max(1, steps // config.update_every)
+
+
+def make_shard(
+    config: Config, index: int, initial: np.ndarray, backup: str | None = None, info: EnvInfo | None = None
+) -> ParameterShard:
     """Parameter shard `index`, owning the slice `initial` of theta+; where `backup` holds a saved
-    state (a restarted shard, a resumed run) it continues from that state instead."""
+    state (a restarted shard, a resumed run) it continues from that state instead. Its learning rate
+    decays over the run's `planned_updates` where the config asks for it (which needs the run's `info`)."""
+    if config.learning_rate_decay and info is None:
+        raise ValueError("make_shard: learning_rate_decay needs the environment's EnvInfo")
     shard = ParameterShard(
         index,
         initial,
@@ -60,6 +77,7 @@ def make_shard(config: Config, index: int, initial: np.ndarray, backup: str | No
         rmsprop_alpha=config.rmsprop_alpha,
         max_staleness=staleness_limit(config),
         target_update_every=config.target_update_every,
+        decay_updates=planned_updates(config, info) if config.learning_rate_decay else 0,
         device=shard_device(config),
     )
     state = load_shard_backup(backup) if backup else None
@@ -73,7 +91,7 @@ def make_shard_of(
 ) -> ParameterShard:
     """Shard `index` of a run, owning theta+[start:stop]. It computes its slice of the seeded theta_0
     itself, so its constructor arguments stay small: Ray keeps them to restart the shard with."""
-    return make_shard(config, index, initial_parameters(config, info)[start:stop], backup)
+    return make_shard(config, index, initial_parameters(config, info)[start:stop], backup, info)
 
 
 def first_shard_states(config: Config, info: EnvInfo, bounds, resume: dict | None = None) -> tuple[list[dict], int]:
@@ -83,7 +101,9 @@ def first_shard_states(config: Config, info: EnvInfo, bounds, resume: dict | Non
     if resume:
         return list(resume["shards"]), resume["env_frames"]
     theta = initial_parameters(config, info)
-    return [make_shard(config, index, theta[start:stop]).state() for index, (start, stop) in enumerate(bounds)], 0
+    return [
+        make_shard(config, index, theta[start:stop], info=info).state() for index, (start, stop) in enumerate(bounds)
+    ], 0
 
 
 def parameter_client(config: Config, shards: list, bounds, calls, device: str = "cpu") -> ParameterClient:
@@ -194,14 +214,19 @@ def make_bundle(
     calls,
     saved_replay: str | None = None,
     hosted: tuple[HostedSlice, ...] = (),
-) -> Bundle:
+) -> Bundle | RolloutBundle:
     """Bundle `index`: actor_i --writes--> local replay_i --minibatches--> learner_i, in one process,
-    with the `hosted` shards (shard placement `learners` on Ray).
+    with the `hosted` shards (shard placement `learners` on Ray); with algorithm pqn, actor_i
+    --rollouts--> learner_i.
 
     Inside the bundle calls are direct; `calls` is how its actor and learner reach the shards of
     other processes.
     """
     shards, own = with_hosted_shards(config, info, shards, hosted)
+    if config.algorithm == "pqn":
+        client = lambda device="cpu": parameter_client(config, shards, bounds, calls, device)
+        actor = RolloutActor(config, info, index, client())
+        return RolloutBundle(actor, RolloutLearner(config, info, index, client(learner_device(config))), own)
     replay = make_replay(
         config,
         info,

@@ -14,7 +14,7 @@ from gorila.agent.dqn import linear_epsilon
 from gorila.components.actor import epsilon_end_step, epsilon_hold_steps
 from gorila.config import Config, ConfigError
 from gorila.contracts import EnvInfo
-from gorila.system.builders import min_sample_size, replay_warmup
+from gorila.system.builders import min_sample_size, planned_updates, replay_warmup
 from gorila.system.topology import replay_count
 
 
@@ -44,7 +44,10 @@ def _each(config: Config) -> str:
 
 
 def check_learning_start(config: Config, info: EnvInfo) -> None:
-    """Refuse a run whose replay memories could not hold their warm-up before the budget ends."""
+    """Refuse a run whose replay memories could not hold their warm-up before the budget ends (PQN
+    has none: it learns from its first rollout)."""
+    if config.algorithm == "pqn":
+        return
     needed = min_sample_size(config, replay_warmup(config))
     written = memory_steps(config, info)
     if needed < written:
@@ -107,6 +110,15 @@ def describe_schedule(config: Config, info: EnvInfo) -> str:
         else f"over its first {config.epsilon_decay_steps:,}"
     )
     anneal = f"epsilon {config.epsilon_start:g} -> {end} {over} ({_share(config.epsilon_decay_steps, steps)})"
+    if config.algorithm == "pqn":
+        rollout = config.rollout_steps * config.envs_per_actor
+        start = (
+            f"it learns from rollouts of {config.rollout_steps:,} steps of its {config.envs_per_actor:,} copies "
+            f"({config.rollout_epochs} passes of {config.rollout_minibatches} minibatches of about "
+            f"{rollout // config.rollout_minibatches:,}), with no replay memory and no theta-: about "
+            f"{planned_updates(config, info):,} server updates in the run"
+        )
+        return f"schedule: {_each(config)} takes about {steps:,} agent steps; {anneal}; {start}"
     if config.bundled:
         start = f"learning starts once its replay holds {warmup:,} ({_share(warmup, written)})"
     else:
@@ -114,8 +126,7 @@ def describe_schedule(config: Config, info: EnvInfo) -> str:
             f"learning starts once the replay memories hold {config.learning_starts:,} in all "
             f"({_share(warmup, written)} of what each receives)"
         )
-    updates = info.steps(config.total_frames) // config.update_every
-    refreshes = updates // config.target_update_every
+    refreshes = planned_updates(config, info) // config.target_update_every
     return (
         f"schedule: {_each(config)} takes about {steps:,} agent steps; {anneal}; {start}; "
         f"theta- every {config.target_update_every:,} server updates (about {refreshes:,} times in the run)"

@@ -161,7 +161,9 @@ def replay_count(config: Config) -> int:
 
 
 def replay_layout(config: Config) -> list[tuple[int, int]]:
-    """(capacity, num_streams) of each replay memory: a bundle's, or a stand-alone one."""
+    """(capacity, num_streams) of each replay memory: a bundle's, or a stand-alone one (PQN has none)."""
+    if config.algorithm == "pqn":
+        return []
     if config.replay == "local":
         return [(config.replay_capacity, config.envs_per_actor)] * config.actors
     total_streams = config.actors * config.envs_per_actor
@@ -181,7 +183,9 @@ def learner_replays(config: Config, index: int) -> list[int]:
 def describe_topology(config: Config) -> str:
     """One line a user reads at launch: the shape of the system."""
     plural = lambda n, word: f"{n} {word}{'s' if n > 1 else ''}"
-    if config.bundled:
+    if config.algorithm == "pqn":
+        shape = f"{plural(config.actors, 'PQN bundle')} (actor --rollouts--> learner, no replay)"
+    elif config.bundled:
         shape = f"{plural(config.actors, 'bundle')} (actor + local replay + learner)"
     else:
         replay = f"global replay ({config.replay_shards} shards)" if config.replay == "global" else "local replays"

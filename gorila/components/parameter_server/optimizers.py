@@ -9,6 +9,8 @@ arithmetic. Every rule subtracts; `gradient` is the gradient of the loss.
 - `rmsprop`:  a = 0.95 by default; m = a m + (1-a) g;  n = a n + (1-a) g^2;
               theta -= lr * g / sqrt(n - m^2 + eps)            (DQN's RMSProp, Graves 2013; eps inside)
 - `adam`:     Kingma & Ba (2015), with bias correction.
+- `radam`:    Liu et al. (2020): Adam's step scaled by its variance rectification r_t once the
+              variance of its adaptive rate is tractable (rho_t > 5), a momentum step before (PQN).
 
 DQN's rule was tuned on the gradient of the clipped TD errors summed over the minibatch, not averaged
 (`loss_reduction: sum`): on a mean, 32 times smaller, its eps would dominate the root. AdaGrad divides
@@ -101,7 +103,28 @@ class Adam(UpdateRule):
         theta.addcdiv_(self.first, denominator, value=-self.lr * root_c2 / (1 - self.beta1**self.steps))
 
 
-OPTIMIZERS = {"sgd": SGD, "adagrad": AdaGrad, "rmsprop": DQNRMSProp, "adam": Adam}
+class RAdam(Adam):
+    RHO_THRESHOLD = 5.0  # Liu et al. (2020) and optax: the adaptive step starts once rho_t exceeds it
+
+    def step(self, theta: torch.Tensor, gradient: torch.Tensor) -> None:
+        """Adam's moments; the step lr * r_t * m_hat / (sqrt(v_hat) + eps) where rho_t, the length of
+        the average the second moment approximates, is above the threshold, else lr * m_hat."""
+        self.steps += 1
+        b1, b2, t = self.beta1, self.beta2, self.steps
+        self.first.lerp_(gradient, 1 - b1)
+        self.second.mul_(b2).addcmul_(gradient, gradient, value=1 - b2)
+        rho_inf = 2 / (1 - b2) - 1
+        rho = rho_inf - 2 * t * b2**t / (1 - b2**t)
+        if rho <= self.RHO_THRESHOLD:
+            theta.add_(self.first, alpha=-self.lr / (1 - b1**t))
+            return
+        rectifier = math.sqrt((rho - 4) * (rho - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho))
+        root_c2 = math.sqrt(1 - b2**t)
+        denominator = torch.sqrt(self.second, out=self._denominator).add_(self.eps * root_c2)
+        theta.addcdiv_(self.first, denominator, value=-self.lr * rectifier * root_c2 / (1 - b1**t))
+
+
+OPTIMIZERS = {"sgd": SGD, "adagrad": AdaGrad, "rmsprop": DQNRMSProp, "adam": Adam, "radam": RAdam}
 
 
 def make_optimizer(

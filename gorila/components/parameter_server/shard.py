@@ -1,7 +1,8 @@
 """One shard of the parameter server: a contiguous slice of theta+, its optimizer and its version.
 
 Each shard applies asynchronous SGD to its own slice only (Nair et al. 2015, section 4): it never
-sees the other slices. It also keeps its slice of theta-, refreshed every `target_update_every` of its
+sees the other slices. With `decay_updates` its learning rate falls linearly to 0 over that many of
+its updates (PQN's schedule). It also keeps its slice of theta-, refreshed every `target_update_every` of its
 own updates, and discards gradients computed on parameters too many of its versions old.
 
 A shard keeps its slice and its optimizer's moments on a `device`: a shard beside a learner keeps them
@@ -40,6 +41,7 @@ class ParameterShard:
         rmsprop_alpha: float = 0.95,
         max_staleness: int = 0,
         target_update_every: int = 1000,
+        decay_updates: int = 0,
         device: str = "cpu",
     ):
         self.index, self.device = index, torch.device(device)
@@ -51,6 +53,7 @@ class ParameterShard:
         self._lock = threading.RLock()
         self.max_staleness = max_staleness
         self.target_update_every = target_update_every
+        self.learning_rate, self.decay_updates = learning_rate, decay_updates
         self.version = 0  # updates applied so far
         self.target_version = 0  # theta- refreshes so far
         self.discarded = 0
@@ -77,6 +80,8 @@ class ParameterShard:
         if self.max_staleness and staleness > self.max_staleness:
             self.discarded += 1
             return False
+        if self.decay_updates:  # linearly to 0 at the run's last update, as optax's linear_schedule
+            self.optimizer.lr = self.learning_rate * max(0.0, 1.0 - self.version / self.decay_updates)
         self.optimizer.step(self.theta, gradient)
         self.version += 1
         self.staleness_sum += staleness

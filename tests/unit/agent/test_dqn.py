@@ -205,3 +205,9 @@ def test_greedy_actions_draw_nothing_without_a_tie():
     state = rng.bit_generator.state
     dqn.greedy_actions(np.array([[0.0, 1.0], [2.0, 1.0]]), rng)
     assert rng.bit_generator.state == state
+
+
+def test_a_huber_delta_of_zero_is_half_the_squared_error_unclipped():
+    q, y = torch.tensor([0.0, 1.0, -3.0]), torch.tensor([5.0, 1.0, 0.0])
+    assert dqn.huber_loss(q, y, 0.0).item() == pytest.approx((12.5 + 0 + 4.5) / 3)
+    assert dqn.huber_loss(q, y, 0.0, "sum").item() == pytest.approx(17.0)

@@ -5,6 +5,7 @@ import pytest
 import torch
 
 from gorila.agent.networks import (
+    CellNorm,
     MLPQNetwork,
     NatureCNN,
     build_q_network,
@@ -84,3 +85,23 @@ def test_dueling_head_q_mean_over_actions_is_the_value_stream(make):
     torch.testing.assert_close(q.mean(dim=1, keepdim=True), value)
     torch.testing.assert_close(q, value + advantage - advantage.mean(dim=1, keepdim=True))
     assert not torch.allclose(q, q.mean(dim=1, keepdim=True).expand_as(q))  # actions still differ
+
+
+@pytest.mark.parametrize("network, shape", [("mlp", (4,)), ("minatar_cnn", (4, 10, 10)), ("nature_cnn", (4, 84, 84))])
+def test_layer_norm_adds_a_norm_to_every_hidden_layer_and_leaves_the_plain_network_as_it_was(network, shape):
+    plain = build_q_network(network, shape, 3, (32, 32))
+    normed = build_q_network(network, shape, 3, (32, 32), layer_norm=True)
+    norms = [m for m in normed.modules() if isinstance(m, (torch.nn.LayerNorm))]
+    hidden = {"mlp": 2, "minatar_cnn": 2, "nature_cnn": 4}[network]  # convolutions and dense layers
+    assert len(norms) == hidden
+    assert not any(isinstance(m, torch.nn.LayerNorm) for m in plain.modules())
+    assert "head.advantage.2.weight" in plain.state_dict()  # checkpoints of plain networks still load
+    x = torch.zeros((2, *shape), dtype=torch.uint8 if network == "nature_cnn" else torch.float32)
+    assert normed(x).shape == plain(x).shape == (2, 3)
+
+
+def test_a_cell_norm_normalises_each_cell_over_its_channels():
+    maps = torch.randn(2, 16, 5, 5) * 3 + 1
+    out = CellNorm(16)(maps)
+    torch.testing.assert_close(out.mean(dim=1), torch.zeros(2, 5, 5), atol=1e-5, rtol=0)
+    torch.testing.assert_close(out.var(dim=1, unbiased=False), torch.ones(2, 5, 5), atol=1e-3, rtol=0)

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from gorila.agent import dqn
+from gorila.components.actor import learning_reward
 from gorila.components.bundle import Bundle
 from gorila.components.replay import ReplayMemory
 from gorila.components.replay.routing import ReplayWriter, Route
@@ -64,3 +65,11 @@ def test_an_actor_reports_each_episodes_length_and_the_exploration_rate_of_its_s
     assert report.epsilon_sum == pytest.approx(expected)
     assert actor.report(0) == Report(process=report.process)  # the report took what it counted
     actor.close()
+
+
+def test_learners_see_rewards_clipped_then_scaled_and_the_raw_ones_stay_for_the_returns():
+    reward = np.array([-3.0, 0.5, 2.0])
+    config = build_config("cartpole", overrides={"clip_rewards": True, "reward_scale": 0.1})
+    np.testing.assert_allclose(learning_reward(config, reward), [-0.1, 0.05, 0.1])
+    plain = build_config("cartpole", overrides={"clip_rewards": False})
+    assert learning_reward(plain, reward) is reward

@@ -87,3 +87,20 @@ def test_rules_never_write_the_gradient():
 def test_unknown_rule_is_refused():
     with pytest.raises(ValueError, match="unknown optimizer"):
         make_optimizer("lion", 3, 0.1, 0.01, 0.95)
+
+
+def test_radam_matches_torchs_through_its_momentum_steps_and_its_rectified_ones():
+    # rho_t passes 5 at the 6th step with beta2 0.999: twelve steps take both branches. eps is tiny
+    # because torch adds it to sqrt(v) where RAdam's paper and optax (PQN's) add it to sqrt(v_hat).
+    parameter = torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64))
+    reference = torch.optim.RAdam([parameter], lr=0.1, eps=1e-12)
+    theta = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)
+    rule = make_optimizer("radam", 3, 0.1, 1e-12, 0.95)
+    rule.first, rule.second = rule.first.double(), rule.second.double()
+    rule._denominator = rule._denominator.double()
+    for step in range(12):
+        g = torch.from_numpy(GRADIENTS[step % 3].astype(np.float64))
+        parameter.grad = g.clone()
+        reference.step()
+        rule.step(theta, g)
+        np.testing.assert_allclose(theta.numpy(), parameter.detach().numpy(), rtol=1e-9, err_msg=f"step {step + 1}")

@@ -182,3 +182,13 @@ def test_a_learner_waits_for_its_own_push_where_asked_and_by_default_only_where_
     from gorila.components.parameter_server import synchronous_refresh
 
     assert synchronous_refresh(Config(learner_refresh=refresh, runtime=runtime), holds_every_shard) is waits
+
+
+def test_a_decaying_learning_rate_falls_linearly_to_zero_over_its_updates():
+    shard = ParameterShard(0, np.zeros(1, np.float32), optimizer="sgd", learning_rate=1.0, decay_updates=4)
+    moves = []
+    for _ in range(6):
+        before = shard.theta.item()
+        shard.apply(np.ones(1, np.float32), shard.version)
+        moves.append(before - shard.theta.item())
+    assert moves == pytest.approx([1.0, 0.75, 0.5, 0.25, 0.0, 0.0])

@@ -1,0 +1,93 @@
+"""PQN's learner: Q(lambda) targets over a rollout, then `rollout_epochs` passes of
+`rollout_minibatches` minibatches over it, each gradient sent to the parameter server and theta+ read
+back before the next (Gallici et al. 2025). No replay memory, no theta-, no outlier filter.
+
+The targets are computed once per rollout from the Q-values the actor acted on (the rollout's
+`next_max_q`), as PQN computes them; each minibatch's Q(s, a) is the current theta+'s.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from gorila.agent import dqn
+from gorila.agent.networks import flat_gradients, load_flat_parameters, q_network_for
+from gorila.agent.q_lambda import q_lambda_targets
+from gorila.components.learner import learner_device
+from gorila.components.rollouts import Rollout
+from gorila.config import Config
+from gorila.contracts import EnvInfo, ParameterSource, Report
+
+
+class RolloutLearner:
+    """Learns from whole rollouts, pushing one gradient per minibatch to the parameter shards."""
+
+    def __init__(self, config: Config, info: EnvInfo, index: int, params: ParameterSource):
+        torch.set_num_threads(config.torch_threads)
+        torch.manual_seed(config.seed + 7919 * index)
+        self.config, self.index, self.params = config, index, params
+        self.rng = np.random.default_rng(config.seed + 7919 * index)
+        self.device = torch.device(learner_device(config))
+        self.online = q_network_for(config, info).to(self.device)
+        self.online_parameters = list(self.online.parameters())
+        self.losses: list[float] = []
+        self.q_sum, self.q_count = 0.0, 0
+
+    def sync(self, pulled=None) -> None:
+        flat, _ = pulled or self.params.pull(prefetch=False)
+        load_flat_parameters(self.online_parameters, flat)
+
+    def refresh(self) -> None:
+        """Read theta+ afresh, forgetting any refresh asked for earlier."""
+        self.params.forget()
+        self.sync()
+
+    def targets(self, rollout: Rollout) -> torch.Tensor:
+        """The Q(lambda) target of every step of `rollout`, flattened to [T * N]."""
+        as_tensor = torch.from_numpy
+        return q_lambda_targets(
+            as_tensor(rollout.rewards),
+            as_tensor(rollout.terminals),
+            as_tensor(rollout.lasts),
+            as_tensor(rollout.next_max_q),
+            self.config.gamma,
+            self.config.q_lambda,
+        ).flatten()
+
+    def learn(self, rollout: Rollout) -> int:
+        """`rollout_epochs` passes over the rollout's agent steps in `rollout_minibatches` shuffled
+        minibatches; the updates made."""
+        self.refresh()  # not a refresh asked for during the previous rollout
+        on_device = lambda array: torch.as_tensor(array, device=self.device)
+        obs = on_device(rollout.obs.reshape(-1, *rollout.obs.shape[2:]))
+        actions, targets = on_device(rollout.actions.reshape(-1)), self.targets(rollout).to(self.device)
+        steps = np.flatnonzero(rollout.acted.reshape(-1))
+        parts = min(self.config.rollout_minibatches, len(steps))
+        updates = 0
+        for _ in range(self.config.rollout_epochs):
+            for part in np.array_split(self.rng.permutation(steps), parts):
+                index = on_device(part)
+                self.update(obs[index], actions[index], targets[index])
+                updates += 1
+        return updates
+
+    def update(self, obs: torch.Tensor, actions: torch.Tensor, targets: torch.Tensor) -> None:
+        """One gradient of the loss of Q(s, a) against the fixed targets, to the shards and back."""
+        q_taken = dqn.taken_q(self.online(obs), actions)
+        loss = dqn.huber_loss(q_taken, targets, self.config.huber_delta)
+        for parameter in self.online_parameters:
+            parameter.grad = None
+        loss.backward()
+        gradient = dqn.clip_norm(flat_gradients(self.online_parameters), self.config.max_grad_norm)
+        self.sync(self.params.push_and_pull(gradient.unsqueeze(0), self.params.versions.copy()))
+        self.losses.append(float(loss.detach()))
+        self.q_sum += float(q_taken.detach().sum())
+        self.q_count += len(q_taken)
+
+    def report(self, updates: int) -> Report:
+        losses, self.losses = self.losses, []
+        q_sum, q_count, self.q_sum, self.q_count = self.q_sum, self.q_count, 0.0, 0
+        return Report(
+            updates=updates, loss_sum=float(np.sum(losses)), loss_count=len(losses), q_sum=q_sum, q_count=q_count
+        )

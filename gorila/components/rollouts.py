@@ -1,0 +1,90 @@
+"""PQN's actor: steps its environment copies for a whole rollout with the current theta+, and hands the
+rollout on instead of writing it to a replay memory (Gallici et al. 2025).
+
+A rollout keeps every observation acted on and, for each step, max_a Q(s_{t+1}, a) under the
+parameters that acted: the Q-values an actor computes to choose its next action are the bootstraps
+of the Q(lambda) targets (`gorila.agent.q_lambda`), so the learner needs no second pass for them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from gorila.agent import dqn
+from gorila.agent.networks import load_flat_parameters
+from gorila.agent.policy import at_most_threads
+from gorila.components.actor import Actor, learning_reward
+from gorila.config import Config
+from gorila.contracts import EnvInfo, ParameterSource
+
+
+@dataclass
+class Rollout:
+    """T steps of N environment copies; every array is [T, N, ...], step t of copy n."""
+
+    obs: np.ndarray  # the observation acted on
+    actions: np.ndarray  # int64
+    rewards: np.ndarray  # float32, clipped where the config clips
+    terminals: np.ndarray  # bool: the step ended with no bootstrap (a real terminal, or a life loss)
+    lasts: np.ndarray  # bool: the observation after the step was its episode's last
+    acted: np.ndarray  # bool: an agent step (False: the copy's episode had ended and it only reset)
+    next_max_q: np.ndarray  # float32: max_a Q(s_{t+1}, a) under the parameters that acted
+
+    @property
+    def steps(self) -> int:
+        """Agent steps in the rollout."""
+        return int(self.acted.sum())
+
+
+class RolloutActor(Actor):
+    """An `Actor` whose steps go into a `Rollout` of `rollout_steps` vector steps; it reads theta+
+    afresh (waiting for it) before each rollout, so that every rollout is acted with the newest."""
+
+    def __init__(self, config: Config, info: EnvInfo, index: int, params: ParameterSource):
+        super().__init__(config, info, index, params, writer=None)
+
+    def sync(self) -> None:
+        flat, _ = self.params.pull(prefetch=False)
+        load_flat_parameters(self.parameters, flat)
+        self.steps_since_sync = 0
+
+    def q_values(self, obs: np.ndarray) -> np.ndarray:
+        with torch.no_grad(), at_most_threads(self.config.torch_threads):
+            return self.network(torch.as_tensor(obs)).numpy()
+
+    def rollout(self) -> Rollout:
+        """`rollout_steps` steps of every copy, epsilon-greedy on the current theta+."""
+        self.sync()
+        steps, num_envs = self.config.rollout_steps, self.env.num_envs
+        rollout = Rollout(
+            obs=np.empty((steps, *self.obs.shape), self.obs.dtype),
+            actions=np.empty((steps, num_envs), np.int64),
+            rewards=np.empty((steps, num_envs), np.float32),
+            terminals=np.empty((steps, num_envs), bool),
+            lasts=np.empty((steps, num_envs), bool),
+            acted=np.empty((steps, num_envs), bool),
+            next_max_q=np.empty((steps, num_envs), np.float32),
+        )
+        q = self.q_values(self.obs)
+        for t in range(steps):
+            epsilon = self.epsilon
+            actions = dqn.greedy_with_epsilon(q, epsilon, self.policy.rng, self.policy.tie_rng)
+            result = self.env.step(actions)
+            ended = self.episode_ended  # these copies only reset in this step: no agent step
+            reward = learning_reward(self.config, result.reward)
+            rollout.obs[t], rollout.actions[t] = self.obs, actions
+            rollout.rewards[t] = np.where(ended, 0.0, reward)
+            rollout.terminals[t] = result.terminal & ~ended
+            rollout.lasts[t] = result.episode_end & ~ended
+            rollout.acted[t] = ~ended
+            self._track_episodes(result, ended)
+            self.obs, self.episode_ended = result.obs, result.episode_end.copy()
+            q = self.q_values(self.obs)
+            rollout.next_max_q[t] = q.max(axis=1)
+            taken = len(ended) - int(ended.sum())
+            self.steps += taken
+            self.epsilon_sum += epsilon * taken
+        return rollout

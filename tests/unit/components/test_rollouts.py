@@ -1,0 +1,102 @@
+"""PQN's parts (algorithm pqn): the rollout actor, the rollout learner and their bundle."""
+
+import numpy as np
+import pytest
+import torch
+
+from gorila.agent.q_lambda import q_lambda_targets
+from gorila.components.bundle import RolloutBundle
+from gorila.config import ConfigError, build_config
+from gorila.contracts import EnvInfo
+from gorila.runtime.calls import DirectCalls
+from gorila.system import builders
+
+CARTPOLE = EnvInfo((4,), "float32", 2, (4,), 1, 1, False)
+
+
+def pqn_bundle(**overrides) -> tuple:
+    settings = dict(runtime="local", envs_per_actor=4, rollout_steps=40, torch_threads=1, **overrides)
+    config = build_config("pqn-cartpole", overrides=settings)
+    theta = builders.initial_parameters(config, CARTPOLE)
+    shards, bounds = [builders.make_shard(config, 0, theta, info=CARTPOLE)], [(0, theta.size)]
+    return config, builders.make_bundle(config, CARTPOLE, 0, shards, bounds, DirectCalls()), shards[0]
+
+
+def test_a_rollout_keeps_each_step_and_the_bootstrap_the_actor_computed_for_it():
+    config, bundle, _ = pqn_bundle()
+    assert isinstance(bundle, RolloutBundle)
+    rollout = bundle.actor.rollout()
+    steps, copies = config.rollout_steps, config.envs_per_actor
+    assert rollout.obs.shape == (steps, copies, 4) and rollout.next_max_q.shape == (steps, copies)
+    assert rollout.lasts.any(), "40 steps of early CartPole end some episode"
+    # the step after an episode's last only resets that copy: no agent step, no reward
+    after_last = np.zeros_like(rollout.lasts)
+    after_last[1:] = rollout.lasts[:-1]
+    assert (rollout.acted == ~after_last).all()
+    assert not rollout.rewards[~rollout.acted].any()
+    assert rollout.steps == bundle.actor.steps == int(rollout.acted.sum())
+    # max_a Q(s_{t+1}, a) under the parameters that acted, kept from choosing the next action
+    with torch.no_grad():
+        q = bundle.actor.network(torch.as_tensor(rollout.obs[1:].reshape(-1, 4)))
+    recomputed = q.max(dim=-1).values.numpy().reshape(steps - 1, copies)
+    assert rollout.next_max_q[:-1] == pytest.approx(recomputed, abs=1e-5)
+    bundle.close()
+
+
+def test_the_learner_makes_its_passes_of_minibatches_on_the_q_lambda_targets():
+    config, bundle, shard = pqn_bundle()
+    rollout = bundle.actor.rollout()
+    expected = q_lambda_targets(
+        *(torch.from_numpy(a) for a in (rollout.rewards, rollout.terminals, rollout.lasts, rollout.next_max_q)),
+        config.gamma,
+        config.q_lambda,
+    )
+    torch.testing.assert_close(bundle.learner.targets(rollout), expected.flatten())
+    updates = bundle.learner.learn(rollout)
+    assert updates == shard.version == config.rollout_epochs * config.rollout_minibatches
+    report = bundle.learner.report(updates)
+    assert report.q_count == config.rollout_epochs * rollout.steps  # every agent step once per pass
+    bundle.close()
+
+
+def test_learning_from_a_rollout_brings_q_towards_its_targets():
+    _, bundle, _ = pqn_bundle(learning_rate=1e-3, learning_rate_decay=False)
+    rollout = bundle.actor.rollout()
+    learner = bundle.learner
+    targets = learner.targets(rollout).reshape(rollout.acted.shape)[torch.from_numpy(rollout.acted)]
+
+    def error() -> float:
+        learner.sync()
+        with torch.no_grad():
+            q = learner.online(torch.as_tensor(rollout.obs[rollout.acted]))
+            taken = q.gather(1, torch.as_tensor(rollout.actions[rollout.acted]).unsqueeze(1)).squeeze(1)
+        return float((taken - targets).square().mean())
+
+    before = error()
+    for _ in range(5):
+        learner.learn(rollout)
+    assert error() < 0.5 * before
+    bundle.close()
+
+
+def test_a_pqn_bundle_runs_whole_rollouts_and_reports_both_parts():
+    config, bundle, shard = pqn_bundle()
+    report = bundle.run(1)
+    assert report.steps == bundle.actor.steps > 0
+    assert report.updates == shard.version == config.rollout_epochs * config.rollout_minibatches
+    assert report.loss_count == report.updates and report.replay_size is None
+    assert bundle.save_replay("/nonexistent/replay.npz") == 0
+    bundle.close()
+
+
+def test_pqn_outside_bundles_is_refused_in_one_line():
+    with pytest.raises(ConfigError, match="pqn runs in bundles only"):
+        build_config("pqn", overrides={"bundled": False})
+
+
+def test_the_planned_updates_count_what_each_algorithm_makes():
+    pqn = build_config("pqn", overrides={"total_frames": 409_600})  # 100 rollouts of 128 x 32
+    minatar = EnvInfo((4, 10, 10), "bool", 3, (4, 10, 10), 1, 1, False)
+    assert builders.planned_updates(pqn, minatar) == 100 * 2 * 32
+    dqn = build_config("minatar", overrides={"total_frames": 160_000})
+    assert builders.planned_updates(dqn, minatar) == 160_000 // 16
