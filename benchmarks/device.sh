@@ -45,18 +45,7 @@ fi
 mkdir -p "$out"
 
 # ---- what this machine lacks, from the wheels -------------------------------------------------------
-if ! "$PYTHON" -c "import ray, ale_py, gymnasium, gorila.cli" 2>/dev/null; then
-  if [ -n "$wheels" ]; then   # beside the machine's own packages, and gorila from this folder
-    site=${TMPDIR:-/tmp}/gorila-site
-    "$PYTHON" -m pip install -q --no-index --no-deps --no-compile --target "$site" "$wheels"/*.whl \
-      >"$out/install.log" 2>&1 \
-      || { tail -5 "$out/install.log"; echo "device.sh: installing from $wheels failed ($out/install.log)" >&2; exit 1; }
-    export PYTHONPATH="$site:$PWD${PYTHONPATH:+:$PYTHONPATH}"
-  else
-    "$PYTHON" -m pip install -q -e . >"$out/install.log" 2>&1 \
-      || { tail -5 "$out/install.log"; echo "device.sh: pip install failed; offline, give --wheels DIR" >&2; exit 1; }
-  fi
-fi
+. benchmarks/device_install.sh
 if [ "$smoke" = 1 ]; then
   device=cpu; seconds=1; bundles=${PONG_BUNDLES:-2}
 else

@@ -44,6 +44,7 @@ REQUIREMENTS = [
     "omegaconf==2.3.0",
     "wandb",
     "safetensors",
+    "six",  # gymnax 0.0.8 imports it and does not require it
 ]
 GAMES = {"breakout": ("Breakout-MinAtar", "MinAtar/Breakout-v0")}  # (gymnax's, MinAtar's own)
 WINDOW = 100  # our training return: the mean of the last 100 episodes (MinAtar's moving average)
@@ -79,10 +80,10 @@ def timed(command: list[str]) -> float:
     return time.time() - start
 
 
-def run_reference(python: Path, source: Path, game: str, steps: int, seed: int, work: Path) -> dict:
+def run_reference(python: Path, source: Path, game: str, steps: int, seed: int, work: Path, extra: list) -> dict:
     out = work / "reference.json"
     seconds = timed(
-        [str(python), str(HERE / "pqn_reference_run.py"), str(source), game, str(steps), str(seed), str(out)]
+        [str(python), str(HERE / "pqn_reference_run.py"), str(source), game, str(steps), str(seed), str(out), *extra]
     )
     data = json.loads(out.read_text())
     return {
@@ -131,13 +132,19 @@ def main() -> None:
     parser.add_argument("--purejaxql", help="a checkout of purejaxql (default: clone it at the pinned commit)")
     parser.add_argument("--venv", default=str(Path.home() / ".cache" / "gorila" / "pqn-reference"))
     parser.add_argument("--set", action="append", default=[], help="KEY=VALUE for our run")
+    parser.add_argument(
+        "--reference-set",
+        action="append",
+        default=[],
+        help="KEY=VALUE for the reference's settings (e.g. TEST_DURING_TRAINING=false: no greedy tests)",
+    )
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
     venv = Path(args.venv)
     python, source = reference_python(venv), reference_source(args.purejaxql, venv.parent)
     theirs, ours_game = GAMES[args.game]
     with tempfile.TemporaryDirectory() as work:
-        reference = run_reference(python, source, theirs, args.steps, args.seed, Path(work))
+        reference = run_reference(python, source, theirs, args.steps, args.seed, Path(work), args.reference_set)
         print(
             f"purejaxql PQN, {theirs}, {args.steps:,} steps: return {reference['return']:.2f} in "
             f"{reference['seconds']:.0f} s from launch",
@@ -157,6 +164,8 @@ def main() -> None:
     out = Path(args.out or HERE / "results" / f"pqn-reference-{args.game}-{args.steps}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     result = {
+        "reference_set": args.reference_set,
+        "set": args.set,
         "game": args.game,
         "steps": args.steps,
         "seed": args.seed,

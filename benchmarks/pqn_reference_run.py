@@ -3,7 +3,8 @@
 does, for a given number of agent steps; writes the training return per update as JSON.
 
 Called by benchmarks/pqn_reference.py with that environment's Python:
-  python pqn_reference_run.py PUREJAXQL_DIR GAME STEPS SEED OUT.json
+  python pqn_reference_run.py PUREJAXQL_DIR GAME STEPS SEED OUT.json [KEY=VALUE ...]
+(KEY=VALUE: settings of the reference changed, values read as YAML, e.g. TEST_DURING_TRAINING=false)
 """
 
 import json
@@ -21,6 +22,7 @@ from purejaxql.pqn_minatar import make_train  # noqa: E402
 config = OmegaConf.to_container(OmegaConf.load(f"{source}/purejaxql/config/alg/pqn_minatar.yaml"))
 config.update(ENV_NAME=game, TOTAL_TIMESTEPS=steps, TOTAL_TIMESTEPS_DECAY=steps, SEED=seed, NUM_SEEDS=1)
 config.update(WANDB_MODE="disabled", WANDB_LOG_ALL_SEEDS=False)
+config.update(OmegaConf.to_container(OmegaConf.from_dotlist(sys.argv[6:])))
 train = jax.jit(make_train(config))
 outs = jax.block_until_ready(train(jax.random.PRNGKey(seed)))
 metrics = outs["metrics"]
