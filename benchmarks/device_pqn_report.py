@@ -48,8 +48,10 @@ def scaling(out: Path, one: str, many: str) -> None:
             "wall_seconds": max((r["wall_time"] for r in records if "wall_time" in r), default=None),
         }
         marks = ", ".join(f"{m:g} at {f:,} frames, {w:.0f} s" for m, (f, w) in first_reached(records).items())
-        print(f"{name}: {marks or 'no mark reached'}; final {end.get('return')} at {end.get('frames')} frames; "
-              f"{result[name]['fps'] or 0:,.0f} frames/s")
+        print(
+            f"{name}: {marks or 'no mark reached'}; final {end.get('return')} at {end.get('frames')} frames; "
+            f"{result[name]['fps'] or 0:,.0f} frames/s"
+        )
     ratios = {}
     for mark in MARKS:
         a, b = result[one]["reached"].get(str(mark)), result[many]["reached"].get(str(mark))
@@ -84,7 +86,9 @@ def games(out: Path, archive: str | None = None) -> None:
         frames = min(s["frames"] for s in row["seeds"].values())
         published = f"{row['published_dqn']:.2f}" if row["published_dqn"] is not None else "-"
         ours = f"{row['mean']:.2f}" if row["mean"] is not None else "-"
-        print(f"{game:15} {ours:>15} at {frames / 1e6:.2f}M {published:>14}  {statistics.mean(speeds) if speeds else 0:,.0f}")
+        print(
+            f"{game:15} {ours:>15} at {frames / 1e6:.2f}M {published:>14}  {statistics.mean(speeds) if speeds else 0:,.0f}"
+        )
     (out / "minatar-games.json").write_text(json.dumps(rows, indent=1))
 
 
