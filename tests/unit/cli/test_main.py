@@ -80,7 +80,7 @@ def one_line_error(capsys, argv) -> str:
         (["train", "--set", "epsilon_decay=5"], "did you mean epsilon_decay_steps or epsilon_end?"),
         (
             ["train", "--help-field", "learnig_rate"],
-            "--help-field: learnig_rate is no config field; did you mean learning_rate?",
+            "--help-field: learnig_rate is no config field; did you mean learning_rate or learning_rate_decay?",
         ),
         (["train", "--no-such-flag"], "unrecognized argument: --no-such-flag (see `gorila train --help`)"),
     ],
