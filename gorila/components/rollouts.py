@@ -11,11 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import torch
 
 from gorila.agent import dqn
 from gorila.agent.networks import load_flat_parameters
-from gorila.agent.policy import at_most_threads
 from gorila.components.actor import Actor, learning_reward
 from gorila.config import Config
 from gorila.contracts import EnvInfo, ParameterSource
@@ -51,10 +49,6 @@ class RolloutActor(Actor):
         load_flat_parameters(self.parameters, flat)
         self.steps_since_sync = 0
 
-    def q_values(self, obs: np.ndarray) -> np.ndarray:
-        with torch.no_grad(), at_most_threads(self.config.torch_threads):
-            return self.network(torch.as_tensor(obs)).numpy()
-
     def rollout(self) -> Rollout:
         """`rollout_steps` steps of every copy, epsilon-greedy on the current theta+."""
         self.sync()
@@ -68,7 +62,7 @@ class RolloutActor(Actor):
             acted=np.empty((steps, num_envs), bool),
             next_max_q=np.empty((steps, num_envs), np.float32),
         )
-        q = self.q_values(self.obs)
+        q = self.policy.q_values(self.obs)
         for t in range(steps):
             epsilon = self.epsilon
             actions = dqn.greedy_with_epsilon(q, epsilon, self.policy.rng, self.policy.tie_rng)
@@ -82,7 +76,7 @@ class RolloutActor(Actor):
             rollout.acted[t] = ~ended
             self._track_episodes(result, ended)
             self.obs, self.episode_ended = result.obs, result.episode_end.copy()
-            q = self.q_values(self.obs)
+            q = self.policy.q_values(self.obs)
             rollout.next_max_q[t] = q.max(axis=1)
             taken = len(ended) - int(ended.sum())
             self.steps += taken
