@@ -9,18 +9,20 @@
 #     local-runtime processes, beside MinAtar's published DQN (gorila suite's table, made afterwards by
 #     benchmarks/device_pqn_report.py from the runs' metrics).
 # Everything goes to OUT (default benchmarks/results/device-pqn-<date>): pqn-scaling.json, the five-game
-# runs' metrics in minatar-runs.tar.gz, the logs. --smoke runs the same steps small, in about 2 minutes.
-# Usage: bash benchmarks/device_pqn.sh [--smoke] [--wheels DIR] [--out DIR] [--minutes M]
+# runs' metrics in minatar-runs.tar.gz, the logs. --smoke runs the same steps small, in about 2 minutes;
+# --only scaling|games runs one of the two (PQN_BUNDLES=2 --only scaling is the 2-core machine's check).
+# Usage: bash benchmarks/device_pqn.sh [--smoke] [--only PART] [--wheels DIR] [--out DIR] [--minutes M]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
-smoke=0; wheels=""; out=""; minutes=9
+smoke=0; wheels=""; out=""; minutes=9; only=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --smoke) smoke=1 ;;
     --wheels) wheels=$2; shift ;;
     --out) out=$2; shift ;;
     --minutes) minutes=$2; shift ;;
+    --only) only=$2; shift ;;
     *) echo "device_pqn.sh: unknown argument $1 (see the comment at the top)" >&2; exit 2 ;;
   esac
   shift
@@ -44,10 +46,13 @@ train() {   # NAME FLAGS...: one Breakout run, stopped with a final checkpoint i
     --env MinAtar/Breakout-v0 --total-frames "$frames" --seed 0 --set eval_every_frames=0 --set eval_episodes=10 \
     --run-dir "$out/$name" "$@" >"$out/$name.log" 2>&1 || echo "device_pqn.sh: $name ended early ($out/$name.log)"
 }
-train breakout-1-bundle --runtime local --set torch_threads=2 --set epsilon_decay_steps=$decay
-train breakout-$bundles-bundles --runtime ray --actors "$bundles" --learners "$bundles" --param-shards "$bundles" \
-  --set torch_threads=1 --set epsilon_decay_steps=$(( decay / bundles ))
-"$PYTHON" benchmarks/device_pqn_report.py scaling "$out" "breakout-1-bundle" "breakout-$bundles-bundles"
+if [ "$only" != games ]; then
+  train breakout-1-bundle --runtime local --set torch_threads=2 --set epsilon_decay_steps=$decay
+  train breakout-$bundles-bundles --runtime ray --actors "$bundles" --learners "$bundles" --param-shards "$bundles" \
+    --set torch_threads=1 --set epsilon_decay_steps=$(( decay / bundles ))
+  "$PYTHON" benchmarks/device_pqn_report.py scaling "$out" "breakout-1-bundle" "breakout-$bundles-bundles"
+fi
+[ "$only" = scaling ] && exit 0
 
 # ---- 2. five games, two seeds, all at once ------------------------------------------------------------
 mkdir -p "$out/minatar"

@@ -1,8 +1,8 @@
 """`ReplayMemory`: an actor's local replay, or one shard of the global replay.
 
-State (the rings) lives in `StreamStorage`; index choice, stack rebuilding and n-step folding are the
-functions in `sampling`; prioritised replay's sum tree is `priorities.Priorities`. This class only ties
-them together with a seeded RNG and a warm-up size.
+State (the rings) lives in `StreamStorage`; which entries to draw is its `Sampler`'s choice (uniform,
+or prioritised: `samplers`); stack rebuilding and n-step folding are the functions in `sampling`. This
+class only ties them together with a seeded RNG and a warm-up size.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from pathlib import Path
 import numpy as np
 
 from gorila.components.replay import sampling
-from gorila.components.replay.priorities import Priorities, PriorityRule, annealed_beta, importance_weights
+from gorila.components.replay.priorities import PriorityRule
+from gorila.components.replay.samplers import make_sampler
 from gorila.components.replay.storage import StreamStorage
 from gorila.contracts import Minibatch, ReplayMass
 
@@ -42,13 +43,12 @@ class ReplayMemory:
         self.stack, self.n_step, self.gamma = int(stack), int(n_step), float(gamma)
         self.min_size = int(min_size)
         self.rng = np.random.default_rng(seed)
-        self.priorities = Priorities(self.storage, stack, n_step, priority) if priority else None
+        self.sampler = make_sampler(self.storage, stack, n_step, priority)
 
     def add(self, stream_ids, frames, actions, rewards, terminals, lasts) -> None:
         """Append one entry per listed stream (see `StreamStorage.add`)."""
         self.storage.add(stream_ids, frames, actions, rewards, terminals, lasts)
-        if self.priorities:
-            self.priorities.written(stream_ids)
+        self.sampler.written(stream_ids)
 
     def add_steps(self, stream_ids, frames, actions, rewards, terminals, lasts) -> None:
         """Append T steps at once (arrays [T, len(stream_ids), ...]), oldest first: a batched write."""
@@ -66,15 +66,8 @@ class ReplayMemory:
         obs/next_obs are [B, stack, *frame] when stack > 1 and [B, *frame] when stack == 1, in the
         frame dtype (uint8 stays uint8 until the network).
         """
-        if not self.priorities:
-            if self.sampleable() < self.min_size:
-                return None
-            streams, indices = sampling.choose_indices(self.storage, self.stack, self.n_step, int(batch_size), self.rng)
-            return self.gather(streams, indices)
         batch, mass = self.sample_share(batch_size)
-        if batch is None:
-            return None
-        return replace(batch, weights=importance_weights(batch.priorities, mass.mass, mass.entries, mass.beta))
+        return None if batch is None else self.sampler.weigh(batch, mass)
 
     def sample_share(self, batch_size: int) -> tuple[Minibatch | None, ReplayMass]:
         """This memory's share of a minibatch split over several memories (None while warming up; its
@@ -83,24 +76,17 @@ class ReplayMemory:
         mass = self.mass()
         if mass.entries < self.min_size:
             return None, mass
-        if not self.priorities:
-            return self.sample(batch_size), mass
-        streams, indices, priorities = self.priorities.draw(int(batch_size), self.rng)
-        return replace(self.gather(streams, indices), streams=streams, indices=indices, priorities=priorities), mass
+        streams, indices, fields = self.sampler.draw(int(batch_size), self.rng)
+        return replace(self.gather(streams, indices), **fields), mass
 
     def mass(self) -> ReplayMass:
         """Sampleable entries N, their priority mass (N when uniform) and the annealed beta."""
-        count = self.sampleable()
-        if not self.priorities:
-            return ReplayMass(count, float(count))
-        return ReplayMass(
-            count, self.priorities.tree.total(), annealed_beta(self.storage.added(), self.priorities.rule)
-        )
+        return self.sampler.mass()
 
     def update_priorities(self, streams, indices, td_errors) -> None:
-        """p_i = (|delta_i| + eps)^alpha for entries this memory gave out and still holds as they were."""
-        if self.priorities:
-            self.priorities.update(streams, indices, td_errors)
+        """p_i = (|delta_i| + eps)^alpha for entries this memory gave out and still holds as they were
+        (nothing for a uniform memory)."""
+        self.sampler.update(streams, indices, td_errors)
 
     def gather(self, streams, indices) -> Minibatch:
         """The batch for explicit (stream, absolute index) pairs, shaped like `sample`'s."""
@@ -110,15 +96,14 @@ class ReplayMemory:
         return Minibatch(batch["obs"], batch["actions"], batch["returns"], batch["discounts"], batch["next_obs"])
 
     def stats(self) -> dict:
-        """Size, capacity, entries ever added and bytes held, for metrics (and the priorities' own)."""
-        extra = self.priorities.nbytes() if self.priorities else 0
+        """Size, capacity, entries ever added and bytes held, for metrics (and the sampler's own)."""
         stats = {
             "size": self.storage.size(),
             "capacity": self.storage.capacity,
             "added": self.storage.added(),
-            "nbytes": self.storage.nbytes() + extra,
+            "nbytes": self.storage.nbytes() + self.sampler.nbytes(),
         }
-        return {**stats, **self.priorities.stats()} if self.priorities else stats
+        return {**stats, **self.sampler.stats()}
 
     def __len__(self) -> int:
         return self.storage.size()
@@ -130,9 +115,11 @@ class ReplayMemory:
         temporary = path.with_name(path.name + ".tmp")
         try:
             with open(temporary, "wb") as file:
-                priorities = self.priorities.arrays() if self.priorities else {}
                 np.savez_compressed(
-                    file, rng=np.array(json.dumps(self.rng.bit_generator.state)), **self.storage.arrays(), **priorities
+                    file,
+                    rng=np.array(json.dumps(self.rng.bit_generator.state)),
+                    **self.storage.arrays(),
+                    **self.sampler.arrays(),
                 )
         except BaseException:
             temporary.unlink(missing_ok=True)  # a full disk leaves no half-written file behind
@@ -144,8 +131,7 @@ class ReplayMemory:
         """Continue from what `save_replay` wrote."""
         with np.load(path) as saved:
             self.storage.load_arrays(saved)
-            if self.priorities:
-                self.priorities.load_arrays(saved)
+            self.sampler.load_arrays(saved)
             self.rng.bit_generator.state = json.loads(str(saved["rng"]))
 
 

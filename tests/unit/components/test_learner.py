@@ -190,13 +190,13 @@ def test_a_prioritised_learner_weights_its_loss_and_sends_the_new_priorities_bac
     for step in range(40):
         replay.add([0], rng.normal(size=(1, 4)).astype(np.float32), [step % 2], [1.0], [False], [False])
     learner, _ = make_learner(replay, max_grad_norm=0.0)
-    assert np.allclose(replay.priorities.tree.leaves[:39], 1.0)  # all new: the initial maximum
+    assert np.allclose(replay.sampler.tree.leaves[:39], 1.0)  # all new: the initial maximum
     batch = replay.sample(8)
     assert batch.weights is not None and batch.weights.max() == 1.0
     _, _, weighted = learner.gradient(batch)
     touched = np.unique(batch.indices)
     # |delta| = |1 + 0.99 max Q(s') - Q(s, a)| of an untrained network: near 1, never exactly the initial 1
-    assert not np.isclose(replay.priorities.tree.leaves[touched], 1.0).any()
+    assert not np.isclose(replay.sampler.tree.leaves[touched], 1.0).any()
     _, _, unweighted = learner.gradient(replace(batch, weights=None, streams=None))
     halved = replace(batch, weights=np.full(8, 0.5, np.float32), streams=None)
     np.testing.assert_allclose(learner.gradient(halved)[2], 0.5 * unweighted, rtol=1e-4, atol=1e-7)

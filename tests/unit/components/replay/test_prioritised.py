@@ -85,7 +85,7 @@ def test_new_entries_get_the_largest_priority_so_far():
     memory = labelled_memory([0], 5)
     memory.update_priorities([0, 0], [1, 2], [7.0, 0.5])
     write_more(memory, 1)  # entry 4's window is complete now
-    assert memory.priorities.tree.leaves[:5].tolist() == pytest.approx([1.0, 7.0, 0.5, 1.0, 7.0])
+    assert memory.sampler.tree.leaves[:5].tolist() == pytest.approx([1.0, 7.0, 0.5, 1.0, 7.0])
 
 
 def write_more(memory, steps: int, stream: int = 0) -> None:
@@ -126,7 +126,7 @@ def test_priorities_go_back_to_the_memory_that_gave_each_entry():
     sampler.update_priorities(batch.streams, batch.indices, np.full(32, 5.0))
     for shard, stream in zip(shards, (0, 1)):
         mine = labels(batch) // 1000 == stream
-        leaves = shard.priorities.tree.leaves
+        leaves = shard.sampler.tree.leaves
         assert np.allclose(leaves[np.unique(batch.indices[mine])], 5.0)
         assert np.isclose(leaves[:9], 5.0).sum() == np.unique(batch.indices[mine]).size
 
@@ -135,12 +135,12 @@ def test_updates_of_entries_overwritten_since_they_were_drawn_are_ignored():
     memory = labelled_memory([0], 12, capacity=16)  # entries 0..10 sampleable
     memory.update_priorities([0], [3], [9.0])
     write_more(memory, 6)  # count 18: entries 0 and 1 were overwritten
-    before = memory.priorities.tree.leaves.copy()
+    before = memory.sampler.tree.leaves.copy()
     memory.update_priorities([0, 0, 0], [0, 1, 17], [50.0, 50.0, 50.0])  # gone, gone, not yet sampleable
-    np.testing.assert_array_equal(memory.priorities.tree.leaves, before)
-    assert memory.priorities.max_priority == 9.0
+    np.testing.assert_array_equal(memory.sampler.tree.leaves, before)
+    assert memory.sampler.max_priority == 9.0
     memory.update_priorities([0], [3], [2.0])  # still held: updated
-    assert memory.priorities.tree.leaves[3] == pytest.approx(2.0)
+    assert memory.sampler.tree.leaves[3] == pytest.approx(2.0)
 
 
 @pytest.mark.parametrize("stack, n_step", [(1, 1), (4, 3), (2, 5)])
@@ -151,9 +151,9 @@ def test_the_tree_holds_a_priority_exactly_for_the_sampleable_entries(stack, n_s
         ids = rng.permutation(3)[: rng.integers(1, 4)]
         lasts = rng.random(ids.size) < 0.1
         memory.add(ids, np.zeros((ids.size, 1), np.float32), [0] * ids.size, [0.0] * ids.size, lasts, lasts)
-        positive = memory.priorities.tree.leaves[:60] > 0
-        np.testing.assert_array_equal(positive, memory.priorities.sampleable_mask())
-    assert memory.mass().entries == memory.priorities.sampleable_mask().sum()
+        positive = memory.sampler.tree.leaves[:60] > 0
+        np.testing.assert_array_equal(positive, memory.sampler.sampleable_mask())
+    assert memory.mass().entries == memory.sampler.sampleable_mask().sum()
     assert memory.mass().mass == pytest.approx(memory.mass().entries)  # all at the initial priority 1
 
 
@@ -163,9 +163,9 @@ def test_save_and_load_keep_priorities_and_continue_the_same_draws(tmp_path):
     memory.save_replay(str(tmp_path / "replay.npz"))
     loaded = labelled_memory([0, 1], 0, capacity=memory.storage.capacity, seed=99)
     loaded.load_replay(str(tmp_path / "replay.npz"))
-    np.testing.assert_array_equal(loaded.priorities.tree.leaves, memory.priorities.tree.leaves)
-    np.testing.assert_allclose(loaded.priorities.tree.nodes, memory.priorities.tree.nodes)
-    assert loaded.priorities.max_priority == memory.priorities.max_priority == 12.5
+    np.testing.assert_array_equal(loaded.sampler.tree.leaves, memory.sampler.tree.leaves)
+    np.testing.assert_allclose(loaded.sampler.tree.nodes, memory.sampler.tree.nodes)
+    assert loaded.sampler.max_priority == memory.sampler.max_priority == 12.5
     a, b = memory.sample(64), loaded.sample(64)
     np.testing.assert_array_equal(a.indices, b.indices)
     np.testing.assert_array_equal(a.weights, b.weights)
