@@ -130,6 +130,22 @@ class Report:
         )
 
 
+class Saveable(Protocol):
+    """What a checkpoint or a restart carries over: its state, as a dict of numbers, arrays and tensors,
+    and back. One pair of names for every part that keeps state (a shard and its update rule, a
+    replay's storage and sampler, the scheduler, the stop rule):
+
+        saved = scheduler.state()       # into the checkpoint
+        scheduler.restore(saved)        # a resumed run continues from it
+    """
+
+    def state(self) -> dict:
+        """Everything needed to continue, detached from this object (safe to pickle and keep)."""
+
+    def restore(self, state: dict) -> None:
+        """Continue from `state` (what `state()` of an object of the same kind and size returned)."""
+
+
 class ParameterSource(Protocol):
     """theta+ as seen by actors and learners (a `ParameterClient` over the shards): vectors are tensors
     on the caller's device; gradients go in as tensors there."""

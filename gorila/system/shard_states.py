@@ -30,7 +30,7 @@ class Restored:
 
 
 class ShardStates:
-    """The driver's copy of each shard's last state; `restore` gives one back (called by the runtime's
+    """The driver's copy of each shard's last state; `give_back` gives one back (called by the runtime's
     restart watch, in its thread), `restored` lists what was given since the last look."""
 
     def __init__(self, runtime, shards: list, first: list[dict] | None, env_frames: int = 0):
@@ -41,7 +41,7 @@ class ShardStates:
         self.latest: tuple[list[dict], int] | None = None
         if first is not None:
             self.keep(first, env_frames)
-            runtime.watch_restarts(shards, self.restore)
+            runtime.watch_restarts(shards, self.give_back)
 
     def keep(self, states: list[dict], env_frames: int) -> None:
         """Keep `states` (one per shard, taken at `env_frames`) for restarts from now on."""
@@ -57,7 +57,7 @@ class ShardStates:
                 [self.calls.call(shard, ShardServer.restore, state) for shard, state in zip(self.shards, states)]
             )
 
-    def restore(self, index: int, process: tuple) -> None:
+    def give_back(self, index: int, process: tuple) -> None:
         """Give restarted shard `index` (now in `process`) its last kept state and wait until it has it."""
         states, frames = self.latest
         try:

@@ -13,7 +13,10 @@ from gorila.components.bundle import Bundle
 from gorila.components.evaluator import Evaluator
 from gorila.components.learner import Learner
 from gorila.components.parameter_server import ParameterShard
+from gorila.components.parameter_server.optimizers import UpdateRule
 from gorila.components.replay import ReplayMemory
+from gorila.components.replay.samplers import PrioritisedSampler, UniformSampler
+from gorila.components.replay.storage import StreamStorage
 from gorila.config import build_config
 from gorila.config.processes import learner_processes
 from gorila.contracts import (
@@ -22,6 +25,7 @@ from gorila.contracts import (
     EvaluatorServer,
     LearnerWorker,
     ReplayServer,
+    Saveable,
     ShardServer,
     contract_methods,
     env_info,
@@ -33,6 +37,8 @@ from gorila.experiments.bench.system import MeasuredActor
 from gorila.placement import ACTOR, BUNDLE, EVALUATOR, LEARNER, PARAMETER_SHARD, REPLAY
 from gorila.runtime.calls import DirectCalls
 from gorila.runtime.local import LocalRuntime
+from gorila.system.scheduler import Scheduler
+from gorila.system.stop_rule import StopRule
 from gorila.system.topology import build_system
 
 IMPLEMENTATIONS = [
@@ -44,6 +50,14 @@ IMPLEMENTATIONS = [
     (Bundle, BundleWorker),
     (MeasuredLearner, Timed),
     (MeasuredActor, Timed),
+    # everything a checkpoint or a restart carries over
+    (ParameterShard, Saveable),
+    (UpdateRule, Saveable),
+    (StreamStorage, Saveable),
+    (UniformSampler, Saveable),
+    (PrioritisedSampler, Saveable),
+    (Scheduler, Saveable),
+    (StopRule, Saveable),
 ]
 ROLES = [PARAMETER_SHARD, REPLAY, EVALUATOR, ACTOR, LEARNER, BUNDLE]
 

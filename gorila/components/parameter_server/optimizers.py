@@ -38,7 +38,7 @@ class UpdateRule:
             if not key.startswith("_") and key != "device"
         }
 
-    def load(self, state: dict) -> None:
+    def restore(self, state: dict) -> None:
         """Continue from `state()` of a rule of the same kind and size (a resumed or restarted shard)."""
         for key, value in state.items():
             setattr(self, key, value.to(self.device).clone() if torch.is_tensor(value) else value)

@@ -168,4 +168,4 @@ class ParameterShard:
             self.theta, self.target = state["theta"].to(self.device).clone(), state["target"].to(self.device).clone()
             self.version, self.target_version = state["version"], state["target_version"]
             self.discarded, self.staleness_sum = state["discarded"], state["staleness_sum"]
-            self.optimizer.load(state["optimizer"])
+            self.optimizer.restore(state["optimizer"])

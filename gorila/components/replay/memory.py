@@ -118,8 +118,8 @@ class ReplayMemory:
                 np.savez_compressed(
                     file,
                     rng=np.array(json.dumps(self.rng.bit_generator.state)),
-                    **self.storage.arrays(),
-                    **self.sampler.arrays(),
+                    **self.storage.state(),
+                    **self.sampler.state(),
                 )
         except BaseException:
             temporary.unlink(missing_ok=True)  # a full disk leaves no half-written file behind
@@ -130,8 +130,8 @@ class ReplayMemory:
     def load_replay(self, path: str) -> None:
         """Continue from what `save_replay` wrote."""
         with np.load(path) as saved:
-            self.storage.load_arrays(saved)
-            self.sampler.load_arrays(saved)
+            self.storage.restore(saved)
+            self.sampler.restore(saved)
             self.rng.bit_generator.state = json.loads(str(saved["rng"]))
 
 

@@ -21,11 +21,12 @@ import numpy as np
 from gorila.components.replay import sampling
 from gorila.components.replay.priorities import PriorityRule, annealed_beta, importance_weights, priority
 from gorila.components.replay.sum_tree import SumTree
-from gorila.contracts import Minibatch, ReplayMass
+from gorila.contracts import Minibatch, ReplayMass, Saveable
 
 
-class Sampler(Protocol):
-    """The choice of entries of one memory over its storage."""
+class Sampler(Saveable, Protocol):
+    """The choice of entries of one memory over its storage; its `state` is what a saved replay keeps of
+    it, restored after the storage itself."""
 
     def written(self, stream_ids: np.ndarray) -> None:
         """Called after each write of one entry to each of `stream_ids`."""
@@ -48,12 +49,6 @@ class Sampler(Protocol):
 
     def nbytes(self) -> int:
         """Bytes the sampler holds besides the storage."""
-
-    def arrays(self) -> dict[str, np.ndarray]:
-        """What a saved replay keeps of the sampler."""
-
-    def load_arrays(self, saved) -> None:
-        """Take back `arrays()`, after the storage itself was loaded."""
 
 
 class UniformSampler:
@@ -86,10 +81,10 @@ class UniformSampler:
     def nbytes(self) -> int:
         return 0
 
-    def arrays(self) -> dict[str, np.ndarray]:
+    def state(self) -> dict[str, np.ndarray]:
         return {}
 
-    def load_arrays(self, saved) -> None:
+    def restore(self, state) -> None:
         pass
 
 
@@ -169,15 +164,15 @@ class PrioritisedSampler:
         self.updated += int(held.sum())
         return int(held.sum())
 
-    def arrays(self) -> dict[str, np.ndarray]:
+    def state(self) -> dict[str, np.ndarray]:
         """The leaves (inner sums are rebuilt) and the largest priority."""
         return {"priorities": self.tree.leaves[: self.storage.capacity], "max_priority": np.array(self.max_priority)}
 
-    def load_arrays(self, saved) -> None:
+    def restore(self, state) -> None:
         """A replay saved without priorities gets the maximum, 1, everywhere it is sampleable."""
-        if "priorities" in saved:
-            self.tree.leaves[: self.storage.capacity] = saved["priorities"]
-            self.max_priority = float(saved["max_priority"])
+        if "priorities" in state:
+            self.tree.leaves[: self.storage.capacity] = state["priorities"]
+            self.max_priority = float(state["max_priority"])
         else:
             self.tree.leaves[: self.storage.capacity] = self.sampleable_mask()
         # loading marks each stream's newest entry `last`; it was never sampleable, so no leaf changes

@@ -92,19 +92,19 @@ class StreamStorage:
 
     ARRAYS = ("frames", "actions", "rewards", "terminals", "lasts", "lasts_before", "counts", "_lasts_total")
 
-    def arrays(self) -> dict[str, np.ndarray]:
-        """Everything held, by name (what `load_arrays` takes back)."""
+    def state(self) -> dict[str, np.ndarray]:
+        """Everything held, by name (what `restore` takes back)."""
         return {name: getattr(self, name) for name in self.ARRAYS}
 
-    def load_arrays(self, arrays) -> None:
-        """Take back `arrays()` of a storage of the same shape. The actors that wrote it are gone, so
+    def restore(self, state) -> None:
+        """Take back `state()` of a storage of the same shape. The actors that wrote it are gone, so
         each stream's newest entry is marked as an episode's last: nothing is stitched onto it."""
         for name in self.ARRAYS:
-            if arrays[name].shape != getattr(self, name).shape:
+            if state[name].shape != getattr(self, name).shape:
                 raise ValueError(
-                    f"saved replay {name} is shaped {arrays[name].shape}, this replay's {getattr(self, name).shape}"
+                    f"saved replay {name} is shaped {state[name].shape}, this replay's {getattr(self, name).shape}"
                 )
-            getattr(self, name)[...] = arrays[name]
+            getattr(self, name)[...] = state[name]
         for stream in np.flatnonzero(self.counts):
             newest = (self.counts[stream] - 1) % self.stream_capacity
             if not self.lasts[stream, newest]:

@@ -28,7 +28,7 @@ def recovery_restoring(index: int, states: list[dict], env_frames: int) -> tuple
         print,
         shard_states=(states, env_frames),
     )
-    recovery.shard_states.restore(index, ("node", 9))
+    recovery.shard_states.give_back(index, ("node", 9))
     return recovery, records
 
 
@@ -81,19 +81,19 @@ def test_a_worker_and_the_shards_it_serves_die_as_one_event_whichever_is_seen_fi
     recovery.lost(LEARNER, ConnectionError("lost"), 0)
     assert [r[0] for r in records] == ["learner 0", "parameter shard 0", "parameter shard 1"]
     assert "died with learner 0's process" in records[1][1]
-    recovery.shard_states.restore(0, ("node", 9))
-    recovery.shard_states.restore(1, ("node", 9))
+    recovery.shard_states.give_back(0, ("node", 9))
+    recovery.shard_states.give_back(1, ("node", 9))
     recovery.record_restores({})
     assert len(records) == 3 and lines[-1] == "parameter shard 1 restored from the driver's state at 6,400 frames"
     # a shard's restore first: the learner's death (and both shards) now; its lost call then adds nothing
     recovery, runtime, learner, records, _ = recovery_with_a_learner_serving_both_shards(states)
     runtime.counted[id(learner)] = 1
-    recovery.shard_states.restore(1, ("node", 9))
+    recovery.shard_states.give_back(1, ("node", 9))
     recovery.record_restores({})
     assert [r[0] for r in records] == ["learner 0", "parameter shard 0", "parameter shard 1"]
     assert "seen when parameter shard 1, which it serves, asked for its state" in records[0][1]
     recovery.lost(LEARNER, ConnectionError("lost"), 0)
-    recovery.shard_states.restore(0, ("node", 9))
+    recovery.shard_states.give_back(0, ("node", 9))
     recovery.record_restores({})
     assert len(records) == 3
     # a second death is a second event

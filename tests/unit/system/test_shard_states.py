@@ -30,7 +30,7 @@ def test_a_restarted_shard_is_given_the_last_state_kept_and_the_driver_is_told()
     kept = ShardStates(LocalRuntime(CONFIG), shards, states, 100)
     newer = [dict(s, version=7) for s in states]
     kept.keep(newer, 300)
-    kept.restore(1, ("node", 42))
+    kept.give_back(1, ("node", 42))
     assert shards[1].version == 7 and torch.equal(shards[1].theta, states[1]["theta"])
     assert shards[0].version == 0  # only the restarted one
     assert kept.restored() == [Restored(1, ("node", 42), 300)] and kept.restored() == []
@@ -40,7 +40,7 @@ def test_a_state_that_does_not_fit_is_reported_not_raised_in_the_watchs_thread()
     shards, states, _ = shards_and_states()
     cut = dict(states[0], theta=states[0]["theta"][:3])  # another network's slice
     kept = ShardStates(LocalRuntime(CONFIG), shards, [cut, states[1]], 0)
-    kept.restore(0, ("node", 1))
+    kept.give_back(0, ("node", 1))
     [restored] = kept.restored()
     assert restored.index == 0 and "ValueError: shard 0: saved slice has" in restored.error
 

@@ -10,14 +10,16 @@ from gorila.components.replay import ReplayMemory
 from gorila.components.replay.priorities import PriorityRule
 from gorila.components.replay.samplers import PrioritisedSampler, Sampler, UniformSampler
 from gorila.components.replay.storage import StreamStorage
+from gorila.contracts import contract_methods
 
 
 def protocol_methods() -> dict:
-    return {name: inspect.signature(f) for name, f in vars(Sampler).items() if not name.startswith("_")}
+    return {name: inspect.signature(f) for name, f in contract_methods(Sampler).items()}
 
 
 @pytest.mark.parametrize("sampler", [UniformSampler, PrioritisedSampler])
 def test_every_sampler_has_the_protocols_methods(sampler):
+    assert {"draw", "weigh", "state", "restore"} <= set(protocol_methods())
     for name, signature in protocol_methods().items():
         ours = inspect.signature(getattr(sampler, name))
         assert list(ours.parameters) == list(signature.parameters), name
@@ -42,7 +44,7 @@ def test_uniform_draws_only_sampleable_entries_and_adds_no_fields():
     assert (indices < storage.counts[streams] - 2).all()  # its 2-step window is written
     mass = sampler.mass()
     assert mass.entries == mass.mass == 2 * (28 - 5)  # 28 candidates per stream, 5 of them lasts (4, 9, .. 24)
-    assert sampler.update(streams, indices, np.ones(500)) == 0 and sampler.stats() == {} and sampler.arrays() == {}
+    assert sampler.update(streams, indices, np.ones(500)) == 0 and sampler.stats() == {} and sampler.state() == {}
 
 
 def test_a_uniform_memory_gives_unweighted_batches_and_a_prioritised_one_weighted():
