@@ -24,6 +24,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from gorila.agent.dqn import greedy_actions
 from gorila.config import Config, build_config, validate
 from gorila.plugins import reference_of
 
@@ -227,11 +228,15 @@ class QNetwork(nn.Module):
         values = self.network(batch[None] if single else batch)
         return values[0] if single else values
 
-    def act(self, obs) -> np.ndarray | int:
-        """The greedy action(s): an int for one observation, an array for a batch."""
+    def act(self, obs, rng: np.random.Generator | None = None) -> np.ndarray | int:
+        """The greedy action(s): an int for one observation, an array for a batch. A tie is broken
+        at random with `rng`'s draws, as the actors and evaluations do (`dqn.greedy_actions`); without
+        `rng`, by the lowest index."""
         with torch.no_grad():
-            actions = self(obs).argmax(-1).numpy()
-        return int(actions) if actions.ndim == 0 else actions
+            values = self(obs).numpy()
+        single = values.ndim == 1
+        actions = greedy_actions(values[None] if single else values, rng)
+        return int(actions[0]) if single else actions
 
 
 def load_q_network(run_or_checkpoint: str | Path, *, env=None, network=None) -> QNetwork:

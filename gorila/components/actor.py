@@ -15,6 +15,7 @@ from gorila.agent.policy import EpsilonGreedyPolicy
 from gorila.config import Config
 from gorila.contracts import EnvInfo, ParameterSource, Report, TransitionSink
 from gorila.envs import make_vector_env_for
+from gorila.seeds import actor_seed
 
 
 def final_epsilon(config: Config, index: int) -> float:
@@ -51,7 +52,7 @@ class Actor:
         torch.set_num_threads(config.torch_threads)
         self.config, self.info, self.index = config, info, index
         self.params, self.writer = params, writer
-        seed = config.seed + 1000 * (index + 1)
+        seed = actor_seed(config.seed, index)
         self.env = make_vector_env_for(config, config.envs_per_actor, seed)
         self.network = q_network_for(config, info).requires_grad_(False)
         self.parameters = list(self.network.parameters())  # walking the module at every sync costs more

@@ -14,10 +14,9 @@ from gorila.agent.policy import EpsilonGreedyPolicy
 from gorila.config import Config
 from gorila.contracts import EnvInfo
 from gorila.envs import VectorEnv, make_vector_env_for, play_episodes
+from gorila.seeds import evaluation_seed
 
 MAX_PARALLEL_EPISODES = 32
-TRAINING_SEED_OFFSET = 10**6  # evaluations during training
-INDEPENDENT_SEED_OFFSET = 10**9  # `gorila evaluate`: episodes that no training evaluation played
 
 
 class Evaluator:
@@ -27,13 +26,13 @@ class Evaluator:
         self,
         config: Config,
         info: EnvInfo,
-        seed_offset: int = TRAINING_SEED_OFFSET,
+        independent: bool = False,
         make_env: Callable[[int, int], VectorEnv] | None = None,
     ):
         torch.set_num_threads(config.torch_threads)
         self.config, self.info = config, info
         self.episodes = config.eval_episodes
-        self.seed = config.seed + seed_offset
+        self.seed = evaluation_seed(config.seed, independent)  # `gorila evaluate`: episodes training never saw
         self.network = q_network_for(config, info).requires_grad_(False)
         self.policy = EpsilonGreedyPolicy(
             self.network, info.num_actions, np.random.default_rng(self.seed), whole_batch=True

@@ -17,6 +17,7 @@ from gorila.agent import dqn
 from gorila.agent.networks import flat_gradients, load_flat_parameters, q_network_for
 from gorila.config import Config, ConfigError
 from gorila.contracts import EnvInfo, Minibatch, MinibatchSource, ParameterSource, Report
+from gorila.seeds import learner_seed
 
 
 def learner_device(config: Config) -> str:
@@ -79,7 +80,7 @@ class Learner:
     ):
         torch.set_num_threads(config.torch_threads)
         self.hosted_shards = hosted_shards or {}  # index -> ParameterShard held in this process
-        torch.manual_seed(config.seed + 7919 * index)
+        torch.manual_seed(learner_seed(config.seed, index))
         self.config, self.index, self.params, self.replay = config, index, params, replay
         self.device = torch.device(learner_device(config))
         self.online = q_network_for(config, info).to(self.device)

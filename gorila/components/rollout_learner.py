@@ -18,6 +18,7 @@ from gorila.components.learner import learner_device
 from gorila.components.rollouts import Rollout
 from gorila.config import Config
 from gorila.contracts import EnvInfo, ParameterSource, Report
+from gorila.seeds import learner_seed
 
 
 class RolloutLearner:
@@ -25,9 +26,9 @@ class RolloutLearner:
 
     def __init__(self, config: Config, info: EnvInfo, index: int, params: ParameterSource):
         torch.set_num_threads(config.torch_threads)
-        torch.manual_seed(config.seed + 7919 * index)
+        torch.manual_seed(learner_seed(config.seed, index))
         self.config, self.index, self.params = config, index, params
-        self.rng = np.random.default_rng(config.seed + 7919 * index)
+        self.rng = np.random.default_rng(learner_seed(config.seed, index))
         self.device = torch.device(learner_device(config))
         self.online = q_network_for(config, info).to(self.device)
         self.online_parameters = list(self.online.parameters())

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from gorila.components.evaluator import INDEPENDENT_SEED_OFFSET, Evaluator
+from gorila.components.evaluator import Evaluator
 from gorila.config import Config, ConfigError
 from gorila.envs import EnvError, resolve_env
 from gorila.envs import atari_constants as atari
@@ -62,9 +62,7 @@ def evaluate_checkpoint(
             f"before the cap of {config.eval_max_frames:,} frames"
         )
     started = time.time()
-    evaluator = Evaluator(
-        config, info, seed_offset=INDEPENDENT_SEED_OFFSET, make_env=_protocol_env(spec, rules, config, info, points)
-    )
+    evaluator = Evaluator(config, info, independent=True, make_env=_protocol_env(spec, rules, config, info, points))
     if say is not None:
         evaluator.act = _ticking(evaluator.act, config.eval_episodes, say)
     try:

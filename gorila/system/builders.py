@@ -28,11 +28,12 @@ from gorila.config import Config, ConfigError
 from gorila.contracts import EnvInfo, MinibatchSource, TransitionSink
 from gorila.records.checkpoints import load_shard_backup
 from gorila.runtime.calls import DirectCalls
+from gorila.seeds import replay_seed, theta_0_seed
 
 
 def initial_parameters(config: Config, info: EnvInfo) -> np.ndarray:
     """theta_0: the seeded initialisation every shard slices its part from."""
-    torch.manual_seed(config.seed)
+    torch.manual_seed(theta_0_seed(config.seed))
     return flat_parameters(q_network_for(config, info))
 
 
@@ -232,7 +233,7 @@ def make_bundle(
         info,
         config.replay_capacity,
         config.envs_per_actor,
-        config.seed + index,
+        replay_seed(config.seed, index),
         replay_warmup(config),
         saved_replay,
     )

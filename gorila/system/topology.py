@@ -29,6 +29,7 @@ from gorila.config.processes import learner_processes, shard_holders
 from gorila.contracts import EnvInfo, Worker
 from gorila.placement import ACTOR, BUNDLE, EVALUATOR, LEARNER, PARAMETER_SHARD, REPLAY, Kind, WorkerId
 from gorila.runtime.calls import WorkerError
+from gorila.seeds import replay_seed, sampler_seed
 from gorila.system.builders import (
     initial_parameters,
     make_actor,
@@ -113,7 +114,7 @@ def build_system(
         layout = replay_layout(config)
         warmup = replay_warmup(config)
         system.replays = [
-            place(REPLAY, make_replay, config, info, capacity, streams, config.seed + i, warmup, saved[i])
+            place(REPLAY, make_replay, config, info, capacity, streams, replay_seed(config.seed, i), warmup, saved[i])
             for i, (capacity, streams) in enumerate(layout)
         ]
         for i in range(config.actors):
@@ -125,7 +126,7 @@ def build_system(
             )
         for j in range(config.learners):
             sampler = ReplaySampler(
-                [system.replays[r] for r in learner_replays(config, j)], calls, seed=config.seed + j
+                [system.replays[r] for r in learner_replays(config, j)], calls, seed=sampler_seed(config.seed, j)
             )
             system.workers[WorkerId(LEARNER.name, j)] = hosting(
                 LEARNER, j, make_learner, config, info, j, shards, bounds, calls, sampler

@@ -2,11 +2,14 @@
 (ALE's action names for an Atari game, in the network's order), acting on one observation or a batch
 as the saved agent does; `gorila.make_config` layers as `gorila train` does."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
 
 import gorila
+from gorila.api import QNetwork
 from gorila.evaluation.saved_agent import load_saved_agent
 from tests.helpers import fresh_checkpoint
 
@@ -37,3 +40,15 @@ def test_make_config_layers_a_preset_and_fields_and_names_a_bad_one():
         gorila.make_config("cartpole", learning_rate=-1)
     with pytest.raises(TypeError, match="train takes a gorila.Config"):
         gorila.train({"env": "CartPole-v1"})
+
+
+def test_act_breaks_a_tie_at_random_with_an_rng_and_by_the_lowest_index_without():
+    class Tied(torch.nn.Module):  # actions 1 and 2 tie for the best Q-value, action 0 is worse
+        def forward(self, obs):
+            return torch.tensor([[0.0, 1.0, 1.0]]).repeat(len(obs), 1)
+
+    q = QNetwork(Tied(), (2,), "float32", ["a", "b", "c"], Path("x.pt"), "Tied-v0", 0)
+    assert q.act(np.zeros(2)) == 1 and q.act(np.zeros((4, 2))).tolist() == [1, 1, 1, 1]
+    drawn = q.act(np.zeros((400, 2)), np.random.default_rng(0))
+    assert set(drawn.tolist()) == {1, 2} and 150 < (drawn == 2).sum() < 250
+    assert q.act(np.zeros(2), np.random.default_rng(0)) in (1, 2)

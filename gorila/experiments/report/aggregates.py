@@ -18,7 +18,8 @@ import numpy as np
 from gorila.evaluation.aggregates import AGGREGATES, RESAMPLES, aggregates
 from gorila.experiments.suite.minatar_table import minatar_row
 from gorila.experiments.suite.plan import SuitePlan
-from gorila.experiments.suite.table import cell_number, collect, column_key, table_row
+from gorila.experiments.suite.table import collect, column_key, table_row
+from gorila.records.markdown import cell_number, table_lines
 
 ATARI_PROTOCOL = "noop"
 REFERENCE = 'Agarwal et al. 2021, "Deep RL at the Edge of the Statistical Precipice"'
@@ -101,14 +102,16 @@ def aggregate_table(scores: SuiteScores) -> list[str]:
     """The aggregates as a Markdown table (header, rule, a row each); none without a score matrix."""
     if not scores.aggregates:
         return []
-    digits, lines = scores.measure.digits, ["| aggregate | estimate | 95% CI |", "|---|---|---|"]
-    for name in AGGREGATES:
-        a = scores.aggregates[name]
-        lines.append(
-            f"| {name} | {cell_number(a['estimate'], digits)} | {cell_number(a['low'], digits)} to "
-            f"{cell_number(a['high'], digits)} |"
+    digits = scores.measure.digits
+    rows = [
+        (
+            name,
+            cell_number(a["estimate"], digits),
+            f"{cell_number(a['low'], digits)} to {cell_number(a['high'], digits)}",
         )
-    return lines
+        for name, a in ((name, scores.aggregates[name]) for name in AGGREGATES)
+    ]
+    return table_lines(["aggregate", "estimate", "95% CI"], rows)
 
 
 def aggregate_lines(scores: SuiteScores) -> list[str]:

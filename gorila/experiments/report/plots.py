@@ -13,7 +13,7 @@ import numpy as np
 
 from gorila.evaluation.aggregates import profile_with_band
 from gorila.evaluation.protocols import LABELS
-from gorila.evaluation.scores import HUMAN_LEVEL, at_human_level
+from gorila.evaluation.scores import HUMAN_LEVEL, at_human_level, normalise
 from gorila.experiments.report.aggregates import SuiteScores
 from gorila.experiments.suite.table import REFERENCE_MARK, column_key, footnotes, marks
 
@@ -203,10 +203,10 @@ def _published_markers(axis, rows: list[dict], positions, key: str) -> list[floa
 
 
 def _normalised(row: dict, source: str, key: str) -> float | None:
-    random, human = row[f"random_{key}"], row[f"human_{key}"]
+    """`source`'s published score human-normalised (None where it has none, or human scored as random)."""
     if row[f"{source}_{key}"] is None:
         return None
-    return 100.0 * (row[f"{source}_{key}"] - random) / (human - random)
+    return normalise(row[f"{source}_{key}"], row[f"random_{key}"], row[f"human_{key}"])
 
 
 PROFILE_POINTS = 201  # thresholds tau the profile is measured at

@@ -13,10 +13,10 @@ from pathlib import Path
 import numpy as np
 
 from gorila.agent.policy import EpsilonGreedyPolicy
-from gorila.components.evaluator import INDEPENDENT_SEED_OFFSET
 from gorila.envs.atari_constants import FRAMESKIP
 from gorila.envs.registry import EnvSpec, resolve_env
 from gorila.evaluation.saved_agent import load_saved_agent
+from gorila.seeds import evaluation_seed
 
 MAX_STEPS = 1000  # agent steps recorded at most (an Atari episode may run to 4,500)
 ATARI_SCALE = 3
@@ -31,7 +31,7 @@ def record_episode(checkpoint: Path, stem: Path, max_steps: int = MAX_STEPS) -> 
     checkpoint that does not fit its game raises CheckpointError (`load_saved_agent`)."""
     agent = load_saved_agent(checkpoint)
     config, info = agent.config, agent.info
-    seed = config.seed + INDEPENDENT_SEED_OFFSET
+    seed = evaluation_seed(config.seed, independent=True)
     policy = EpsilonGreedyPolicy(agent.network, info.num_actions, np.random.default_rng(seed))
     if info.is_atari:
         frames, total = _atari_frames(config, policy, seed, max_steps)

@@ -21,7 +21,8 @@ import yaml
 
 from gorila.evaluation.minatar_reference import published_dqn_curve, published_dqn_return
 from gorila.experiments.suite.plan import FINAL_PARAMETERS, SuitePlan
-from gorila.experiments.suite.table import TABLE_CSV, TABLE_JSON, TABLE_MD, cell_number, write_csv
+from gorila.experiments.suite.table import TABLE_CSV, TABLE_JSON, TABLE_MD, write_csv
+from gorila.records.markdown import cell_number, table_lines
 from gorila.records.metrics import read_metrics
 
 WINDOW = 100  # MinAtar's moving average: the last 100 training episodes
@@ -184,21 +185,31 @@ def summary_line(summary: dict) -> str:
     return line
 
 
-HEAD = (
-    "| game | env id that ran | frames | episodes | ours, training return | published DQN | ratio "
-    "| ours, final evaluation | frames/s |"
-)
-SEEDS_HEAD = (
-    HEAD.replace("ours, training return", "ours, training return: mean (each seed)")
-    .replace("ours, final evaluation", "ours, final evaluation: mean")
-    .replace("frames/s", "frames/s (each seed)")
-)
+HEAD = [
+    "game",
+    "env id that ran",
+    "frames",
+    "episodes",
+    "ours, training return",
+    "published DQN",
+    "ratio",
+    "ours, final evaluation",
+    "frames/s",
+]
+SEEDS_HEAD = [
+    {
+        "ours, training return": "ours, training return: mean (each seed)",
+        "ours, final evaluation": "ours, final evaluation: mean",
+        "frames/s": "frames/s (each seed)",
+    }.get(column, column)
+    for column in HEAD
+]
 
 
 def markdown_rows(rows: list[dict]) -> list[str]:
     """The table's header, rule and rows, as Markdown."""
     head = SEEDS_HEAD if rows and "seed_returns" in rows[0] else HEAD
-    lines = [head, "|" + "---|" * head.count(" | ") + "---|"]
+    table = []
     for r in rows:
         published = cell_number(r["published_dqn"], 2) + (f" ({r['published_note']})" if r["published_note"] else "")
         frames = "—" if r["frames"] is None else f"{r['frames']:,}"
@@ -217,8 +228,8 @@ def markdown_rows(rows: list[dict]) -> list[str]:
             f"{cell_number(r['ours_final_eval'], 2)} ({r['eval_episodes']} episodes)",
             " / ".join(cell_number(value, 0) for value in row_speeds(r)),
         ]
-        lines.append("| " + " | ".join(cells) + " |")
-    return lines
+        table.append(cells)
+    return table_lines(head, table)
 
 
 def notes(rows: list[dict]) -> list[str]:

@@ -27,6 +27,7 @@ from gorila.evaluation.scores import (
 )
 from gorila.evaluation.start_points import HUMAN_PLAY, start_points_source
 from gorila.experiments.suite.plan import FINAL_PARAMETERS, SuitePlan
+from gorila.records.markdown import cell_number, table_lines
 
 TABLE_MD, TABLE_CSV, TABLE_JSON = "results.md", "results.csv", "results.json"
 REFERENCE_MARK = "†"  # the published human score is at or below random play's
@@ -163,16 +164,15 @@ def write_csv(path: Path, rows: list[dict]) -> None:
         writer.writerows(rows)
 
 
-def cell_number(value, digits: int = 1) -> str:
-    """A number as a table cell: thousands separated, `digits` decimals, a dash for none."""
-    return "—" if value is None else f"{value:,.{digits}f}"
+HEAD = [
+    "game",
+    "frames",
+    *("ours, null-op", "human-norm. %", "DQN null-op", "Gorila null-op"),
+    *("ours, human starts", "human-norm. %", "DQN human starts", "Gorila human starts"),
+]
 
 
 def markdown(plan: SuitePlan, rows: list[dict], summary: dict) -> str:
-    head = (
-        "| game | frames | ours, null-op | human-norm. % | DQN null-op | Gorila null-op "
-        "| ours, human starts | human-norm. % | DQN human starts | Gorila human starts |"
-    )
     lines = [
         f"# Suite results: {len(rows)} of {len(plan.games)} games finished",
         "",
@@ -182,9 +182,8 @@ def markdown(plan: SuitePlan, rows: list[dict], summary: dict) -> str:
         "",
         COUNTS_NOTE,
         "",
-        head,
-        "|" + "---|" * head.count(" | ") + "---|",
     ]
+    table = []
     for r in rows:
         cells = [r["game"], f"{r['frames']:,}"]
         for key in map(column_key, PUBLISHED_PROTOCOLS):
@@ -195,7 +194,8 @@ def markdown(plan: SuitePlan, rows: list[dict], summary: dict) -> str:
                 cell_number(r[f"dqn_{key}"]),
                 cell_number(r[f"gorila_{key}"]),
             ]
-        lines.append("| " + " | ".join(cells) + " |")
+        table.append(cells)
+    lines += table_lines(HEAD, table)
     notes = footnotes(rows)
     lines += ["", *notes, *([""] if notes else []), *summary_lines(summary)]
     return "\n".join(lines) + "\n"
@@ -205,19 +205,16 @@ def summary_lines(summary: dict) -> list[str]:
     """The paper's counts, ours beside the published DQN's and Gorila's over the same games."""
     if not summary:
         return ["No game of the paper's 49 is finished yet: no normalised summary."]
-    multiples = "".join(f" games at {x}x DQN |" for x in DQN_MULTIPLES)
-    lines = [
-        f"| protocol | agent | games | games above DQN |{multiples} games at >= {HUMAN_LEVEL:g}% human "
-        "| median human-norm. % | mean human-norm. % |",
-        "|---|---|---|---|" + "---|" * (len(DQN_MULTIPLES) + 3),
-    ]
+    header = ["protocol", "agent", "games", "games above DQN", *(f"games at {x}x DQN" for x in DQN_MULTIPLES)]
+    header += [f"games at >= {HUMAN_LEVEL:g}% human", "median human-norm. %", "mean human-norm. %"]
+    table = []
     for protocol, agents in summary.items():
         for agent, name in (("ours", "ours"), ("dqn", "DQN (published)"), ("gorila", "Gorila (published)")):
             s = agents[agent]
             against_dqn = [s["games_above_dqn"], *(s[f"games_at_{x}x_dqn"] for x in DQN_MULTIPLES)]
-            against_dqn = " | ".join("—" if agent == "dqn" else str(n) for n in against_dqn)
-            lines.append(
-                f"| {LABELS[protocol]} | {name} | {s['games']} | {against_dqn} | {s['games_at_human_level']} "
-                f"| {cell_number(s['median_human_normalised'])} | {cell_number(s['mean_human_normalised'])} |"
+            table.append(
+                [LABELS[protocol], name, str(s["games"]), *("—" if agent == "dqn" else str(n) for n in against_dqn)]
+                + [str(s["games_at_human_level"]), cell_number(s["median_human_normalised"])]
+                + [cell_number(s["mean_human_normalised"])]
             )
-    return lines
+    return table_lines(header, table)

@@ -11,6 +11,7 @@ from pathlib import Path
 import yaml
 
 from gorila.experiments.sweep.space import point_name
+from gorila.records.markdown import table_lines
 from gorila.records.metrics import read_metrics
 from gorila.runtime.calls import failure_reason
 
@@ -116,31 +117,27 @@ def points_of(rows: list[dict], metric: str) -> list[dict]:
 def markdown(result: SweepResult) -> str:
     """The points best first, then every trial."""
     m = result.metric
+    shown = lambda v: "-" if v is None else f"{v:.2f}"
+    points = [
+        [str(rank), *(str(point["params"].get(a, "")) for a in result.axes), shown(point["mean"])]
+        + [", ".join(f"{v:.2f}" for v in point["values"]) or "-"]
+        for rank, point in enumerate(result.points, 1)
+    ]
+    trials = [
+        [str(row["trial"]), row["status"], shown(row[m]), shown(row["best_eval"])]
+        + [f"{row['env_frames']:,}", f"{row['wall_time']:.0f}", row["error"] or ""]
+        for row in result.rows
+    ]
+    axes = len(result.axes)
     lines = [
         f"# Sweep: {m} (higher is better)",
         "",
-        "| rank | " + " | ".join(result.axes) + f" | {m}, mean | per seed |",
-        "|---:|" + "---|" * len(result.axes) + "---:|---|",
-    ]
-    for rank, point in enumerate(result.points, 1):
-        values = ", ".join(f"{v:.2f}" for v in point["values"]) or "-"
-        mean = "-" if point["mean"] is None else f"{point['mean']:.2f}"
-        lines.append(
-            f"| {rank} | "
-            + " | ".join(str(point["params"].get(a, "")) for a in result.axes)
-            + f" | {mean} | {values} |"
-        )
-    lines += [
+        *table_lines(["rank", *result.axes, f"{m}, mean", "per seed"], points, right={0, axes + 1}),
         "",
-        "| trial | status | " + m + " | best evaluation | frames | wall time (s) | error |",
-        "|---|---|---:|---:|---:|---:|---|",
+        *table_lines(
+            ["trial", "status", m, "best evaluation", "frames", "wall time (s)", "error"], trials, right={2, 3, 4, 5}
+        ),
     ]
-    for row in result.rows:
-        shown = lambda v: "-" if v is None else f"{v:.2f}"
-        lines.append(
-            f"| {row['trial']} | {row['status']} | {shown(row[m])} | {shown(row['best_eval'])} | "
-            f"{row['env_frames']:,} | {row['wall_time']:.0f} | {row['error'] or ''} |"
-        )
     return "\n".join(lines) + "\n"
 
 

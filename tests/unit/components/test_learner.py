@@ -150,6 +150,7 @@ def test_summed_loss_sends_batch_size_times_the_mean_gradient_and_logs_the_same_
 def test_a_learner_reports_the_q_values_of_the_actions_in_its_minibatches():
     learner, _ = make_learner(make_replay(1.0))
     batch = make_replay(1.0).sample(8)  # the same seed: the minibatch the learner draws first
+    learner.sync()  # theta+, which its first update reads
     with torch.no_grad():
         q_taken = dqn.taken_q(learner.online(torch.as_tensor(batch.obs)), torch.as_tensor(batch.actions))
     report = learner.run(1)
