@@ -154,11 +154,12 @@ class Learner:
             dqn.clip_norm(flat_gradients(self.online_parameters), self.config.max_grad_norm),
         )
 
-    def update(self) -> bool:
-        """One learner step; False when the replay cannot give a minibatch yet."""
+    def update(self) -> int:
+        """One learner step: the number of updates made, 1, or 0 while the replay cannot give a
+        minibatch yet."""
         batch = self.replay.sample(self.config.batch_size)
         if batch is None:
-            return False
+            return 0
         if not self.synced:
             self.sync()
         loss, abs_error, grad = self.gradient(batch)
@@ -173,7 +174,7 @@ class Learner:
         refresh = self.updates % self.config.learner_sync_every == 0
         if refresh or len(self.outbox) >= self.config.push_every:
             self.send(refresh)
-        return True
+        return 1
 
     def send(self, refresh: bool) -> None:
         """Push the waiting gradients (one message per shard); refresh theta+ in the same round trip."""

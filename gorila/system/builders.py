@@ -133,7 +133,7 @@ def with_hosted_shards(config: Config, info: EnvInfo, shards: list, hosted) -> t
 def replay_warmup(config: Config) -> int:
     """Entries each replay memory must hold before its learners sample: a bundle's replay all of
     `learning_starts` (it feeds its own learner only), stand-alone replays an equal share of it.
-    Preflight (`gorila.system.schedule`) refuses a run whose learners could not start in its budget."""
+    Preflight (`gorila.system.budget`) refuses a run whose learners could not start in its budget."""
     if config.bundled:
         return config.learning_starts
     memories = config.replay_shards if config.replay == "global" else config.actors

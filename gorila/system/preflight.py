@@ -18,8 +18,8 @@ from gorila.contracts import EnvInfo, env_info
 from gorila.plugins import reference_of
 from gorila.records.tracking import check_tracking
 from gorila.runtime.calls import split_address
+from gorila.system.budget import check_learning_start
 from gorila.system.builders import min_sample_size, parameter_bounds, replay_warmup
-from gorila.system.schedule import check_learning_start
 from gorila.system.topology import replay_layout
 
 PROBE_TIMEOUT_S = 5

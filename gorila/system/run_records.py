@@ -18,7 +18,7 @@ from gorila.plugins import reference_of
 from gorila.records.metrics import MetricsWriter, TrainWindow
 from gorila.records.progress import ProgressDisplay
 from gorila.records.tracking import WandbRun
-from gorila.system.schedule import describe_schedule, epsilon_warning
+from gorila.system.budget import describe_schedule, epsilon_warning
 from gorila.system.topology import describe_topology
 
 

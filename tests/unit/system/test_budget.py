@@ -5,8 +5,8 @@ import pytest
 
 from gorila.config import ConfigError, build_config
 from gorila.contracts import EnvInfo
+from gorila.system.budget import check_learning_start, describe_schedule, epsilon_at_end, epsilon_warning
 from gorila.system.preflight import check_fits_env
-from gorila.system.schedule import check_learning_start, describe_schedule, epsilon_at_end, epsilon_warning
 
 ATARI = EnvInfo((4, 84, 84), "uint8", 6, (84, 84), 4, 4, True)
 CARTPOLE = EnvInfo((4,), "float32", 2, (4,), 1, 1, False)
