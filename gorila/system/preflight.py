@@ -3,7 +3,7 @@ the field, instead of minutes (or hours) later inside Ray, a component or the ke
 
 `config.validate` checks each value and the topology on their own; the checks here need to know the
 environment (its observation shape, its action repeat) or this machine (its memory, its GPUs, what
-listens at `--address`, whether Weights & Biases can start a run for `--track` without a prompt). `check_fits_env` is the part the trainer repeats for programmatic runs.
+listens at `--address`, whether Weights & Biases can start a run for `--track` without a prompt). `run_checks` is the part the trainer repeats for programmatic runs.
 """
 
 from __future__ import annotations
@@ -33,6 +33,16 @@ def preflight(config: Config) -> EnvInfo:
     check_fits_env(config, info)
     check_replay_memory(config, info)
     check_devices(config)
+    return info
+
+
+def run_checks(config: Config) -> EnvInfo:
+    """The part a run started from Python repeats (`Trainer`): the environment's `EnvInfo`, the sizes
+    that must fit it, and a learner device that exists on this machine (a cluster's is not asked here)."""
+    info = probe_env(config)
+    check_fits_env(config, info)
+    if not config.address:
+        learner_device(config)
     return info
 
 

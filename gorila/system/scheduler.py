@@ -42,6 +42,15 @@ CHUNK_STEPS = 256  # agent steps per actor/bundle work item (a fraction of a sec
 BACKOFF_S = 0.05  # a learner whose replay is still warming up waits this long
 
 
+@dataclass(frozen=True)
+class Job:
+    """A call in flight: who runs it, the budget it was given and when it was made."""
+
+    worker: WorkerId
+    budget: int = 0
+    since: float = 0.0
+
+
 class StopReason(enum.Enum):
     BUDGET = "budget"  # total_frames collected
     SOLVED = "solved"  # a confirmed evaluation reached stop_at_return

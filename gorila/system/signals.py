@@ -9,6 +9,7 @@ it is its caller's business."""
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -50,3 +51,13 @@ def restore_signals(previous: dict) -> None:
         signal.signal(signum, handler)
     if previous and _raise_interrupt not in previous.values():
         STOP_ASKED.clear()
+
+
+def exit_code(interrupted: bool) -> int:
+    """What a run's command exits with, asked while the run closes (in a `finally`): while an exception
+    propagates, 130 for an interruption and 1 for a failure; 130 for a run that Ctrl-C or SIGTERM
+    stopped (`interrupted`), else 0."""
+    error = sys.exc_info()[1]
+    if error is not None:
+        return 130 if isinstance(error, KeyboardInterrupt) else 1
+    return 130 if interrupted else 0

@@ -10,53 +10,31 @@ its latest checkpoint with `resume=` (the payload of `records.checkpoints.load_l
 
 from __future__ import annotations
 
-import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import torch
 
-from gorila.components.learner import learner_device
 from gorila.config import Config
-from gorila.contracts import ReplayServer, Worker, env_info
-from gorila.envs import make_vector_env_for
+from gorila.contracts import Worker
 from gorila.placement import Kind, WorkerId
-from gorila.records.checkpoints import (
-    prepare_saved_states,
-    save_checkpoint,
-    save_replays,
-    save_shard_backups,
-)
+from gorila.records.checkpoints import prepare_saved_states
 from gorila.records.durable import WriteError
-from gorila.records.metrics import parameter_server_stats
 from gorila.runtime import make_runtime
 from gorila.runtime.calls import WorkerError, failure_reason
 from gorila.system.builders import first_shard_states, parameter_client, replay_warmup
 from gorila.system.evaluations import Evaluations
-from gorila.system.preflight import check_fits_env
+from gorila.system.keeping import RunKeeping
+from gorila.system.preflight import run_checks
 from gorila.system.recovery import Recovery
 from gorila.system.run_records import RunRecords
-from gorila.system.scheduler import BACKOFF_S, Scheduler, StopReason
-from gorila.system.signals import raise_if_stop_asked, restore_signals, stop_honoured, stop_on_signals
+from gorila.system.scheduler import BACKOFF_S, Job, Scheduler, StopReason
+from gorila.system.signals import exit_code, raise_if_stop_asked, restore_signals, stop_honoured, stop_on_signals
 from gorila.system.stop_rule import Candidate, Verdict
 from gorila.system.topology import build_system, replay_count, wait_ready
 
 WAIT_S = 0.2  # longest wait for a report before the periodic jobs run again
-# Longest wait for the shards' counters or states (records, backups): a shard held in a stopped worker
-# must not hold up the loop whose watchdog restarts that worker.
-OBSERVE_TIMEOUT_S = 5.0
 EVALUATOR_ID = WorkerId(Kind.EVALUATOR, 0)  # the evaluator's calls, tracked beside the workers'
-
-
-@dataclass(frozen=True)
-class Job:
-    """A call in flight: who runs it, the budget it was given and when it was made."""
-
-    worker: WorkerId
-    budget: int = 0
-    since: float = 0.0
 
 
 class Trainer:
@@ -80,11 +58,7 @@ class Trainer:
         self.pending: dict = {}  # future -> Job
         self.live_progress = live_progress
         self.previous_signals = stop_on_signals()  # Ctrl-C while Ray starts stops cleanly too
-        with make_vector_env_for(config, 1, config.seed) as probe:
-            self.info = info = env_info(probe)
-        check_fits_env(config, info)  # network, shards, replay sizes: fail before placing anything
-        if not config.address:
-            learner_device(config)  # a missing GPU is a config error on this machine
+        self.info = run_checks(config)  # the network, shards, replay, device: fail before placing anything
         backups, replays = prepare_saved_states(self.run_dir, config.param_shards, replay_count(config), resume)
         raise_if_stop_asked()
         self.runtime = make_runtime(config)
@@ -126,6 +100,17 @@ class Trainer:
             config, info, self.run_dir, self.start, resumed_frames, self.trackers, self.live_progress
         )
         self.evaluations = Evaluations(config, info, self.calls, self.system.evaluator, self.records, self.run_dir)
+        self.keeping = RunKeeping(
+            config,
+            info,
+            self.run_dir,
+            self.calls,
+            self.system,
+            self.params,
+            self.records,
+            self.scheduler,
+            self.driver_state,
+        )
         if self.resume:
             self.evaluations.rule.restore(self.resume["evaluations"])
 
@@ -195,20 +180,10 @@ class Trainer:
             self.log()
         if time.time() >= self.next_backup and self.runtime.restarts_components:
             self.next_backup = time.time() + self.config.shard_backup_every_seconds
-            self.back_up_shards()
+            self.keeping.back_up_shards(self.recovery.shard_states)
         if self.steps >= self.next_checkpoint and self.scheduler.stop_reason is None:
             self.next_checkpoint = self.steps + self.info.steps(self.config.checkpoint_every_frames)
-            self.checkpoint()
-
-    def back_up_shards(self) -> None:
-        """Keep the shards' states for their restarts, and write them for --resume; a round in which a
-        shard does not answer in time is skipped (each keeps its last backup)."""
-        try:
-            states = self.params.states(timeout=OBSERVE_TIMEOUT_S)
-        except TimeoutError:
-            return
-        self.recovery.shard_states.keep(states, self.info.frames(self.steps))
-        save_shard_backups(self.run_dir, states, self.info.frames(self.steps))
+            self.keeping.checkpoint()
 
     # ---- evaluation --------------------------------------------------------------------------
     def start_evaluation(self, candidate: Candidate) -> None:
@@ -230,36 +205,16 @@ class Trainer:
     # ---- records -----------------------------------------------------------------------------
     def log(self) -> None:
         self.next_log = time.time() + self.config.log_every_seconds
-        counted = {"updates": self.scheduler.counters.updates, **self.server_stats()}
-        if self.system.replays:
-            stats = self.calls.get([self.calls.call(replay, ReplayServer.stats) for replay in self.system.replays])
-            counted["replay_size"] = sum(r["size"] for r in stats)
         warming = replay_warmup(self.config) if not self.scheduler.counters.updates else None
-        self.records.train(self.steps, counted, self.evaluations.rule.last, warming)
+        self.records.train(self.steps, self.keeping.counted(), self.evaluations.rule.last, warming)
 
-    def server_stats(self) -> dict:
-        """The shards' counters for a train record; none when a shard does not answer in time (a shard
-        held in a stopped worker must not stop the driver's loop, whose watchdog restarts that worker)."""
-        try:
-            return parameter_server_stats(self.params.stats(timeout=OBSERVE_TIMEOUT_S))
-        except TimeoutError:
-            return {}
-
-    def checkpoint(self) -> Path:
-        """A training checkpoint: the parameters, and all a resumed run continues from."""
-        if self.config.save_replay:
-            save_replays(self.calls, self.system.replay_holders(), self.run_dir)
-        states = self.params.states()
-        payload = self.records.payload(
-            torch.cat([s["theta"] for s in states]),
-            self.scheduler.counters.updates,
-            target=torch.cat([s["target"] for s in states]),
-            shards=states,
+    def driver_state(self) -> dict:
+        """What a resumed run's driver continues from: its counters, its stop rule, its faults."""
+        return dict(
             scheduler=self.scheduler.state(),
             evaluations=self.evaluations.rule.state(),
             faults=self.recovery.faults.count,
         )
-        return save_checkpoint(self.run_dir, payload, self.info.frames(self.steps), self.config.keep_checkpoints)
 
     # ---- the whole run -----------------------------------------------------------------------
     def run(self) -> dict:
@@ -273,48 +228,22 @@ class Trainer:
                 self.scheduler.stop(StopReason.INTERRUPTED)
                 self.records.say("interrupted: writing a final checkpoint")
             except (WorkerError, WriteError):  # a component failed, or the disk is full: keep what we can
-                self.final_checkpoint_after_failure()
+                self.keeping.final_checkpoint_after_failure()
                 raise
             self.recovery.settle(self.scheduler.counters.worker_steps)
             if not self.records.window.empty:
                 self.log()
             if self.scheduler.stop_reason is StopReason.BUDGET:
                 self.evaluate_now()
-            return self.summary(self.checkpoint())
+            checkpoint = self.keeping.checkpoint()
+            return self.keeping.summary(checkpoint, self.scheduler.stop_reason, self.evaluations.summary())
         finally:
             restore_signals(self.previous_signals)
             self.close()
-
-    def final_checkpoint_after_failure(self) -> None:
-        """Keep what was learnt before the run gives up, when the shards still answer."""
-        try:
-            self.records.say(f"writing a final checkpoint: {self.checkpoint()}")
-        except Exception as error:  # the shards are gone too: the last periodic checkpoint stands
-            self.records.say(f"no final checkpoint ({failure_reason(error)})")
 
     def close(self) -> None:
         """Close the display, release the runtime, close the metrics (which may fail on a full disk)
         with the exit code the run ends with."""
         self.records.display.close()
         self.runtime.shutdown()
-        self.records.metrics.close(self.exit_code())
-
-    def exit_code(self) -> int:
-        """What `gorila train` will exit with, told in `close`, which runs in `run`'s `finally`: while an
-        exception propagates, 130 for an interruption and 1 for a failure; 130 for a run stopped by
-        Ctrl-C, else 0."""
-        error = sys.exc_info()[1]
-        if error is not None:
-            return 130 if isinstance(error, KeyboardInterrupt) else 1
-        return 130 if self.scheduler.stop_reason is StopReason.INTERRUPTED else 0
-
-    def summary(self, checkpoint: Path) -> dict:
-        reason = self.scheduler.stop_reason
-        ran = {
-            "env_frames": self.info.frames(self.steps),
-            "updates": self.scheduler.counters.updates,
-            "stop_reason": reason.value,
-            "checkpoint": str(checkpoint),
-            "interrupted": reason is StopReason.INTERRUPTED,
-        }
-        return self.records.summary({**ran, **self.evaluations.summary(), **self.server_stats()})
+        self.records.metrics.close(exit_code(self.scheduler.stop_reason is StopReason.INTERRUPTED))

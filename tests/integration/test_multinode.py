@@ -211,7 +211,7 @@ def kill_shard_0_once_kept(trainer, run_dir, seen: dict) -> None:
     """Take the shards' states into the driver's keeping and their backup files (as its periodic
     backup does), delete the files and kill -9 shard 0; then time how long until it serves again, and
     with which version."""
-    trainer.back_up_shards()
+    trainer.keeping.back_up_shards(trainer.recovery.shard_states)
     assert (run_dir / "checkpoints" / "shards" / "shard-0.pt").exists()
     shutil.rmtree(run_dir / "checkpoints" / "shards")
     kept, seen["kept_frames"] = trainer.recovery.shard_states.latest

@@ -99,7 +99,7 @@ def test_a_prioritised_replay_resumes_with_its_priorities(tmp_path):
     interrupt_at(first, TOTAL // 2)
     assert first.run()["interrupted"]
     second = Trainer(config, tmp_path / "run", live_progress=False, resume=load_latest_good(tmp_path / "run"))
-    before, after = first.system.replays[0].priorities, second.system.replays[0].priorities
+    before, after = first.system.replays[0].sampler, second.system.replays[0].sampler
     assert before.updated > 0 and after.max_priority == before.max_priority
     np.testing.assert_array_equal(after.tree.leaves, before.tree.leaves)
     assert after.tree.total() == pytest.approx(before.tree.total())

@@ -11,8 +11,8 @@ from gorila.placement import WorkerId
 from gorila.runtime.calls import WorkerError
 from gorila.runtime.local import LocalRuntime
 from gorila.system.recovery import Recovery
+from gorila.system.scheduler import Job
 from gorila.system.topology import System
-from gorila.system.trainer import Job
 from tests.unit.system.test_shard_states import CONFIG, shards_and_states
 
 

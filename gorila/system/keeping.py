@@ -1,0 +1,107 @@
+"""What the driver keeps of a run while it trains: the shards' backups (for restarts and --resume), the
+training checkpoints, and the counters each train record carries.
+
+Reads of the shards for records and backups have a time limit: a shard held in a stopped worker must
+not hold up the driver's loop, whose watchdog restarts that worker. A checkpoint waits for its shards:
+it is what a resumed run continues from.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+import torch
+
+from gorila.config import Config
+from gorila.contracts import EnvInfo, ReplayServer
+from gorila.records.checkpoints import save_checkpoint, save_replays, save_shard_backups
+from gorila.records.metrics import parameter_server_stats
+from gorila.runtime.calls import failure_reason
+from gorila.system.run_records import RunRecords
+from gorila.system.scheduler import Scheduler, StopReason
+from gorila.system.shard_states import ShardStates
+
+OBSERVE_TIMEOUT_S = 5.0  # longest wait for the shards' counters or states (records, backups)
+
+
+class RunKeeping:
+    """The run's backups, checkpoints and counted figures, over its placed system; `driver_state()`
+    is what the driver itself continues from (its scheduler's, stop rule's and recovery's state)."""
+
+    def __init__(
+        self,
+        config: Config,
+        info: EnvInfo,
+        run_dir: Path,
+        calls,
+        system,
+        params,
+        records: RunRecords,
+        scheduler: Scheduler,
+        driver_state: Callable[[], dict],
+    ):
+        self.config, self.info, self.run_dir = config, info, run_dir
+        self.calls, self.system, self.params, self.records = calls, system, params, records
+        self.scheduler, self.driver_state = scheduler, driver_state
+
+    def counted(self) -> dict:
+        """What a train record takes from the driver: the updates, the shards' counters (none when a
+        shard does not answer in time) and the replay memories' size."""
+        counted = {"updates": self.scheduler.counters.updates, **self.server_stats()}
+        if self.system.replays:
+            stats = self.calls.get([self.calls.call(replay, ReplayServer.stats) for replay in self.system.replays])
+            counted["replay_size"] = sum(r["size"] for r in stats)
+        return counted
+
+    def server_stats(self) -> dict:
+        """The shards' counters, or none when a shard does not answer in time."""
+        try:
+            return parameter_server_stats(self.params.stats(timeout=OBSERVE_TIMEOUT_S))
+        except TimeoutError:
+            return {}
+
+    def back_up_shards(self, shard_states: ShardStates) -> None:
+        """Keep the shards' states for their restarts, and write them for --resume; a round in which a
+        shard does not answer in time is skipped (each keeps its last backup)."""
+        try:
+            states = self.params.states(timeout=OBSERVE_TIMEOUT_S)
+        except TimeoutError:
+            return
+        frames = self.info.frames(self.scheduler.counters.steps)
+        shard_states.keep(states, frames)
+        save_shard_backups(self.run_dir, states, frames)
+
+    def checkpoint(self) -> Path:
+        """A training checkpoint: the parameters, and all a resumed run continues from (the shards'
+        states, the replay memories with `save_replay`, and the driver's own state)."""
+        if self.config.save_replay:
+            save_replays(self.calls, self.system.replay_holders(), self.run_dir)
+        states = self.params.states()
+        payload = self.records.payload(
+            torch.cat([s["theta"] for s in states]),
+            self.scheduler.counters.updates,
+            target=torch.cat([s["target"] for s in states]),
+            shards=states,
+            **self.driver_state(),
+        )
+        frames = self.info.frames(self.scheduler.counters.steps)
+        return save_checkpoint(self.run_dir, payload, frames, self.config.keep_checkpoints)
+
+    def final_checkpoint_after_failure(self) -> None:
+        """Keep what was learnt before the run gives up, when the shards still answer."""
+        try:
+            self.records.say(f"writing a final checkpoint: {self.checkpoint()}")
+        except Exception as error:  # the shards are gone too: the last periodic checkpoint stands
+            self.records.say(f"no final checkpoint ({failure_reason(error)})")
+
+    def summary(self, checkpoint: Path, reason: StopReason, evaluated: dict) -> dict:
+        """The run's summary record (and what `Trainer.run` returns)."""
+        ran = {
+            "env_frames": self.info.frames(self.scheduler.counters.steps),
+            "updates": self.scheduler.counters.updates,
+            "stop_reason": reason.value,
+            "checkpoint": str(checkpoint),
+            "interrupted": reason is StopReason.INTERRUPTED,
+        }
+        return self.records.summary({**ran, **evaluated, **self.server_stats()})
