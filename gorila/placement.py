@@ -1,5 +1,5 @@
 """Where components go: the kinds of placed component (`Kind`), what a runtime needs to know to place
-one (`Role`, one per kind, built on its call contract from `gorila.contracts`), and which worker the
+one (`Role`, one per kind, built on its call contract from `gorila.core`), and which worker the
 driver hands work to (`WorkerId`)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from gorila.contracts import ActorWorker, BundleWorker, EvaluatorServer, LearnerWorker, ReplayServer, ShardServer
+from gorila.core import ActorWorker, BundleWorker, EvaluatorServer, LearnerWorker, ReplayServer, ShardServer
 
 
 class Kind(StrEnum):

@@ -13,8 +13,8 @@ import torch
 
 from gorila.agent.networks import flat_parameters, q_network_for
 from gorila.config import build_config
-from gorila.contracts import env_info
 from gorila.envs import make_vector_env_for
+from gorila.messages import env_info
 from gorila.records.checkpoints import save_checkpoint
 
 

@@ -13,8 +13,9 @@ from gorila.agent import dqn
 from gorila.agent.networks import load_flat_parameters, q_network_for
 from gorila.agent.policy import EpsilonGreedyPolicy
 from gorila.config import Config
-from gorila.contracts import EnvInfo, ParameterSource, Report, TransitionSink
+from gorila.core import ParameterSource, TransitionSink
 from gorila.envs import make_vector_env_for
+from gorila.messages import EnvInfo, Report
 from gorila.seeds import actor_seed
 
 

@@ -15,7 +15,7 @@ from gorila.components.learner import Learner
 from gorila.components.replay import ReplayMemory
 from gorila.components.rollout_learner import RolloutLearner
 from gorila.components.rollouts import RolloutActor
-from gorila.contracts import Report
+from gorila.messages import Report
 
 
 class Bundle:

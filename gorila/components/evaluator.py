@@ -12,8 +12,8 @@ import torch
 from gorila.agent.networks import load_flat_parameters, q_network_for
 from gorila.agent.policy import EpsilonGreedyPolicy
 from gorila.config import Config
-from gorila.contracts import EnvInfo
 from gorila.envs import VectorEnv, make_vector_env_for, play_episodes
+from gorila.messages import EnvInfo
 from gorila.seeds import evaluation_seed
 
 MAX_PARALLEL_EPISODES = 32

@@ -16,7 +16,8 @@ import torch
 from gorila.agent import dqn
 from gorila.agent.networks import flat_gradients, load_flat_parameters, q_network_for
 from gorila.config import Config, ConfigError
-from gorila.contracts import EnvInfo, Minibatch, MinibatchSource, ParameterSource, Report
+from gorila.core import MinibatchSource, ParameterSource
+from gorila.messages import EnvInfo, Minibatch, Report
 from gorila.seeds import learner_seed
 
 

@@ -17,7 +17,8 @@ from gorila.agent.q_lambda import q_lambda_targets
 from gorila.components.learner import learner_device
 from gorila.components.rollouts import Rollout
 from gorila.config import Config
-from gorila.contracts import EnvInfo, ParameterSource, Report
+from gorila.core import ParameterSource
+from gorila.messages import EnvInfo, Report
 from gorila.seeds import learner_seed
 
 

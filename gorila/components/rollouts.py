@@ -16,7 +16,8 @@ from gorila.agent import dqn
 from gorila.agent.networks import load_flat_parameters
 from gorila.components.actor import Actor, learning_reward
 from gorila.config import Config
-from gorila.contracts import EnvInfo, ParameterSource
+from gorila.core import ParameterSource
+from gorila.messages import EnvInfo
 
 
 @dataclass

@@ -11,7 +11,7 @@ from torch import nn
 
 from gorila.agent.networks import load_flat_parameters, q_network_for
 from gorila.config import Config, ConfigError, apply_overrides
-from gorila.contracts import EnvInfo
+from gorila.messages import EnvInfo
 from gorila.plugins import reference_of
 from gorila.records.checkpoints import CheckpointError, find_checkpoint, load_checkpoint
 

@@ -32,7 +32,7 @@ from typing import Callable
 
 import torch
 
-from gorila.contracts import ReplayHolder
+from gorila.core import ReplayHolder
 from gorila.records.durable import WriteError, reason, replace, write_atomically, write_text_atomically
 from gorila.records.metrics import truncate_metrics
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gorila.contracts import Report
+from gorila.messages import Report
 from gorila.records.durable import WriteError, reason, write_text_atomically
 
 

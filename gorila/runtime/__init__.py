@@ -1,7 +1,7 @@
 """Runtimes place the components: `local` (one process) or `ray` (one Ray actor per component).
 
 What a runtime offers is the `Runtime` protocol (`gorila.runtime.protocol`): `place(role, make, *args)`
-(build `make(*args)` for a component of that `gorila.contracts.Role`, here or in its own process),
+(build `make(*args)` for a component of that `gorila.placement.Role`, here or in its own process),
 `calls` (`gorila.runtime.calls`), and the lifecycle the driver uses: `wait_ready`, `where`,
 `processes`, `restarts`, `restart`, `watch_restarts`, `shutdown`.
 """

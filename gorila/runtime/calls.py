@@ -1,6 +1,6 @@
 """How components call each other: `call` starts a method call and returns a future, `get` waits for
 futures, `wait` returns those that are done. The method is named by its contract's function
-(`calls.call(shard, ShardServer.pull)`, see `gorila.contracts`), so every method called across
+(`calls.call(shard, ShardServer.pull)`, see `gorila.core`), so every method called across
 processes is declared once. In one process (`DirectCalls`) a call runs at once and its future holds
 its result or its exception; on Ray (`gorila.runtime.ray.RayCalls`) a call is
 `handle.method.remote(...)` and a future is an ObjectRef. Either way a component's exception is raised

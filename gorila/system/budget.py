@@ -13,7 +13,7 @@ from __future__ import annotations
 from gorila.agent.dqn import linear_epsilon
 from gorila.components.actor import epsilon_end_step, epsilon_hold_steps
 from gorila.config import Config, ConfigError
-from gorila.contracts import EnvInfo
+from gorila.messages import EnvInfo
 from gorila.system.builders import min_sample_size, planned_updates, replay_warmup
 from gorila.system.topology import replay_count
 

@@ -25,7 +25,8 @@ from gorila.components.replay.routing import ReplayWriter, Route
 from gorila.components.rollout_learner import RolloutLearner
 from gorila.components.rollouts import RolloutActor
 from gorila.config import Config, ConfigError
-from gorila.contracts import EnvInfo, MinibatchSource, TransitionSink
+from gorila.core import MinibatchSource, TransitionSink
+from gorila.messages import EnvInfo
 from gorila.records.checkpoints import load_shard_backup
 from gorila.runtime.calls import DirectCalls
 from gorila.seeds import replay_seed, theta_0_seed

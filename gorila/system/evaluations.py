@@ -11,7 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from gorila.config import Config
-from gorila.contracts import EnvInfo, EvaluatorServer
+from gorila.core import EvaluatorServer
+from gorila.messages import EnvInfo
 from gorila.records.checkpoints import save_best
 from gorila.system.run_records import RunRecords
 from gorila.system.stop_rule import Candidate, StopRule, Verdict

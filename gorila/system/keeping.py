@@ -14,7 +14,8 @@ from typing import Callable
 import torch
 
 from gorila.config import Config
-from gorila.contracts import EnvInfo, ReplayServer
+from gorila.core import ReplayServer
+from gorila.messages import EnvInfo
 from gorila.records.checkpoints import save_checkpoint, save_replays, save_shard_backups
 from gorila.records.metrics import parameter_server_stats
 from gorila.runtime.calls import failure_reason

@@ -14,7 +14,7 @@ from gorila.components.learner import learner_device
 from gorila.components.replay.storage import StreamStorage
 from gorila.config import Config, ConfigError
 from gorila.config.processes import learner_processes
-from gorila.contracts import EnvInfo, env_info
+from gorila.messages import EnvInfo, env_info
 from gorila.plugins import reference_of
 from gorila.records.tracking import check_tracking
 from gorila.runtime.calls import split_address

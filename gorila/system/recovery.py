@@ -40,7 +40,7 @@ from collections import Counter
 from dataclasses import replace
 from typing import Callable
 
-from gorila.contracts import ActorWorker
+from gorila.core import ActorWorker
 from gorila.placement import Kind, WorkerId
 from gorila.runtime.calls import WorkerError
 from gorila.system.faults import FaultBudget, not_back, restart_consequence, restarted_while_idle, server_name

@@ -13,7 +13,7 @@ from pathlib import Path
 import torch
 
 from gorila.config import Config, save_yaml
-from gorila.contracts import EnvInfo
+from gorila.messages import EnvInfo
 from gorila.plugins import reference_of
 from gorila.records.metrics import MetricsWriter, TrainWindow
 from gorila.records.progress import ProgressDisplay

@@ -35,7 +35,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
 
-from gorila.contracts import Report
+from gorila.messages import Report
 from gorila.placement import Kind, WorkerId
 
 CHUNK_STEPS = 256  # agent steps per actor/bundle work item (a fraction of a second)

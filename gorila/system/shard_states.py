@@ -15,7 +15,7 @@ from __future__ import annotations
 import queue
 from dataclasses import dataclass
 
-from gorila.contracts import ShardServer
+from gorila.core import ShardServer
 from gorila.runtime.calls import failure_reason
 
 

@@ -26,7 +26,8 @@ from gorila.components.parameter_server.staleness import staleness_limit
 from gorila.components.replay.routing import ReplaySampler, ReplayWriter, Route, remote_batch_steps
 from gorila.config import Config
 from gorila.config.processes import learner_processes, shard_holders
-from gorila.contracts import EnvInfo, Worker
+from gorila.core import Worker
+from gorila.messages import EnvInfo
 from gorila.placement import ACTOR, BUNDLE, EVALUATOR, LEARNER, PARAMETER_SHARD, REPLAY, Kind, WorkerId
 from gorila.runtime.calls import WorkerError
 from gorila.seeds import replay_seed, sampler_seed

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from gorila.config import Config
-from gorila.contracts import Worker
+from gorila.core import Worker
 from gorila.placement import Kind, WorkerId
 from gorila.records.checkpoints import prepare_saved_states
 from gorila.records.durable import WriteError

@@ -21,8 +21,9 @@ import ray.cloudpickle
 from ray.cluster_utils import Cluster
 
 from gorila.config import build_config
-from gorila.contracts import ShardServer, env_info
+from gorila.core import ShardServer
 from gorila.envs import make_vector_env
+from gorila.messages import env_info
 from gorila.placement import PARAMETER_SHARD
 from gorila.records.checkpoints import load_latest_good
 from gorila.records.metrics import read_metrics

@@ -2,7 +2,7 @@
 
 import pytest
 
-from gorila.contracts import ShardServer
+from gorila.core import ShardServer
 from gorila.placement import BUNDLE, PARAMETER_SHARD, Kind, WorkerId
 
 

@@ -20,7 +20,7 @@ import numpy as np
 import torch
 
 from gorila.components.parameter_server.shard import ParameterShard
-from gorila.contracts import ShardServer
+from gorila.core import ShardServer
 from gorila.runtime.calls import DirectCalls
 
 

@@ -18,7 +18,7 @@ from gorila.components.replay import sampling
 from gorila.components.replay.priorities import PriorityRule
 from gorila.components.replay.samplers import make_sampler
 from gorila.components.replay.storage import StreamStorage
-from gorila.contracts import Minibatch, ReplayMass
+from gorila.messages import Minibatch, ReplayMass
 
 
 class ReplayMemory:

@@ -14,7 +14,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from gorila.components.replay.priorities import importance_weights
-from gorila.contracts import Minibatch, ReplayMass, ReplayServer
+from gorila.core import ReplayServer
+from gorila.messages import Minibatch, ReplayMass
 
 MIN_REMOTE_BATCH = 64
 

@@ -21,7 +21,8 @@ import numpy as np
 from gorila.components.replay import sampling
 from gorila.components.replay.priorities import PriorityRule, annealed_beta, importance_weights, priority
 from gorila.components.replay.sum_tree import SumTree
-from gorila.contracts import Minibatch, ReplayMass, Saveable
+from gorila.core import Saveable
+from gorila.messages import Minibatch, ReplayMass
 
 
 class Sampler(Saveable, Protocol):

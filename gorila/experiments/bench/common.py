@@ -12,8 +12,8 @@ import torch
 from gorila.agent.networks import q_network_for
 from gorila.components.replay.routing import ReplayWriter, Route
 from gorila.config import Config, build_config
-from gorila.contracts import EnvInfo, env_info
 from gorila.envs import make_vector_env_for
+from gorila.messages import EnvInfo, env_info
 from gorila.placement import PARAMETER_SHARD, Role
 from gorila.runtime.calls import DirectCalls
 from gorila.system.builders import initial_parameters, make_actor, make_replay, make_shard, make_shard_of

@@ -12,7 +12,6 @@ import torch
 from gorila.components.actor import epsilon_end_step
 from gorila.components.parameter_server import slice_bounds
 from gorila.config import Config, build_config
-from gorila.contracts import EnvInfo
 from gorila.envs import make_vector_env_for
 from gorila.experiments.bench.common import (
     GAME,
@@ -26,6 +25,7 @@ from gorila.experiments.bench.common import (
     ray_shards,
     single_shard,
 )
+from gorila.messages import EnvInfo
 from gorila.runtime.calls import DirectCalls
 from gorila.system.builders import initial_parameters, make_learner, make_replay
 

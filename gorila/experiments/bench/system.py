@@ -12,7 +12,7 @@ import torch
 from gorila.agent.networks import q_network_for
 from gorila.components.actor import epsilon_end_step
 from gorila.config import Config
-from gorila.contracts import ActorWorker, EnvInfo, Worker
+from gorila.core import ActorWorker, Worker
 from gorila.envs import make_vector_env_for
 from gorila.experiments.bench.common import (
     ACTOR_RATE,
@@ -24,6 +24,7 @@ from gorila.experiments.bench.common import (
     ray_shards,
     single_shard,
 )
+from gorila.messages import EnvInfo
 from gorila.runtime.calls import DirectCalls
 from gorila.system.builders import initial_parameters, make_bundle
 

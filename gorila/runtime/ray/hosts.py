@@ -12,7 +12,7 @@ import warnings
 
 import ray
 
-from gorila.contracts import contract_methods
+from gorila.core import contract_methods
 from gorila.placement import Role
 from gorila.runtime.ray.handles import RESTORE
 

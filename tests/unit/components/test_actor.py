@@ -9,7 +9,7 @@ from gorila.components.bundle import Bundle
 from gorila.components.replay import ReplayMemory
 from gorila.components.replay.routing import ReplayWriter, Route
 from gorila.config import build_config
-from gorila.contracts import EnvInfo, Report
+from gorila.messages import EnvInfo, Report
 from gorila.runtime.calls import DirectCalls
 from gorila.system import builders
 

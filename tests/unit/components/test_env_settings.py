@@ -4,7 +4,7 @@ both step emulators with sticky actions and the full action set, the actor witho
 from gorila.components.actor import Actor
 from gorila.components.evaluator import Evaluator
 from gorila.config import build_config
-from gorila.contracts import EnvInfo
+from gorila.messages import EnvInfo
 from gorila.system import builders
 
 

@@ -11,7 +11,7 @@ from gorila.agent import dqn
 from gorila.components.learner import LossOutlierFilter
 from gorila.components.replay import ReplayMemory
 from gorila.config import Config
-from gorila.contracts import EnvInfo, Report
+from gorila.messages import EnvInfo, Report
 from gorila.runtime.calls import DirectCalls
 from gorila.system import builders
 

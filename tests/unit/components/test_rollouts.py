@@ -7,7 +7,7 @@ import torch
 from gorila.agent.q_lambda import q_lambda_targets
 from gorila.components.bundle import RolloutBundle
 from gorila.config import ConfigError, build_config
-from gorila.contracts import EnvInfo
+from gorila.messages import EnvInfo
 from gorila.runtime.calls import DirectCalls
 from gorila.system import builders
 

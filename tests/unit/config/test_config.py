@@ -16,7 +16,7 @@ from gorila.config import (
     scaled_preset,
     validate,
 )
-from gorila.contracts import EnvInfo
+from gorila.messages import EnvInfo
 from gorila.system import builders
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from gorila.contracts import Report
+from gorila.messages import Report
 from gorila.records.metrics import TrainWindow
 
 

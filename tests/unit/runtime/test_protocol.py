@@ -5,7 +5,7 @@ import inspect
 
 import pytest
 
-from gorila.contracts import contract_methods
+from gorila.core import contract_methods
 from gorila.runtime import Runtime, ShardHostingRuntime
 from gorila.runtime.local import LocalRuntime
 from gorila.runtime.ray.runtime import RayRuntime

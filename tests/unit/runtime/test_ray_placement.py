@@ -10,7 +10,7 @@ import pytest
 
 from gorila.components.parameter_server import ParameterShard
 from gorila.config import Config
-from gorila.contracts import ReplayServer, ShardServer, contract_methods
+from gorila.core import ReplayServer, ShardServer, contract_methods
 from gorila.placement import ACTOR, BUNDLE, EVALUATOR, LEARNER, PARAMETER_SHARD, REPLAY, Role
 from gorila.runtime.ray import Located, RayRuntime, WaitsForState, host_class
 

@@ -4,7 +4,7 @@ and epsilon warning with their numbers (all computed by hand below)."""
 import pytest
 
 from gorila.config import ConfigError, build_config
-from gorila.contracts import EnvInfo
+from gorila.messages import EnvInfo
 from gorila.system.budget import check_learning_start, describe_schedule, epsilon_at_end, epsilon_warning
 from gorila.system.preflight import check_fits_env
 

@@ -10,8 +10,8 @@ import torch
 from gorila.components.replay import ReplayMemory
 from gorila.components.replay.storage import StreamStorage
 from gorila.config import Config, ConfigError, build_config
-from gorila.contracts import EnvInfo
 from gorila.envs import EnvError
+from gorila.messages import EnvInfo
 from gorila.system.builders import min_sample_size, replay_warmup
 from gorila.system.preflight import (
     available_memory_bytes,

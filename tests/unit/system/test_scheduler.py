@@ -1,6 +1,6 @@
 """The driver's budget policy (`gorila.system.scheduler.Scheduler`), without Ray or an environment."""
 
-from gorila.contracts import Report
+from gorila.messages import Report
 from gorila.placement import WorkerId
 from gorila.system.scheduler import Scheduler, StopReason
 

@@ -5,7 +5,7 @@ import numpy as np
 import torch
 
 from gorila.config import build_config
-from gorila.contracts import EnvInfo
+from gorila.messages import EnvInfo
 from gorila.runtime.local import LocalRuntime
 from gorila.system.builders import first_shard_states, initial_parameters, make_shard, make_shard_of, parameter_bounds
 from gorila.system.shard_states import Restored, ShardStates

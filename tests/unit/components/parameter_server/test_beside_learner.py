@@ -18,7 +18,7 @@ from gorila.agent.networks import flat_parameters, load_flat_parameters, q_netwo
 from gorila.components.learner import Learner
 from gorila.components.parameter_server import ParameterClient, ParameterShard
 from gorila.config import Config
-from gorila.contracts import EnvInfo, Minibatch
+from gorila.messages import EnvInfo, Minibatch
 from gorila.runtime.calls import DirectCalls
 from gorila.system import builders
 from tests.unit.components.parameter_server.test_parameter_server import InAnotherProcess

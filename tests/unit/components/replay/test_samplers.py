@@ -10,7 +10,7 @@ from gorila.components.replay import ReplayMemory
 from gorila.components.replay.priorities import PriorityRule
 from gorila.components.replay.samplers import PrioritisedSampler, Sampler, UniformSampler
 from gorila.components.replay.storage import StreamStorage
-from gorila.contracts import contract_methods
+from gorila.core import contract_methods
 
 
 def protocol_methods() -> dict:

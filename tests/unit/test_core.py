@@ -19,7 +19,7 @@ from gorila.components.replay.samplers import PrioritisedSampler, UniformSampler
 from gorila.components.replay.storage import StreamStorage
 from gorila.config import build_config
 from gorila.config.processes import learner_processes
-from gorila.contracts import (
+from gorila.core import (
     ActorWorker,
     BundleWorker,
     EvaluatorServer,
@@ -28,12 +28,12 @@ from gorila.contracts import (
     Saveable,
     ShardServer,
     contract_methods,
-    env_info,
 )
 from gorila.envs import make_vector_env
 from gorila.experiments.bench.common import Timed
 from gorila.experiments.bench.stages import MeasuredLearner
 from gorila.experiments.bench.system import MeasuredActor
+from gorila.messages import env_info
 from gorila.placement import ACTOR, BUNDLE, EVALUATOR, LEARNER, PARAMETER_SHARD, REPLAY
 from gorila.runtime.calls import DirectCalls
 from gorila.runtime.local import LocalRuntime
