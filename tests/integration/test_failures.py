@@ -94,7 +94,9 @@ def test_a_component_that_stops_answering_is_restarted_and_the_run_finishes(tmp_
             eval_every_frames=0,
             eval_episodes=2,
             checkpoint_every_frames=0,
-            call_timeout_seconds=5,
+            # far above a healthy call's time on a busy 2-core machine (with 5, a CPU-bound process beside
+            # the test made bundle 1's healthy calls pass the limit: seven faults where one was due)
+            call_timeout_seconds=30,
             log_every_seconds=1,
             run_dir=str(run_dir),
             # the shard in a process of its own: bundle 1's calls then never wait on the hung bundle 0
@@ -128,7 +130,7 @@ def test_a_run_that_stands_still_is_a_fault_and_the_workers_holding_it_up_are_re
             eval_every_frames=0,
             eval_episodes=2,
             checkpoint_every_frames=0,
-            stall_seconds=6,
+            stall_seconds=15,  # far above a healthy run's pause on a busy machine; the stall itself is for ever
             log_every_seconds=0.5,
             run_dir=str(run_dir),
         )
