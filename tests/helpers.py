@@ -2,7 +2,8 @@
 
 `fresh_checkpoint`: an untrained agent's checkpoint, written in a second: what evaluation tests need from a run.
 `store_final_evaluation`: a suite game's final evaluation result file, as `gorila evaluate` writes it.
-`from_the_driver`: an event (a kill, say) made by a run's own driver loop as soon as it is due."""
+`from_the_driver`: an event (a kill, say) made by a run's own driver loop as soon as it is due.
+`CARTPOLE_INFO`, `ATARI_INFO`, `MINATAR_INFO`: the shapes of those environments, as the driver reads them."""
 
 import json
 from dataclasses import asdict
@@ -14,8 +15,12 @@ import torch
 from gorila.agent.networks import flat_parameters, q_network_for
 from gorila.config import build_config
 from gorila.envs import make_vector_env_for
-from gorila.messages import env_info
+from gorila.messages import EnvInfo, env_info
 from gorila.records.checkpoints import save_checkpoint
+
+CARTPOLE_INFO = EnvInfo((4,), "float32", 2, (4,), 1, 1, False)
+ATARI_INFO = EnvInfo((4, 84, 84), "uint8", 6, (84, 84), 4, 4, True)  # 6 actions: Pong's minimal set
+MINATAR_INFO = EnvInfo((4, 10, 10), "bool", 3, (4, 10, 10), 1, 1, False)
 
 
 def fresh_checkpoint(run_dir: Path, env: str = "Pong", preset: str = "atari", seed: int = 0) -> Path:

@@ -9,20 +9,19 @@ from gorila.components.bundle import Bundle
 from gorila.components.replay import ReplayMemory
 from gorila.components.replay.routing import ReplayWriter, Route
 from gorila.config import build_config
-from gorila.messages import EnvInfo, Report
+from gorila.messages import Report
 from gorila.runtime.calls import DirectCalls
 from gorila.system import builders
-
-CARTPOLE = EnvInfo((4,), "float32", 2, (4,), 1, 1, False)
+from tests.helpers import CARTPOLE_INFO
 
 
 def one_copy_actor():
     config = build_config("cartpole", overrides={"envs_per_actor": 1, "runtime": "local"})
-    theta = builders.initial_parameters(config, CARTPOLE)
+    theta = builders.initial_parameters(config, CARTPOLE_INFO)
     shards, bounds, calls = [builders.make_shard(config, 0, theta)], [(0, theta.size)], DirectCalls()
     replay = ReplayMemory(1_000, 1, (4,), np.float32, min_size=1)
     writer = ReplayWriter([replay], [Route(0, (0,), (0,))], calls)
-    return config, builders.make_actor(config, CARTPOLE, 0, shards, bounds, calls, writer), replay
+    return config, builders.make_actor(config, CARTPOLE_INFO, 0, shards, bounds, calls, writer), replay
 
 
 def test_the_step_that_only_resets_a_finished_episode_is_no_agent_step():
@@ -42,7 +41,7 @@ def test_the_step_that_only_resets_a_finished_episode_is_no_agent_step():
 def test_a_bundle_credits_its_learner_with_agent_steps_only():
     config, actor, replay = one_copy_actor()
     learner = builders.make_learner(
-        config, CARTPOLE, 0, actor.params.shards, actor.params.bounds, DirectCalls(), replay
+        config, CARTPOLE_INFO, 0, actor.params.shards, actor.params.bounds, DirectCalls(), replay
     )
     bundle = Bundle(actor, replay, learner, update_every=4)
     report = bundle.run(300)

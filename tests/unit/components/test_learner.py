@@ -11,13 +11,10 @@ from gorila.agent import dqn
 from gorila.components.learner import LossOutlierFilter
 from gorila.components.replay import ReplayMemory
 from gorila.config import Config
-from gorila.messages import EnvInfo, Report
+from gorila.messages import Report
 from gorila.runtime.calls import DirectCalls
 from gorila.system import builders
-
-CARTPOLE = EnvInfo(
-    obs_shape=(4,), obs_dtype="float32", num_actions=2, frame_shape=(4,), stack=1, frames_per_step=1, is_atari=False
-)
+from tests.helpers import CARTPOLE_INFO
 
 
 def warm(filter_, losses):
@@ -87,10 +84,10 @@ def make_learner(replay, **overrides):
         seed=3,
         **overrides,
     )
-    theta = builders.initial_parameters(config, CARTPOLE)
+    theta = builders.initial_parameters(config, CARTPOLE_INFO)
     bounds = builders.parameter_bounds(config, theta.size)
     shards = [builders.make_shard(config, i, theta[a:b]) for i, (a, b) in enumerate(bounds)]
-    learner = builders.make_learner(config, CARTPOLE, 0, shards, bounds, DirectCalls(), replay)
+    learner = builders.make_learner(config, CARTPOLE_INFO, 0, shards, bounds, DirectCalls(), replay)
     return learner, shards
 
 

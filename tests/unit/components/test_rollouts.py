@@ -7,19 +7,17 @@ import torch
 from gorila.agent.q_lambda import q_lambda_targets
 from gorila.components.bundle import RolloutBundle
 from gorila.config import ConfigError, build_config
-from gorila.messages import EnvInfo
 from gorila.runtime.calls import DirectCalls
 from gorila.system import builders
-
-CARTPOLE = EnvInfo((4,), "float32", 2, (4,), 1, 1, False)
+from tests.helpers import CARTPOLE_INFO, MINATAR_INFO
 
 
 def pqn_bundle(**overrides) -> tuple:
     settings = dict(runtime="local", envs_per_actor=4, rollout_steps=40, torch_threads=1, **overrides)
     config = build_config("pqn-cartpole", overrides=settings)
-    theta = builders.initial_parameters(config, CARTPOLE)
-    shards, bounds = [builders.make_shard(config, 0, theta, info=CARTPOLE)], [(0, theta.size)]
-    return config, builders.make_bundle(config, CARTPOLE, 0, shards, bounds, DirectCalls()), shards[0]
+    theta = builders.initial_parameters(config, CARTPOLE_INFO)
+    shards, bounds = [builders.make_shard(config, 0, theta, info=CARTPOLE_INFO)], [(0, theta.size)]
+    return config, builders.make_bundle(config, CARTPOLE_INFO, 0, shards, bounds, DirectCalls()), shards[0]
 
 
 def test_a_rollout_keeps_each_step_and_the_bootstrap_the_actor_computed_for_it():
@@ -96,7 +94,7 @@ def test_pqn_outside_bundles_is_refused_in_one_line():
 
 def test_the_planned_updates_count_what_each_algorithm_makes():
     pqn = build_config("pqn", overrides={"total_frames": 409_600})  # 100 rollouts of 128 x 32
-    minatar = EnvInfo((4, 10, 10), "bool", 3, (4, 10, 10), 1, 1, False)
+    minatar = MINATAR_INFO
     assert builders.planned_updates(pqn, minatar) == 100 * 2 * 32
     dqn = build_config("minatar", overrides={"total_frames": 160_000})
     assert builders.planned_updates(dqn, minatar) == 160_000 // 16

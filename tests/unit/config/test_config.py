@@ -16,8 +16,8 @@ from gorila.config import (
     scaled_preset,
     validate,
 )
-from gorila.messages import EnvInfo
 from gorila.system import builders
+from tests.helpers import ATARI_INFO, CARTPOLE_INFO
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
@@ -259,9 +259,6 @@ def test_values_out_of_range_are_named(overrides, words):
     assert str(error.value).startswith(words)
 
 
-ATARI_INFO = EnvInfo((4, 84, 84), "uint8", 6, (84, 84), 4, 4, True)
-
-
 def test_atari_counts_replay_learning_start_and_exploration_in_agent_steps_as_dqn():
     config = build_config("atari")
     assert (config.replay_capacity, config.learning_starts, config.epsilon_decay_steps) == (
@@ -475,10 +472,7 @@ def test_the_apex_preset_is_prioritised_global_replay_and_builds_a_network_for_c
         0.4,
         7.0,
     )
-    cartpole = EnvInfo(
-        obs_shape=(4,), obs_dtype="float32", num_actions=2, frame_shape=(4,), stack=1, frames_per_step=1, is_atari=False
-    )
-    assert q_network_for(config, cartpole)(torch.zeros(3, 4)).shape == (3, 2)
+    assert q_network_for(config, CARTPOLE_INFO)(torch.zeros(3, 4)).shape == (3, 2)
 
 
 def test_env_kwargs_from_flags_set_and_yaml_are_typed_by_yaml(tmp_path):

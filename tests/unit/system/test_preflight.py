@@ -11,7 +11,6 @@ from gorila.components.replay import ReplayMemory
 from gorila.components.replay.storage import StreamStorage
 from gorila.config import Config, ConfigError, build_config
 from gorila.envs import EnvError
-from gorila.messages import EnvInfo
 from gorila.system.builders import min_sample_size, replay_warmup
 from gorila.system.preflight import (
     available_memory_bytes,
@@ -23,9 +22,7 @@ from gorila.system.preflight import (
     probe_env,
     replay_memory_need,
 )
-
-CARTPOLE = EnvInfo((4,), "float32", 2, (4,), 1, 1, False)
-ATARI = EnvInfo((4, 84, 84), "uint8", 6, (84, 84), 4, 4, True)
+from tests.helpers import ATARI_INFO, CARTPOLE_INFO
 
 
 def error_of(check, *args) -> str:
@@ -35,9 +32,9 @@ def error_of(check, *args) -> str:
 
 
 def test_presets_pass_every_check():
-    assert preflight(build_config("cartpole")) == CARTPOLE
-    check_fits_env(build_config("atari"), ATARI)
-    check_fits_env(build_config("gorila-paper"), ATARI)
+    assert preflight(build_config("cartpole")) == CARTPOLE_INFO
+    check_fits_env(build_config("atari"), ATARI_INFO)
+    check_fits_env(build_config("gorila-paper"), ATARI_INFO)
 
 
 def test_the_probe_plays_the_configs_action_set_and_refuses_atari_settings_elsewhere():
@@ -47,7 +44,7 @@ def test_the_probe_plays_the_configs_action_set_and_refuses_atari_settings_elsew
 
 
 def test_a_cnn_on_vector_observations_names_the_network():
-    line = error_of(check_fits_env, build_config("cartpole", overrides={"network": "nature_cnn"}), CARTPOLE)
+    line = error_of(check_fits_env, build_config("cartpole", overrides={"network": "nature_cnn"}), CARTPOLE_INFO)
     assert line.startswith("network: nature_cnn cannot take CartPole-v1's observations of shape (4,)")
 
 
@@ -56,32 +53,32 @@ def test_a_network_too_large_to_build_is_measured_on_meta_and_an_ordinary_one_tr
 
     n = 300_000  # 90G parameters, 360 GB: built for real, it could not be allocated here
     huge = build_config("cartpole", overrides={"hidden_sizes": f"{n},{n}"})
-    assert check_network(huge, CARTPOLE) == 4 * n + n + n * n + n + n * 2 + 2
-    assert check_network(huge, CARTPOLE) > REAL_FORWARD_PARAMETERS
-    assert check_network(build_config("cartpole", overrides={"hidden_sizes": "1"}), CARTPOLE) == 9
+    assert check_network(huge, CARTPOLE_INFO) == 4 * n + n + n * n + n + n * 2 + 2
+    assert check_network(huge, CARTPOLE_INFO) > REAL_FORWARD_PARAMETERS
+    assert check_network(build_config("cartpole", overrides={"hidden_sizes": "1"}), CARTPOLE_INFO) == 9
     cnn = build_config("cartpole", overrides={"network": "nature_cnn"})  # tried for real: refused
-    assert "cannot take CartPole-v1's observations" in error_of(check_network, cnn, CARTPOLE)
+    assert "cannot take CartPole-v1's observations" in error_of(check_network, cnn, CARTPOLE_INFO)
 
 
 def test_learning_starts_beyond_the_replay_is_named_with_the_capacity_it_needs():
-    line = error_of(check_fits_env, build_config("atari", overrides={"replay_capacity": 10_000}), ATARI)
+    line = error_of(check_fits_env, build_config("atari", overrides={"replay_capacity": 10_000}), ATARI_INFO)
     # DQN's 50,000 agent steps; twice that plus one stream's stack + n-step window
     assert line.startswith(
         "learning_starts: each replay memory must hold 50,000 sampleable transitions "
         "(learning_starts=50,000 agent steps)"
     )
     assert "raise replay_capacity to >= 100,005" in line
-    check_fits_env(build_config("atari", overrides={"replay_capacity": 100_005}), ATARI)
+    check_fits_env(build_config("atari", overrides={"replay_capacity": 100_005}), ATARI_INFO)
 
 
 def test_a_minibatch_beyond_the_replay_names_batch_size():
     config = build_config("cartpole", overrides={"batch_size": 200, "replay_capacity": 300, "learning_starts": 10})
-    assert error_of(check_fits_env, config, CARTPOLE).startswith("batch_size: each replay memory must hold 200")
+    assert error_of(check_fits_env, config, CARTPOLE_INFO).startswith("batch_size: each replay memory must hold 200")
 
 
 def test_more_env_copies_than_replay_slots_names_envs_per_actor():
     config = build_config("cartpole", overrides={"envs_per_actor": 64, "replay_capacity": 100})
-    line = error_of(check_fits_env, config, CARTPOLE)
+    line = error_of(check_fits_env, config, CARTPOLE_INFO)
     assert line.startswith("replay_capacity: 100 transitions over 64 environment streams (envs_per_actor=64)")
     assert "raise replay_capacity to >= 320" in line
 
@@ -97,10 +94,12 @@ def test_global_replay_shards_are_sized_as_a_whole():
         learning_starts=1_000,
         batch_size=32,
     )
-    line = error_of(check_fits_env, build_config("cartpole", overrides={**base, "replay_capacity": 1_000}), CARTPOLE)
+    line = error_of(
+        check_fits_env, build_config("cartpole", overrides={**base, "replay_capacity": 1_000}), CARTPOLE_INFO
+    )
     assert "raise replay_capacity to >= " in line
     needed = int(line.rsplit(">= ", 1)[1].split()[0].replace(",", ""))
-    check_fits_env(build_config("cartpole", overrides={**base, "replay_capacity": needed}), CARTPOLE)
+    check_fits_env(build_config("cartpole", overrides={**base, "replay_capacity": needed}), CARTPOLE_INFO)
 
 
 @pytest.mark.parametrize("stack, n_step, streams", [(1, 1, 1), (1, 3, 4), (4, 1, 1), (4, 3, 2)])
@@ -135,7 +134,7 @@ def test_bytes_per_entry_matches_the_arrays_a_storage_allocates():
 
 def test_replay_memory_need_of_the_atari_preset():
     need, transitions, per_entry = replay_memory_need(
-        build_config("atari", overrides={"actors": 3, "learners": 3}), ATARI
+        build_config("atari", overrides={"actors": 3, "learners": 3}), ATARI_INFO
     )
     assert (transitions, per_entry) == (3_000_000, 84 * 84 + 18)  # each frame stored once
     assert need == 3_000_000 * (84 * 84 + 18)
@@ -147,10 +146,10 @@ def test_a_replay_larger_than_this_machine_is_refused_with_the_numbers():
         pytest.skip("no /proc/meminfo here")
     actors = int(available // (1_000_000 * (84 * 84 + 18))) + 1  # one bundle more than fits
     config = build_config("atari", overrides={"actors": actors, "learners": actors, "runtime": "local"})
-    line = error_of(check_replay_memory, config, ATARI)
+    line = error_of(check_replay_memory, config, ATARI_INFO)
     assert line.startswith(f"replay_capacity: the replay needs {actors * 7.074:.1f} GB")
     assert f"{available / 1e9:.1f} GB available" in line
-    check_replay_memory(build_config("atari", overrides={"runtime": "local", "replay_capacity": 10_000}), ATARI)
+    check_replay_memory(build_config("atari", overrides={"runtime": "local", "replay_capacity": 10_000}), ATARI_INFO)
 
 
 def test_gpus_that_are_not_here_are_refused_at_once():
@@ -191,7 +190,7 @@ def raising_network(obs_shape, num_actions):
     ],
 )
 def test_a_users_network_that_cannot_serve_as_a_q_network_is_one_line(network, message):
-    line = error_of(check_fits_env, build_config("cartpole", overrides={"network": network}), CARTPOLE)
+    line = error_of(check_fits_env, build_config("cartpole", overrides={"network": network}), CARTPOLE_INFO)
     assert line.startswith("network: ") and message in line and "\n" not in line
 
 
@@ -199,4 +198,4 @@ def test_a_users_network_that_fits_passes_and_is_built_by_its_factory():
     from tests.integration.test_user_code import small_q_network
 
     config = build_config("cartpole", overrides={"network": small_q_network})
-    assert preflight(config) == CARTPOLE
+    assert preflight(config) == CARTPOLE_INFO

@@ -5,19 +5,18 @@ import numpy as np
 import torch
 
 from gorila.config import build_config
-from gorila.messages import EnvInfo
 from gorila.runtime.local import LocalRuntime
 from gorila.system.builders import first_shard_states, initial_parameters, make_shard, make_shard_of, parameter_bounds
 from gorila.system.shard_states import Restored, ShardStates
+from tests.helpers import CARTPOLE_INFO
 
-INFO = EnvInfo((4,), "float32", 2, (4,), 1, 1, False)
 CONFIG = build_config(overrides=dict(env="CartPole-v1", runtime="local", hidden_sizes="8", param_shards=2))
 
 
 def shards_and_states():
     """Two shards of theta_0 and the state of each after one gradient of ones."""
-    bounds = parameter_bounds(CONFIG, initial_parameters(CONFIG, INFO).size)
-    states, _ = first_shard_states(CONFIG, INFO, bounds)
+    bounds = parameter_bounds(CONFIG, initial_parameters(CONFIG, CARTPOLE_INFO).size)
+    states, _ = first_shard_states(CONFIG, CARTPOLE_INFO, bounds)
     ahead = [make_shard(CONFIG, i, s["theta"].numpy()) for i, s in enumerate(states)]
     for shard in ahead:
         shard.apply(np.ones(shard.theta.numel(), np.float32), 0)
@@ -52,12 +51,12 @@ def test_without_first_states_nothing_is_kept_or_watched():
 
 
 def test_first_states_are_what_the_shards_start_from_or_the_resumed_ones():
-    bounds = parameter_bounds(CONFIG, initial_parameters(CONFIG, INFO).size)
-    states, frames = first_shard_states(CONFIG, INFO, bounds)
+    bounds = parameter_bounds(CONFIG, initial_parameters(CONFIG, CARTPOLE_INFO).size)
+    states, frames = first_shard_states(CONFIG, CARTPOLE_INFO, bounds)
     assert frames == 0
     for index, ((start, stop), state) in enumerate(zip(bounds, states)):
-        built = make_shard_of(CONFIG, INFO, index, start, stop).state()
+        built = make_shard_of(CONFIG, CARTPOLE_INFO, index, start, stop).state()
         assert torch.equal(state["theta"], built["theta"]) and torch.equal(state["target"], built["target"])
         assert state["version"] == 0 and state["optimizer"].keys() == built["optimizer"].keys()
     resume = {"shards": [{"version": 5}], "env_frames": 640}
-    assert first_shard_states(CONFIG, INFO, bounds, resume) == ([{"version": 5}], 640)
+    assert first_shard_states(CONFIG, CARTPOLE_INFO, bounds, resume) == ([{"version": 5}], 640)

@@ -18,14 +18,12 @@ from gorila.agent.networks import flat_parameters, load_flat_parameters, q_netwo
 from gorila.components.learner import Learner
 from gorila.components.parameter_server import ParameterClient, ParameterShard
 from gorila.config import Config
-from gorila.messages import EnvInfo, Minibatch
+from gorila.messages import Minibatch
 from gorila.runtime.calls import DirectCalls
 from gorila.system import builders
+from tests.helpers import CARTPOLE_INFO
 from tests.unit.components.parameter_server.test_parameter_server import InAnotherProcess
 
-CARTPOLE = EnvInfo(
-    obs_shape=(4,), obs_dtype="float32", num_actions=2, frame_shape=(4,), stack=1, frames_per_step=1, is_atari=False
-)
 CONFIG = Config(
     hidden_sizes=(4,),
     batch_size=3,
@@ -60,16 +58,16 @@ class OneBatch:
 
 
 def learner_with(where: str) -> tuple[Learner, list[ParameterShard]]:
-    theta = builders.initial_parameters(CONFIG, CARTPOLE)
+    theta = builders.initial_parameters(CONFIG, CARTPOLE_INFO)
     bounds = builders.parameter_bounds(CONFIG, theta.size)
     shards = [builders.make_shard(CONFIG, i, theta[a:b]) for i, (a, b) in enumerate(bounds)]
     handles = shards if where == "beside" else [InAnotherProcess(shard) for shard in shards]
-    return builders.make_learner(CONFIG, CARTPOLE, 0, handles, bounds, DirectCalls(), OneBatch()), shards
+    return builders.make_learner(CONFIG, CARTPOLE_INFO, 0, handles, bounds, DirectCalls(), OneBatch()), shards
 
 
 def by_hand(theta_0: np.ndarray) -> np.ndarray:
     """theta_1 of one SGD step on BATCH, written out."""
-    online = q_network_for(CONFIG, CARTPOLE)
+    online = q_network_for(CONFIG, CARTPOLE_INFO)
     load_flat_parameters(online, theta_0)
     target = copy.deepcopy(online)
     with torch.no_grad():
@@ -88,7 +86,7 @@ def theta_of(shards) -> np.ndarray:
 
 
 def test_an_update_through_shards_beside_the_learner_is_the_hand_computed_one_and_the_apart_one():
-    theta_0 = builders.initial_parameters(CONFIG, CARTPOLE)
+    theta_0 = builders.initial_parameters(CONFIG, CARTPOLE_INFO)
     beside, beside_shards = learner_with("beside")
     apart, apart_shards = learner_with("apart")
     assert beside.params.all_here and apart.params.none_here
