@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 from gorila.cli.errors import UserError
+from gorila.experiments.bench import EXTRA_SECTIONS, SECTIONS
 
 EXAMPLES = """examples:
   gorila bench --json bench.json          # the six default sections, 7 minutes
   gorila bench --sections learner --device cuda --seconds 5
   gorila bench --sections scaling         # 1 to 16 actors, for many cores"""
-
-# The names of gorila.experiments.bench's SECTIONS and EXTRA_SECTIONS (a test keeps them equal), written
-# out because importing that package imports torch, which the help must not wait for.
-SECTIONS = ("actor", "learner", "server", "replay", "end_to_end", "memory")
-EXTRA_SECTIONS = ("scaling", "shared_device")
 
 
 def add_parser(commands, argv: list[str]) -> None:
@@ -38,7 +34,7 @@ def add_parser(commands, argv: list[str]) -> None:
 
 def run(args) -> int:
     """Check the sections, window and device, run the sections, print and write the figures; 0."""
-    from gorila.experiments.bench import EXTRA_SECTIONS, SECTIONS, run_bench, write_json
+    from gorila.experiments.bench.runner import run_bench, write_json  # imports PyTorch: only to measure
 
     sections = args.sections or list(SECTIONS)
     known = SECTIONS + EXTRA_SECTIONS
