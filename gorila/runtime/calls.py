@@ -41,11 +41,15 @@ class Calls(Protocol):
     def lost(self, error: BaseException) -> bool: ...
 
 
+def unwrapped(error: BaseException) -> BaseException:
+    """The exception a component raised, out of Ray's wrapper (a RayTaskError carries it as `cause`)."""
+    cause = getattr(error, "cause", None)
+    return cause if isinstance(cause, BaseException) else error
+
+
 def failure_reason(error: BaseException) -> str:
     """`Type: first line` of the exception a component raised (Ray's wrapper unwrapped)."""
-    cause = getattr(error, "cause", None)  # Ray's RayTaskError carries the component's exception
-    if isinstance(cause, BaseException):
-        error = cause
+    error = unwrapped(error)
     lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
     return f"{type(error).__name__}: {lines[0][:300]}" if lines else type(error).__name__
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import ray
 
+from gorila.runtime.calls import unwrapped
+
 RESTORE = "restore"  # the contract method that gives a waiting host its state
 
 
@@ -28,9 +30,7 @@ class RayCalls:
     @staticmethod
     def lost(error: BaseException) -> bool:
         """Did the call fail because its component's process died (not because its code raised)?"""
-        if isinstance(error, ray.exceptions.RayTaskError):
-            error = getattr(error, "cause", None)
-        return isinstance(error, ray.exceptions.RayActorError)
+        return isinstance(unwrapped(error), ray.exceptions.RayActorError)
 
 
 class NamedActor:
