@@ -6,13 +6,15 @@ A run with seed s draws:
     replay memory i (its draws)               s + i                    i < 1000
     actor i (its copy c: + c; its epsilon)    s + 1000 (i + 1)         i < 999, c < 1000
     evaluations during training (episode e)   s + 10^6 + e
-    learner j (torch; PQN's minibatch order)  s + 10^8 + j
+    learner j (torch; PQN's minibatch order)  s for learner 0, s + 10^8 + j for the others
     learner j's draws over several memories   s + 2 10^8 + j
     `gorila evaluate` and episode videos      s + 10^9 + e
 
 Each kind has a band of its own, so that no two components start a generator from the same number
-(an environment copy's and a learner's would otherwise be the same numpy generator); theta_0 is drawn
-from torch's generator, whose other users are the learners.
+(an environment copy's and a learner's would otherwise be the same numpy generator). Learner 0 keeps
+the run's own seed, as it had before the bands, so that a seed's one-learner run (every local run, and
+PQN's) learns as it did: it shares that number with theta_0, drawn first from torch's generator, and
+with replay memory 0, which a PQN learner, the one learner that draws from numpy, never has beside it.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ def actor_seed(seed: int, index: int) -> int:
 
 
 def learner_seed(seed: int, index: int) -> int:
-    return seed + LEARNERS + index
+    return seed if index == 0 else seed + LEARNERS + index
 
 
 def sampler_seed(seed: int, index: int) -> int:
