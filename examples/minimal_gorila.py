@@ -23,8 +23,8 @@ import time
 from gorila.components.evaluator import Evaluator
 from gorila.components.replay.routing import ReplayWriter, Route
 from gorila.config import build_config
-from gorila.contracts import env_info
 from gorila.envs import make_vector_env_for
+from gorila.messages import env_info
 from gorila.runtime.calls import DirectCalls
 from gorila.system.builders import (
     initial_parameters,
