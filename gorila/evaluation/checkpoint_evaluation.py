@@ -1,9 +1,10 @@
 """`gorila evaluate`: a saved checkpoint evaluated under one of the protocols of `gorila.evaluation.protocols`,
 with the paper's human- and DQN-normalised scores for its 49 games.
 
-An evaluation of a run's checkpoint is kept in the run, RUN/evaluations/<checkpoint>-<protocol>-<N>ep.json,
-with the checksum of the checkpoint it played: `gorila report RUN` shows the newest one of the
-parameters it would evaluate instead of evaluating them again (`saved_evaluation`).
+An evaluation of a run's checkpoint is kept in the run,
+RUN/evaluations/<checkpoint>-<protocol>-<N>ep-epsilon<E>.json, with the checksum of the checkpoint it
+played: `gorila report RUN` shows the newest one of the parameters it would evaluate, at the run's own
+evaluation epsilon, instead of evaluating them again (`saved_evaluation`).
 """
 
 from __future__ import annotations
@@ -106,17 +107,21 @@ def run_of(path) -> Path | None:
 
 
 def save_evaluation(result: dict, run_dir) -> Path:
-    """Keep `result` in RUN/evaluations, named by the checkpoint file it played, its protocol and episodes
-    (a later evaluation of the same name replaces it); the file written."""
-    name = f"{Path(result['checkpoint']).resolve().stem}-{result['protocol']}-{result['eval_episodes']}ep.json"
+    """Keep `result` in RUN/evaluations, named by the checkpoint file it played, its protocol, episodes and
+    epsilon (a later evaluation of the same name replaces it); the file written."""
+    stem = Path(result["checkpoint"]).resolve().stem
+    name = f"{stem}-{result['protocol']}-{result['eval_episodes']}ep-epsilon{result['epsilon']:g}.json"
     folder = Path(run_dir) / EVALUATIONS
     folder.mkdir(exist_ok=True)
     return write_text_atomically(folder / name, json.dumps(result, indent=2) + "\n")
 
 
-def saved_evaluation(run_dir, checkpoint, episodes: int | None = None) -> tuple[Path, dict] | None:
+def saved_evaluation(
+    run_dir, checkpoint, episodes: int | None = None, epsilon: float | None = None
+) -> tuple[Path, dict] | None:
     """The newest evaluation kept in the run of exactly the parameters in `checkpoint` (by checksum),
-    of `episodes` episodes where given; its file and result, or None. An unreadable file is passed over."""
+    of `episodes` episodes and at `epsilon` where given; its file and result, or None. An unreadable file
+    is passed over."""
     digest, found = checkpoint_digest(checkpoint), []
     for path in Path(run_dir, EVALUATIONS).glob("*.json"):
         try:
@@ -127,6 +132,7 @@ def saved_evaluation(run_dir, checkpoint, episodes: int | None = None) -> tuple[
             isinstance(result, dict)
             and result.get("checkpoint_sha256") == digest
             and episodes in (None, result.get("eval_episodes"))
+            and epsilon in (None, result.get("epsilon"))
         ):
             found.append((path.stat().st_mtime, path, result))
     return max(found, key=lambda entry: entry[0])[1:] if found else None

@@ -127,7 +127,7 @@ def test_an_evaluation_of_a_run_is_kept_in_the_run_with_the_checksum_of_its_chec
     run = fresh_checkpoint(workspace / "kept", "CartPole-v1", "cartpole")
     done = gorila("evaluate", run, "--episodes", 2, cwd=workspace)
     assert done.returncode == 0, done.stderr
-    kept = run / "evaluations" / "ckpt-000000000000-noop-2ep.json"
+    kept = run / "evaluations" / "ckpt-000000000000-noop-2ep-epsilon0.json"
     assert f"saved: {kept}" in done.stdout
     result = json.loads(kept.read_text())
     played = (run / "checkpoints" / "latest.pt").resolve()

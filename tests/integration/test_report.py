@@ -102,8 +102,8 @@ def test_report_of_a_solved_run_evaluates_the_model_gorila_evaluate_loads(tmp_pa
 
 def test_report_shows_the_evaluation_gorila_evaluate_kept_until_the_parameters_change(tmp_path, capsys):
     """`gorila evaluate RUN` keeps its result in RUN/evaluations; the report shows it, naming its episodes,
-    protocol and file, instead of evaluating again; asked for other episodes, or once best.pt holds other
-    parameters, the report evaluates anew."""
+    protocol and file, instead of evaluating again (not one at another epsilon); asked for other episodes,
+    or once best.pt holds other parameters, the report evaluates anew."""
     run = tmp_path / "run"
     assert (
         main(
@@ -129,7 +129,7 @@ def test_report_shows_the_evaluation_gorila_evaluate_kept_until_the_parameters_c
     )
     loaded = find_checkpoint(run)
     assert main(["evaluate", str(run), "--episodes", "3"]) == 0
-    kept = run / "evaluations" / f"{loaded.resolve().stem}-noop-3ep.json"
+    kept = run / "evaluations" / f"{loaded.resolve().stem}-noop-3ep-epsilon0.json"
     assert f"saved: {kept}" in capsys.readouterr().out
     assert main(["report", str(run)]) == 0
     out = capsys.readouterr().out
@@ -138,6 +138,12 @@ def test_report_shows_the_evaluation_gorila_evaluate_kept_until_the_parameters_c
         f"(evaluations/{kept.name})"
     ) in out, out
     assert not (run / "report" / "run-final_eval.json").exists()  # nothing was evaluated again
+
+    # an evaluation at another epsilon is kept beside it, and the report still shows the run's own
+    assert main(["evaluate", str(run), "--episodes", "3", "--epsilon", "0.5"]) == 0
+    assert (run / "evaluations" / f"{loaded.resolve().stem}-noop-3ep-epsilon0.5.json").is_file() and kept.is_file()
+    assert main(["report", str(run)]) == 0
+    assert f"(evaluations/{kept.name})" in capsys.readouterr().out
 
     assert main(["report", str(run), "--episodes", "2"]) == 0
     assert f"over 2 episodes; checkpoints/{loaded.name} evaluated by this report" in capsys.readouterr().out

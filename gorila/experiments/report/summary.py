@@ -76,8 +76,8 @@ def load_run(path: Path, label: str | None = None) -> RunSummary:
 
 
 def attach_final_evaluation(run: RunSummary, out: Path, episodes: int | None) -> None:
-    """The suite's stored final evaluation, or the newest saved by `gorila evaluate` of the run's model (of
-    `episodes` episodes where given), or a new one of it (kept in `out`)."""
+    """The suite's stored final evaluation, or the newest saved by `gorila evaluate` of the run's model at
+    the run's evaluation epsilon (of `episodes` episodes where given), or a new one of it (kept in `out`)."""
     stored = result_file(run.path, "noop")
     if stored.is_file():
         run.final, run.final_source = json.loads(stored.read_text()), f"stored by gorila suite ({stored.name})"
@@ -88,7 +88,7 @@ def attach_final_evaluation(run: RunSummary, out: Path, episodes: int | None) ->
         return
     from gorila.evaluation.checkpoint_evaluation import evaluate_checkpoint, saved_evaluation
 
-    if saved := saved_evaluation(run.path, checkpoint, episodes):
+    if saved := saved_evaluation(run.path, checkpoint, episodes, run.config.get("eval_epsilon")):
         path, run.final = saved
         run.final_source = (
             f"checkpoints/{checkpoint.name} evaluated by gorila evaluate, protocol "
