@@ -1,6 +1,6 @@
 """MkDocs hooks (mkdocs.yml `hooks:`) that generate the site's reference pages from the code at build time.
 
-- `reference/config.md`: every field of `gorila.config.schema.Config` in the schema's sections, with its
+- `reference/config.md`: every field of `gorila.config.schema.Config` in its sections (`gorila.config.sections`), with its
   flag, type, default, range rule and docstring, and each preset's value (`gorila/config/presets.py`);
 - `reference/cli.md`: the `--help` of `gorila` and of each subcommand, from the argparse parsers of
   `gorila/cli/` (formatted 80 columns wide);
@@ -49,6 +49,7 @@ def config_reference() -> str:
     from gorila.config.parsing import describe_type, field_docs, field_sections, field_types
     from gorila.config.presets import PRESETS
     from gorila.config.schema import Config
+    from gorila.config.sections import SECTIONS
 
     fields = {item.name: item for item in dataclasses.fields(Config)}
     docs, types, sections = field_docs(), field_types(), field_sections()
@@ -64,7 +65,8 @@ def config_reference() -> str:
         "<!-- Generated at build time by scripts/docs_hooks.py from gorila/config/schema.py and "
         "gorila/config/presets.py: edit those, not this page. -->",
         "",
-        "Every field of `gorila.config.schema.Config`, in the schema's sections. Each is a flag of "
+        "Every field of `gorila.config.schema.Config`, by its sections (`gorila.config.sections`, one typed "
+        "dataclass each; `config.section(DQNConfig)` is one section's values). Each is a flag of "
         "`gorila train` (`--total-frames N`, `--[no-]bundled` for a switch), a key of a YAML `--config` file, "
         "`--set KEY=VALUE`, and a keyword of `gorila.make_config`. Layers, last wins: a preset, a YAML file, "
         "then flags and `--set` ([Configuration and presets](../guides/configuration.md)). The default is "
@@ -90,10 +92,10 @@ def config_reference() -> str:
             cells += [f"**{cell(value(p, name))}**" if name in PRESETS[p] else cell(value(p, name)) for p in presets]
             lines.append(f"| [`{name}`](#{name}) | " + " | ".join(cells) + " |")
     lines += ["", "</div>"]
-    for title, names in sections.items():
-        heading = title or "other fields"
-        lines += ["", f"## {heading[:1].upper()}{heading[1:]}", ""]
-        for name in names:
+    for section in SECTIONS:
+        title = section.TITLE
+        lines += ["", f"## {title[:1].upper()}{title[1:]}", "", f"`{section.__name__}`: {prose(section.__doc__)}", ""]
+        for name in sections[title]:
             item = fields[name]
             rule = item.metadata.get("rule")
             flag = "--" + name.replace("_", "-")

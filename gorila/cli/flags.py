@@ -28,6 +28,7 @@ from gorila.config import (
     scaled_preset,
 )
 from gorila.config.parsing import closest_fields, describe_type, did_you_mean, field_sections
+from gorila.config.sections import SECTIONS
 
 
 def add_config_flags(
@@ -53,9 +54,9 @@ def add_config_flags(
         whose=whose,
         help="print the whole docstring, rule and default of config fields, and exit",
     )
-    for title, names in field_sections().items():
-        group = parser.add_argument_group(title or "other fields")
-        for name in names:
+    for section in SECTIONS:
+        group = parser.add_argument_group(section.TITLE, section.__doc__)
+        for name in (item.name for item in dataclasses.fields(section)):
             help_text = (
                 argparse.SUPPRESS
                 if name in hidden

@@ -10,7 +10,7 @@ import dataclasses
 import difflib
 import functools
 import inspect
-import re
+import textwrap
 import typing
 from dataclasses import fields
 from pathlib import Path
@@ -22,48 +22,29 @@ from gorila.config.migration import FRAME_COUNTED_KEY, in_agent_steps
 from gorila.config.presets import preset_for_env
 from gorila.config.scaling import scaled_preset
 from gorila.config.schema import Config, ConfigError, validate
+from gorila.config.sections import SECTIONS
 
 
 @functools.cache
-def _config_source() -> tuple[list[str], list[ast.stmt]]:
-    """The source lines of `Config` and the statements of its body, parsed once."""
-    lines = inspect.getsource(Config).splitlines()
-    return lines, ast.parse("\n".join(lines)).body[0].body
-
-
 def field_docs() -> dict[str, str]:
-    """The docstring written under each field of `Config` (used for the CLI help)."""
-    body = _config_source()[1]
+    """The docstring written under each field of each section (used for the CLI help and the docs)."""
     docs = {}
-    for node, following in zip(body, body[1:]):
-        if (
-            isinstance(node, ast.AnnAssign)
-            and isinstance(following, ast.Expr)
-            and isinstance(following.value, ast.Constant)
-            and isinstance(following.value.value, str)
-        ):
-            docs[node.target.id] = following.value.value.strip()
+    for section in SECTIONS:
+        body = ast.parse(textwrap.dedent(inspect.getsource(section))).body[0].body
+        for node, following in zip(body, body[1:]):
+            if (
+                isinstance(node, ast.AnnAssign)
+                and isinstance(following, ast.Expr)
+                and isinstance(following.value, ast.Constant)
+                and isinstance(following.value.value, str)
+            ):
+                docs[node.target.id] = following.value.value.strip()
     return docs
 
 
-SECTION_COMMENT = re.compile(r"^\s*# -{3}\s*(.*?)\s*-*\s*$")  # `# --- runtime and topology -----`
-
-
-def field_sections() -> dict[str | None, list[str]]:
-    """The fields of `Config` under each of its section comments (`# --- DQN ---`), in the schema's order
-    (the groups of the CLI help). Fields above the first comment are under None, which a test forbids."""
-    lines, body = _config_source()
-    titles = {number: match[1] for number, line in enumerate(lines, 1) if (match := SECTION_COMMENT.match(line))}
-    names = {node.lineno: node.target.id for node in body if isinstance(node, ast.AnnAssign)}
-    sections: dict[str | None, list[str]] = {}
-    title = None
-    for number in sorted({**titles, **names}):
-        if number in titles:
-            title = titles[number]
-            sections.setdefault(title, [])
-        else:
-            sections.setdefault(title, []).append(names[number])
-    return sections
+def field_sections() -> dict[str, list[str]]:
+    """The fields of each section by its title, in the schema's order (the groups of the CLI help)."""
+    return {section.TITLE: [item.name for item in fields(section)] for section in SECTIONS}
 
 
 def field_types() -> dict[str, typing.Any]:
