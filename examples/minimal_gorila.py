@@ -20,12 +20,12 @@ import argparse
 import sys
 import time
 
-from gorila.components.evaluator import Evaluator
 from gorila.components.replay.routing import ReplayWriter, Route
 from gorila.config import build_config
 from gorila.envs import make_vector_env_for
 from gorila.messages import env_info
 from gorila.runtime.calls import DirectCalls
+from gorila.system.agent_builders import make_evaluator
 from gorila.system.builders import (
     initial_parameters,
     make_actor,
@@ -57,7 +57,7 @@ def train(total_frames: int, seed: int) -> bool:
     writer = ReplayWriter([replay], [Route(0, copies, copies)], calls)
     actor = make_actor(config, info, 0, shards, bounds, calls, writer)
     learner = make_learner(config, info, 0, shards, bounds, calls, replay)
-    evaluator, server = Evaluator(config, info), parameter_client(config, shards, bounds, calls)
+    evaluator, server = make_evaluator(config, info), parameter_client(config, shards, bounds, calls)
 
     start, returns = time.time(), []
     eval_every, steps, credit = info.steps(config.eval_every_frames), 0, 0

@@ -2,8 +2,10 @@
 
 Two kinds of protocol. The in-process ones are what an actor or a learner is built with:
 
-    actor = Actor(config, info, index, params, writer)      # a ParameterSource, a TransitionSink
-    learner = Learner(config, info, index, params, replay)  # a ParameterSource, a MinibatchSource
+    actor = actor_for(config, info, index, params, writer)      # a ParameterSource, a TransitionSink
+    learner = learner_for(config, info, index, params, replay)  # a ParameterSource, a MinibatchSource
+
+(`gorila.system.agent_builders` reads the config and hands `Actor` and `Learner` their settings.)
 
 The call contracts hold every method called across a process boundary (`ShardServer`, `ReplayServer`,
 `EvaluatorServer`, `ActorWorker`, `LearnerWorker`, `BundleWorker`): a caller names the method by the

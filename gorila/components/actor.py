@@ -1,66 +1,82 @@
 """The Gorila actor: steps its environment copies with an epsilon-greedy copy of the Q-network.
 
 Each step writes one entry per environment copy to replay (the newest frame of s_t, a_t, r_t, and the
-terminal / episode-end flags), refreshing the network from theta+ every `actor_sync_every` steps.
+terminal / episode-end flags), refreshing the network from theta+ every `sync_every` agent steps (the config's `actor_sync_every`).
+Its builder (`gorila.system.agent_builders`) reads the config and hands it each setting.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 import torch
 
 from gorila.agent import dqn
-from gorila.agent.networks import load_flat_parameters, q_network_for
+from gorila.agent.networks import load_flat_parameters
 from gorila.agent.policy import EpsilonGreedyPolicy
-from gorila.config import Config
 from gorila.core import ParameterSource, TransitionSink
-from gorila.envs import make_vector_env_for
+from gorila.envs import VectorEnv
 from gorila.messages import EnvInfo, Report
-from gorila.seeds import actor_seed
 
 
-def final_epsilon(config: Config, index: int) -> float:
-    """Where this actor's epsilon settles: the Ape-X ladder rung, or epsilon_end for all."""
-    if config.epsilon_ladder and config.actors > 1:
-        return dqn.epsilon_ladder(index, config.actors, config.ladder_base, config.ladder_alpha)
-    return config.epsilon_end
+@dataclass(frozen=True)
+class EpsilonSchedule:
+    """An actor's exploration rate by the agent steps it has taken: `start` for its first `hold_steps`,
+    then annealed linearly to `end` over `decay_steps` and held there (DQN's schedule; on an Ape-X
+    ladder `end` is the actor's own rung)."""
+
+    start: float
+    end: float
+    decay_steps: int
+    hold_steps: int = 0
+
+    def at(self, steps: int) -> float:
+        return dqn.linear_epsilon(steps - self.hold_steps, self.start, self.end, self.decay_steps)
+
+    @property
+    def end_step(self) -> int:
+        """Agent steps after which epsilon is final: the hold, then the anneal."""
+        return self.hold_steps + self.decay_steps
 
 
-def learning_reward(config: Config, reward: np.ndarray) -> np.ndarray:
-    """The reward as learners see it: clipped to [-1, 1] (`clip_rewards`), then scaled (`reward_scale`)."""
-    if config.clip_rewards:
-        reward = np.clip(reward, -1.0, 1.0)
-    return reward * config.reward_scale if config.reward_scale != 1.0 else reward
+@dataclass(frozen=True)
+class RewardRule:
+    """The reward as learners see it: clipped to [-1, 1] where `clip` (DQN on Atari), then multiplied by
+    `scale` (PQN's CartPole: 0.1). Logged returns stay raw."""
 
+    clip: bool = False
+    scale: float = 1.0
 
-def epsilon_hold_steps(config: Config) -> int:
-    """Agent steps an actor holds epsilon at its start (`epsilon_hold`): its share of the experience
-    gathered before learning starts (a bundle's replay fills from its own actor only)."""
-    if not config.epsilon_hold:
-        return 0
-    return config.learning_starts if config.bundled else -(-config.learning_starts // config.actors)
-
-
-def epsilon_end_step(config: Config) -> int:
-    """Agent steps of an actor after which its epsilon is final: the hold, then the anneal."""
-    return epsilon_hold_steps(config) + config.epsilon_decay_steps
+    def __call__(self, reward: np.ndarray) -> np.ndarray:
+        if self.clip:
+            reward = np.clip(reward, -1.0, 1.0)
+        return reward * self.scale if self.scale != 1.0 else reward
 
 
 class Actor:
-    """Acts in `envs_per_actor` environment copies with one batched forward pass per step."""
+    """Acts in the copies of `env` with one batched forward pass of `network` per step, epsilon-greedily
+    by `epsilon`, writing each step to `writer` and reading theta+ from `params` every `sync_every`
+    agent steps; `seed` seeds its copies and its exploration."""
 
-    def __init__(self, config: Config, info: EnvInfo, index: int, params: ParameterSource, writer: TransitionSink):
-        torch.set_num_threads(config.torch_threads)
-        self.config, self.info, self.index = config, info, index
-        self.params, self.writer = params, writer
-        seed = actor_seed(config.seed, index)
-        self.env = make_vector_env_for(config, config.envs_per_actor, seed)
-        self.network = q_network_for(config, info).requires_grad_(False)
+    def __init__(
+        self,
+        env: VectorEnv,
+        network: torch.nn.Module,
+        info: EnvInfo,
+        params: ParameterSource,
+        writer: TransitionSink | None,
+        *,
+        seed: int,
+        epsilon: EpsilonSchedule,
+        sync_every: int,
+        rewards: RewardRule = RewardRule(),
+    ):
+        self.env, self.info, self.params, self.writer = env, info, params, writer
+        self.network = network.requires_grad_(False)
         self.parameters = list(self.network.parameters())  # walking the module at every sync costs more
         self.policy = EpsilonGreedyPolicy(self.network, info.num_actions, np.random.default_rng(seed))
-        self.epsilon_end = final_epsilon(config, index)
-        self.epsilon_decay_steps = config.epsilon_decay_steps
-        self.epsilon_hold = epsilon_hold_steps(config)
+        self.schedule, self.sync_every, self.rewards = epsilon, sync_every, rewards
         self.obs = self.env.reset(seed=seed)
         num_envs = self.env.num_envs
         self.episode_ended = np.zeros(num_envs, bool)  # the current obs is the last of its episode
@@ -69,7 +85,7 @@ class Actor:
         self.steps = 0
         # theta+ is first read at the first step, not here: no actor waits for a learner's constructor
         # (shards may live in learners' processes).
-        self.steps_since_sync = config.actor_sync_every
+        self.steps_since_sync = sync_every
         self.completed: list[float] = []
         self.completed_lengths: list[int] = []
         self.epsilon_sum = 0.0  # epsilon summed over the agent steps taken since the last report
@@ -86,9 +102,7 @@ class Actor:
 
     @property
     def epsilon(self) -> float:
-        return dqn.linear_epsilon(
-            self.steps - self.epsilon_hold, self.config.epsilon_start, self.epsilon_end, self.epsilon_decay_steps
-        )
+        return self.schedule.at(self.steps)
 
     def step(self) -> int:
         """One step of every environment copy, one replay entry per copy; the agent steps taken.
@@ -96,12 +110,12 @@ class Actor:
         A copy whose last observation ended an episode only resets in this step (its action is
         ignored): that is no agent step, for epsilon, the budget and the learner's update ratio alike.
         """
-        if self.steps_since_sync >= self.config.actor_sync_every:
+        if self.steps_since_sync >= self.sync_every:
             self.sync()
         epsilon = self.epsilon
         actions = self.policy.act(self.obs, epsilon)
         result = self.env.step(actions)
-        reward = learning_reward(self.config, result.reward)
+        reward = self.rewards(result.reward)
         newest_frame = self.obs[:, -1] if self.info.stack > 1 else self.obs
         # A slot whose obs ended an episode takes no action: its entry only marks the episode end.
         ended = self.episode_ended

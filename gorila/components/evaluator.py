@@ -1,51 +1,36 @@
 """Evaluation of theta+: `eval_episodes` episodes played epsilon-greedily at `eval_epsilon` (the Atari
-preset's 0.05), on Atari with null-op starts (up to 30 no-ops) and the config's sticky actions and
-action set unless `make_env` builds the copies another protocol plays on."""
+preset's 0.05) on the copies its builder gives it (`gorila.system.agent_builders.make_evaluator`): on
+Atari with null-op starts (up to 30 no-ops) and the config's sticky actions and action set, or the
+copies another protocol plays on."""
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 import numpy as np
 import torch
 
-from gorila.agent.networks import load_flat_parameters, q_network_for
+from gorila.agent.networks import load_flat_parameters
 from gorila.agent.policy import EpsilonGreedyPolicy
-from gorila.config import Config
-from gorila.envs import VectorEnv, make_vector_env_for, play_episodes
+from gorila.envs import VectorEnv, play_episodes
 from gorila.messages import EnvInfo
-from gorila.seeds import evaluation_seed
-
-MAX_PARALLEL_EPISODES = 32
 
 
 class Evaluator:
-    """Plays `eval_episodes` episodes with an epsilon-greedy copy of the given parameters."""
+    """Plays `episodes` episodes at a time on the copies of `env` with an epsilon-greedy copy of the given
+    parameters (`epsilon`: the config's `eval_epsilon`); `seed` seeds its exploration and its first
+    round's episodes."""
 
     def __init__(
-        self,
-        config: Config,
-        info: EnvInfo,
-        independent: bool = False,
-        make_env: Callable[[int, int], VectorEnv] | None = None,
+        self, env: VectorEnv, network: torch.nn.Module, info: EnvInfo, *, episodes: int, epsilon: float, seed: int
     ):
-        torch.set_num_threads(config.torch_threads)
-        self.config, self.info = config, info
-        self.episodes = config.eval_episodes
-        self.seed = evaluation_seed(config.seed, independent)  # `gorila evaluate`: episodes training never saw
-        self.network = q_network_for(config, info).requires_grad_(False)
+        self.env, self.info, self.episodes, self.epsilon, self.seed = env, info, episodes, epsilon, seed
+        self.network = network.requires_grad_(False)
         self.policy = EpsilonGreedyPolicy(
             self.network, info.num_actions, np.random.default_rng(self.seed), whole_batch=True
         )
-        copies = min(self.episodes, MAX_PARALLEL_EPISODES)
-        if make_env is None:
-            self.env = make_vector_env_for(config, copies, self.seed, evaluation=True)
-        else:
-            self.env = make_env(copies, self.seed)
         self.next_seed = self.seed
 
     def act(self, obs: np.ndarray) -> np.ndarray:
-        return self.policy.act(obs, self.config.eval_epsilon)
+        return self.policy.act(obs, self.epsilon)
 
     def evaluate(self, flat_parameters: np.ndarray, episodes: int | None = None) -> dict:
         """Mean, standard deviation and all returns of one evaluation round of `episodes` episodes

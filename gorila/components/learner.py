@@ -1,8 +1,9 @@
 """The Gorila learner: sample a minibatch, compute the DQN gradient against theta-, send it on.
 
 The learner never applies its gradient: the parameter-server shards do (Nair et al. 2015, section 4).
-It refreshes its copy of theta+ every `learner_sync_every` updates and its theta- whenever the server
-reports a new target version, and it drops gradients whose loss is an outlier.
+It refreshes its copy of theta+ every `sync_every` updates (the config's `learner_sync_every`) and its
+theta- whenever the server reports a new target version, and it drops gradients whose loss is an outlier.
+Its builder (`gorila.system.agent_builders`) hands it the config's DQN and parameter-server sections.
 """
 
 from __future__ import annotations
@@ -14,14 +15,14 @@ import numpy as np
 import torch
 
 from gorila.agent import dqn
-from gorila.agent.networks import flat_gradients, load_flat_parameters, q_network_for
-from gorila.config import Config, ConfigError
+from gorila.agent.networks import flat_gradients, load_flat_parameters
+from gorila.config import ConfigError
+from gorila.config.sections import DQNConfig, ParameterServerConfig, ResourcesConfig
 from gorila.core import MinibatchSource, ParameterSource
-from gorila.messages import EnvInfo, Minibatch, Report
-from gorila.seeds import learner_seed
+from gorila.messages import Minibatch, Report
 
 
-def learner_device(config: Config) -> str:
+def learner_device(config: ResourcesConfig) -> str:
     """`cpu` or `cuda`: where this process's learners compute, as `config.device` asks."""
     if config.device == "cuda" and not torch.cuda.is_available():
         raise ConfigError("device: cuda was asked for, but torch sees no CUDA device here (use --device auto or cpu)")
@@ -72,25 +73,26 @@ class Learner:
 
     def __init__(
         self,
-        config: Config,
-        info: EnvInfo,
-        index: int,
+        network: torch.nn.Module,
         params: ParameterSource,
         replay: MinibatchSource,
+        *,
+        dqn_config: DQNConfig,
+        server_config: ParameterServerConfig,
+        device: str = "cpu",
         hosted_shards: dict | None = None,
     ):
-        torch.set_num_threads(config.torch_threads)
         self.hosted_shards = hosted_shards or {}  # index -> ParameterShard held in this process
-        torch.manual_seed(learner_seed(config.seed, index))
-        self.config, self.index, self.params, self.replay = config, index, params, replay
-        self.device = torch.device(learner_device(config))
-        self.online = q_network_for(config, info).to(self.device)
+        self.params, self.replay, self.rule = params, replay, dqn_config
+        self.sync_every, self.push_every = server_config.learner_sync_every, server_config.push_every
+        self.outliers = LossOutlierFilter(server_config.outlier_k, server_config.outlier_warmup)
+        self.device = torch.device(device)
+        self.online = network.to(self.device)
         self.target = copy.deepcopy(self.online).requires_grad_(False)
         # Kept as lists: walking a module for its parameters on every update costs more than a small
         # network's update.
         self.online_parameters = list(self.online.parameters())
         self.target_parameters = list(self.target.parameters())
-        self.outliers = LossOutlierFilter(config.outlier_k, config.outlier_warmup)
         self.updates = 0
         self.dropped = 0
         self.outbox: list[torch.Tensor] = []  # gradients waiting to travel together (push_every)
@@ -134,12 +136,12 @@ class Learner:
         obs, next_obs = as_tensor(batch.obs), as_tensor(batch.next_obs)
         with torch.no_grad():
             next_q_target = self.target(next_obs)
-            next_q_online = self.online(next_obs) if self.config.double_dqn else None
+            next_q_online = self.online(next_obs) if self.rule.double_dqn else None
             targets = dqn.td_targets(as_tensor(batch.returns), as_tensor(batch.discounts), next_q_target, next_q_online)
         q_online, actions = self.online(obs), as_tensor(batch.actions)
         q_taken = dqn.taken_q(q_online, actions)
         weights = None if batch.weights is None else as_tensor(batch.weights)
-        loss = dqn.taken_q_loss(q_taken, targets, self.config.huber_delta, self.config.loss_reduction, weights)
+        loss = dqn.taken_q_loss(q_taken, targets, self.rule.huber_delta, self.rule.loss_reduction, weights)
         self.q_sum += q_taken.detach().sum()
         self.q_count += len(batch)
         for parameter in self.online_parameters:
@@ -148,17 +150,17 @@ class Learner:
         errors = dqn.td_errors(q_online, actions, targets)
         if batch.streams is not None:  # prioritised: the new |delta| go back to the memory that gave them
             self.replay.update_priorities(batch.streams, batch.indices, errors)
-        per_transition = float(loss.item()) / (len(batch) if self.config.loss_reduction == "sum" else 1)
+        per_transition = float(loss.item()) / (len(batch) if self.rule.loss_reduction == "sum" else 1)
         return (
             per_transition,
             float(errors.mean()),
-            dqn.clip_norm(flat_gradients(self.online_parameters), self.config.max_grad_norm),
+            dqn.clip_norm(flat_gradients(self.online_parameters), self.rule.max_grad_norm),
         )
 
     def update(self) -> int:
         """One learner step: the number of updates made, 1, or 0 while the replay cannot give a
         minibatch yet."""
-        batch = self.replay.sample(self.config.batch_size)
+        batch = self.replay.sample(self.rule.batch_size)
         if batch is None:
             return 0
         if not self.synced:
@@ -172,8 +174,8 @@ class Learner:
             if not self.outbox:
                 self.outbox_versions = self.params.versions.copy()  # what these gradients were computed on
             self.outbox.append(grad)
-        refresh = self.updates % self.config.learner_sync_every == 0
-        if refresh or len(self.outbox) >= self.config.push_every:
+        refresh = self.updates % self.sync_every == 0
+        if refresh or len(self.outbox) >= self.push_every:
             self.send(refresh)
         return 1
 

@@ -1,6 +1,7 @@
 """PQN's learner: Q(lambda) targets over a rollout, then `rollout_epochs` passes of
 `rollout_minibatches` minibatches over it, each gradient sent to the parameter server and theta+ read
-back before the next (Gallici et al. 2025). No replay memory, no theta-, no outlier filter.
+back before the next (Gallici et al. 2025); its builder hands it the config's PQN and DQN sections
+(gamma, the Huber threshold and the gradient clip are DQN's fields). No replay memory, no theta-, no outlier filter.
 
 The targets are computed once per rollout from the Q-values the actor acted on (the rollout's
 `next_max_q`), as PQN computes them; each minibatch's Q(s, a) is the current theta+'s.
@@ -12,26 +13,31 @@ import numpy as np
 import torch
 
 from gorila.agent import dqn
-from gorila.agent.networks import flat_gradients, load_flat_parameters, q_network_for
+from gorila.agent.networks import flat_gradients, load_flat_parameters
 from gorila.agent.q_lambda import q_lambda_targets
-from gorila.components.learner import learner_device
 from gorila.components.rollouts import Rollout
-from gorila.config import Config
+from gorila.config.sections import DQNConfig, PQNConfig
 from gorila.core import ParameterSource
-from gorila.messages import EnvInfo, Report
-from gorila.seeds import learner_seed
+from gorila.messages import Report
 
 
 class RolloutLearner:
     """Learns from whole rollouts, pushing one gradient per minibatch to the parameter shards."""
 
-    def __init__(self, config: Config, info: EnvInfo, index: int, params: ParameterSource):
-        torch.set_num_threads(config.torch_threads)
-        torch.manual_seed(learner_seed(config.seed, index))
-        self.config, self.index, self.params = config, index, params
-        self.rng = np.random.default_rng(learner_seed(config.seed, index))
-        self.device = torch.device(learner_device(config))
-        self.online = q_network_for(config, info).to(self.device)
+    def __init__(
+        self,
+        network: torch.nn.Module,
+        params: ParameterSource,
+        *,
+        pqn_config: PQNConfig,
+        dqn_config: DQNConfig,
+        seed: int,
+        device: str = "cpu",
+    ):
+        self.params, self.rollouts, self.rule = params, pqn_config, dqn_config
+        self.rng = np.random.default_rng(seed)  # the minibatches' order
+        self.device = torch.device(device)
+        self.online = network.to(self.device)
         self.online_parameters = list(self.online.parameters())
         self.losses: list[float] = []
         self.q_sum, self.q_count = 0.0, 0
@@ -53,8 +59,8 @@ class RolloutLearner:
             as_tensor(rollout.terminals),
             as_tensor(rollout.lasts),
             as_tensor(rollout.next_max_q),
-            self.config.gamma,
-            self.config.q_lambda,
+            self.rule.gamma,
+            self.rollouts.q_lambda,
         ).flatten()
 
     def learn(self, rollout: Rollout) -> int:
@@ -65,9 +71,9 @@ class RolloutLearner:
         obs = on_device(rollout.obs.reshape(-1, *rollout.obs.shape[2:]))
         actions, targets = on_device(rollout.actions.reshape(-1)), self.targets(rollout).to(self.device)
         steps = np.flatnonzero(rollout.acted.reshape(-1))
-        parts = min(self.config.rollout_minibatches, len(steps))
+        parts = min(self.rollouts.rollout_minibatches, len(steps))
         updates = 0
-        for _ in range(self.config.rollout_epochs):
+        for _ in range(self.rollouts.rollout_epochs):
             for part in np.array_split(self.rng.permutation(steps), parts):
                 index = on_device(part)
                 self.update(obs[index], actions[index], targets[index])
@@ -77,11 +83,11 @@ class RolloutLearner:
     def update(self, obs: torch.Tensor, actions: torch.Tensor, targets: torch.Tensor) -> None:
         """One gradient of the loss of Q(s, a) against the fixed targets, to the shards and back."""
         q_taken = dqn.taken_q(self.online(obs), actions)
-        loss = dqn.huber_loss(q_taken, targets, self.config.huber_delta)
+        loss = dqn.huber_loss(q_taken, targets, self.rule.huber_delta)
         for parameter in self.online_parameters:
             parameter.grad = None
         loss.backward()
-        gradient = dqn.clip_norm(flat_gradients(self.online_parameters), self.config.max_grad_norm)
+        gradient = dqn.clip_norm(flat_gradients(self.online_parameters), self.rule.max_grad_norm)
         self.sync(self.params.push_and_pull(gradient.unsqueeze(0), self.params.versions.copy()))
         self.losses.append(float(loss.detach()))
         self.q_sum += float(q_taken.detach().sum())

@@ -14,8 +14,7 @@ import numpy as np
 
 from gorila.agent import dqn
 from gorila.agent.networks import load_flat_parameters
-from gorila.components.actor import Actor, learning_reward
-from gorila.config import Config
+from gorila.components.actor import Actor
 from gorila.core import ParameterSource
 from gorila.messages import EnvInfo
 
@@ -42,8 +41,9 @@ class RolloutActor(Actor):
     """An `Actor` whose steps go into a `Rollout` of `rollout_steps` vector steps; it reads theta+
     afresh (waiting for it) before each rollout, so that every rollout is acted with the newest."""
 
-    def __init__(self, config: Config, info: EnvInfo, index: int, params: ParameterSource):
-        super().__init__(config, info, index, params, writer=None)
+    def __init__(self, env, network, info: EnvInfo, params: ParameterSource, *, rollout_steps: int, **settings):
+        super().__init__(env, network, info, params, writer=None, **settings)
+        self.rollout_steps = rollout_steps
 
     def sync(self) -> None:
         flat, _ = self.params.pull(prefetch=False)
@@ -53,7 +53,7 @@ class RolloutActor(Actor):
     def rollout(self) -> Rollout:
         """`rollout_steps` steps of every copy, epsilon-greedy on the current theta+."""
         self.sync()
-        steps, num_envs = self.config.rollout_steps, self.env.num_envs
+        steps, num_envs = self.rollout_steps, self.env.num_envs
         rollout = Rollout(
             obs=np.empty((steps, *self.obs.shape), self.obs.dtype),
             actions=np.empty((steps, num_envs), np.int64),
@@ -69,7 +69,7 @@ class RolloutActor(Actor):
             actions = dqn.greedy_with_epsilon(q, epsilon, self.policy.rng, self.policy.tie_rng)
             result = self.env.step(actions)
             ended = self.episode_ended  # these copies only reset in this step: no agent step
-            reward = learning_reward(self.config, result.reward)
+            reward = self.rewards(result.reward)
             rollout.obs[t], rollout.actions[t] = self.obs, actions
             rollout.rewards[t] = np.where(ended, 0.0, reward)
             rollout.terminals[t] = result.terminal & ~ended

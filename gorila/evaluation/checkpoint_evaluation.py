@@ -16,7 +16,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from gorila.components.evaluator import Evaluator
 from gorila.config import Config, ConfigError
 from gorila.envs import EnvError, resolve_env
 from gorila.envs import atari_constants as atari
@@ -26,6 +25,7 @@ from gorila.evaluation.saved_agent import load_saved_agent
 from gorila.plugins import reference_of
 from gorila.records.checkpoints import version_note
 from gorila.records.durable import write_text_atomically
+from gorila.system.agent_builders import make_evaluator
 
 EVALUATIONS = "evaluations"  # the folder of a run directory that keeps its evaluations
 
@@ -63,7 +63,9 @@ def evaluate_checkpoint(
             f"before the cap of {config.eval_max_frames:,} frames"
         )
     started = time.time()
-    evaluator = Evaluator(config, info, independent=True, make_env=_protocol_env(spec, rules, config, info, points))
+    evaluator = make_evaluator(
+        config, info, independent=True, make_env=_protocol_env(spec, rules, config, info, points)
+    )
     if say is not None:
         evaluator.act = _ticking(evaluator.act, config.eval_episodes, say)
     try:

@@ -1,4 +1,5 @@
-"""The system around the components: `builders` make each component from the config, `topology` wires
+"""The system around the components: `agent_builders` make the actors, learners and evaluator from the
+config and `builders` the shards, replays, clients and bundles, `topology` wires
 any topology (`build_system`), `trainer` drives the run (`run_records` writes what it counts,
 `evaluations` evaluates theta+ as it goes), `scheduler` is the budget policy, `stop_rule` decides when
 to evaluate and when a run is solved, `recovery` handles failed components (`faults`: the allowance

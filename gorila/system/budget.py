@@ -11,9 +11,9 @@ learners could not start (`check_learning_start`), the launch says when each thi
 from __future__ import annotations
 
 from gorila.agent.dqn import linear_epsilon
-from gorila.components.actor import epsilon_end_step, epsilon_hold_steps
 from gorila.config import Config, ConfigError
 from gorila.messages import EnvInfo
+from gorila.system.agent_builders import epsilon_hold_steps, epsilon_schedule
 from gorila.system.builders import min_sample_size, planned_updates, replay_warmup
 from gorila.system.topology import replay_count
 
@@ -77,9 +77,9 @@ def epsilon_at_end(config: Config, info: EnvInfo) -> float:
 def epsilon_warning(config: Config, info: EnvInfo) -> str | None:
     """A line when epsilon's anneal is longer than each actor's share of the budget, else None."""
     steps, hold = actor_steps(config, info), epsilon_hold_steps(config)
-    if epsilon_end_step(config) <= steps:
+    if epsilon_schedule(config, 0).end_step <= steps:
         return None
-    frames = epsilon_end_step(config) * config.actors * info.frames_per_step
+    frames = epsilon_schedule(config, 0).end_step * config.actors * info.frames_per_step
     held = f" after holding it for {hold:,}" if hold else ""
     return (
         f"warning: epsilon will not finish annealing: each actor takes about {steps:,} agent steps and epsilon "

@@ -22,14 +22,13 @@ from gorila.components.parameter_server.staleness import staleness_limit
 from gorila.components.replay import ReplayMemory
 from gorila.components.replay.priorities import PriorityRule
 from gorila.components.replay.routing import ReplayWriter, Route
-from gorila.components.rollout_learner import RolloutLearner
-from gorila.components.rollouts import RolloutActor
 from gorila.config import Config, ConfigError
 from gorila.core import MinibatchSource, TransitionSink
 from gorila.messages import EnvInfo
 from gorila.records.checkpoints import load_shard_backup
 from gorila.runtime.calls import DirectCalls
 from gorila.seeds import replay_seed, theta_0_seed
+from gorila.system.agent_builders import actor_for, learner_for, rollout_actor_for, rollout_learner_for
 
 
 def initial_parameters(config: Config, info: EnvInfo) -> np.ndarray:
@@ -186,7 +185,7 @@ def make_replay(
 
 def make_actor(config: Config, info: EnvInfo, index: int, shards: list, bounds, calls, writer: TransitionSink) -> Actor:
     """Actor `index`, reading theta+ from the shards and writing to `writer`."""
-    return Actor(config, info, index, parameter_client(config, shards, bounds, calls), writer)
+    return actor_for(config, info, index, parameter_client(config, shards, bounds, calls), writer)
 
 
 def make_learner(
@@ -202,9 +201,8 @@ def make_learner(
     """Learner `index`, sampling from `replay` and pushing gradients to the shards; it holds the
     `hosted` shards in its process (shard placement `learners` on Ray)."""
     shards, own = with_hosted_shards(config, info, shards, hosted)
-    return Learner(
-        config, info, index, parameter_client(config, shards, bounds, calls, learner_device(config)), replay, own
-    )
+    params = parameter_client(config, shards, bounds, calls, learner_device(config))
+    return learner_for(config, info, index, params, replay, own)
 
 
 def make_bundle(
@@ -227,8 +225,8 @@ def make_bundle(
     shards, own = with_hosted_shards(config, info, shards, hosted)
     if config.algorithm == "pqn":
         client = lambda device="cpu": parameter_client(config, shards, bounds, calls, device)
-        actor = RolloutActor(config, info, index, client())
-        return RolloutBundle(actor, RolloutLearner(config, info, index, client(learner_device(config))), own)
+        actor = rollout_actor_for(config, info, index, client())
+        return RolloutBundle(actor, rollout_learner_for(config, info, index, client(learner_device(config))), own)
     replay = make_replay(
         config,
         info,

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gorila.components.evaluator import Evaluator
 from gorila.components.parameter_server.client import synchronous_refresh
 from gorila.components.parameter_server.staleness import staleness_limit
 from gorila.components.replay.routing import ReplaySampler, ReplayWriter, Route, remote_batch_steps
@@ -31,6 +30,7 @@ from gorila.messages import EnvInfo
 from gorila.placement import ACTOR, BUNDLE, EVALUATOR, LEARNER, PARAMETER_SHARD, REPLAY, Kind, WorkerId
 from gorila.runtime.calls import WorkerError
 from gorila.seeds import replay_seed, sampler_seed
+from gorila.system.agent_builders import make_evaluator
 from gorila.system.builders import (
     initial_parameters,
     make_actor,
@@ -132,7 +132,7 @@ def build_system(
             system.workers[WorkerId(LEARNER.name, j)] = hosting(
                 LEARNER, j, make_learner, config, info, j, shards, bounds, calls, sampler
             )
-    system.evaluator = place(EVALUATOR, Evaluator, config, info)
+    system.evaluator = place(EVALUATOR, make_evaluator, config, info)
     return system
 
 

@@ -9,7 +9,6 @@ import time
 import numpy as np
 import torch
 
-from gorila.components.actor import epsilon_end_step
 from gorila.components.parameter_server import slice_bounds
 from gorila.config import Config, build_config
 from gorila.envs import make_vector_env_for
@@ -27,6 +26,7 @@ from gorila.experiments.bench.common import (
 )
 from gorila.messages import EnvInfo
 from gorila.runtime.calls import DirectCalls
+from gorila.system.agent_builders import epsilon_schedule
 from gorila.system.builders import initial_parameters, make_learner, make_replay
 
 
@@ -42,7 +42,7 @@ def bench_actor(seconds: float) -> dict:
     actor, _ = local_actor(config, info)
     # At the final epsilon, where a run spends all but its first epsilon_decay_steps: an actor that
     # acts at random skips the network, so a fresh actor (epsilon 1) would flatter the ratio.
-    actor.continue_from(epsilon_end_step(config))
+    actor.continue_from(epsilon_schedule(config, 0).end_step)
     inside = rate(lambda: actor.run(64).steps, seconds)
     actor.close()
     return {"bare_ale_steps_per_s": bare, "actor_steps_per_s": inside, "ratio": inside / bare, "epsilon": actor.epsilon}

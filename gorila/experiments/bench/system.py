@@ -10,7 +10,6 @@ import numpy as np
 import torch
 
 from gorila.agent.networks import q_network_for
-from gorila.components.actor import epsilon_end_step
 from gorila.config import Config
 from gorila.core import ActorWorker, Worker
 from gorila.envs import make_vector_env_for
@@ -26,6 +25,7 @@ from gorila.experiments.bench.common import (
 )
 from gorila.messages import EnvInfo
 from gorila.runtime.calls import DirectCalls
+from gorila.system.agent_builders import epsilon_schedule
 from gorila.system.builders import initial_parameters, make_bundle
 
 
@@ -37,7 +37,7 @@ class MeasuredActor:
     def __init__(self, config: Config, info: EnvInfo, index: int, shards: list, bounds, calls):
         torch.set_num_threads(1)
         self.actor, _ = actor_with_replay(config, info, index, shards, bounds, calls)
-        self.actor.continue_from(epsilon_end_step(config))  # acting greedily mostly, as in bench_actor
+        self.actor.continue_from(epsilon_schedule(config, 0).end_step)  # acting greedily mostly, as in bench_actor
 
     def rate(self, seconds: float) -> float:
         return rate(lambda: self.actor.run(64).steps, seconds)
@@ -121,7 +121,7 @@ def bundles_rate(bundles: int, seconds: float, threads: int = 1, **fields) -> di
         system = build_system(config, info, runtime)
         handles, calls = list(system.workers.values()), runtime.calls
         # At the final epsilon, as the plain DQN acts: a bundle acting at random would skip the network.
-        calls.get([calls.call(h, ActorWorker.continue_from, epsilon_end_step(config)) for h in handles])
+        calls.get([calls.call(h, ActorWorker.continue_from, epsilon_schedule(config, 0).end_step) for h in handles])
         calls.get([calls.call(h, Worker.run, 1_000) for h in handles])  # past learning_starts
         start, steps, updates = time.perf_counter(), 0, 0
         pending = {calls.call(h, Worker.run, 64): h for h in handles}
@@ -145,7 +145,7 @@ def local_bundle_rate(seconds: float, threads: int) -> dict:
     config, info = atari(learning_starts=500, replay_capacity=10_000, torch_threads=threads)
     shards, bounds = single_shard(config, info)
     bundle = make_bundle(config, info, 0, shards, bounds, DirectCalls())
-    bundle.actor.continue_from(epsilon_end_step(config))
+    bundle.actor.continue_from(epsilon_schedule(config, 0).end_step)
     bundle.run(1_000)  # past learning_starts
     totals = {"steps": 0, "updates": 0}
 

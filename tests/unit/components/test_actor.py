@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 
 from gorila.agent import dqn
-from gorila.components.actor import learning_reward
 from gorila.components.bundle import Bundle
 from gorila.components.replay import ReplayMemory
 from gorila.components.replay.routing import ReplayWriter, Route
@@ -12,6 +11,7 @@ from gorila.config import build_config
 from gorila.messages import Report
 from gorila.runtime.calls import DirectCalls
 from gorila.system import builders
+from gorila.system.agent_builders import reward_rule
 from tests.helpers import CARTPOLE_INFO
 
 
@@ -59,7 +59,7 @@ def test_an_actor_reports_each_episodes_length_and_the_exploration_rate_of_its_s
     assert report.episode_lengths == tuple(int(r) for r in report.episode_returns)  # CartPole: return = length
     # one copy: the agent steps are 0, 1, ..., 299 of epsilon's schedule, each taken at its own epsilon
     expected = sum(
-        dqn.linear_epsilon(s, config.epsilon_start, actor.epsilon_end, config.epsilon_decay_steps) for s in range(300)
+        dqn.linear_epsilon(s, config.epsilon_start, actor.schedule.end, config.epsilon_decay_steps) for s in range(300)
     )
     assert report.epsilon_sum == pytest.approx(expected)
     assert actor.report(0) == Report(process=report.process)  # the report took what it counted
@@ -69,6 +69,6 @@ def test_an_actor_reports_each_episodes_length_and_the_exploration_rate_of_its_s
 def test_learners_see_rewards_clipped_then_scaled_and_the_raw_ones_stay_for_the_returns():
     reward = np.array([-3.0, 0.5, 2.0])
     config = build_config("cartpole", overrides={"clip_rewards": True, "reward_scale": 0.1})
-    np.testing.assert_allclose(learning_reward(config, reward), [-0.1, 0.05, 0.1])
+    np.testing.assert_allclose(reward_rule(config)(reward), [-0.1, 0.05, 0.1])
     plain = build_config("cartpole", overrides={"clip_rewards": False})
-    assert learning_reward(plain, reward) is reward
+    assert reward_rule(plain)(reward) is reward

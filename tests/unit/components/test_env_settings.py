@@ -2,10 +2,10 @@
 both step emulators with sticky actions and the full action set, the actor without life-loss terminals."""
 
 from gorila.components.actor import Actor
-from gorila.components.evaluator import Evaluator
 from gorila.config import build_config
 from gorila.messages import EnvInfo
 from gorila.system import builders
+from gorila.system.agent_builders import actor_for, make_evaluator
 
 
 def breakout(actions: int) -> EnvInfo:
@@ -19,12 +19,12 @@ def actor_of(config, info: EnvInfo) -> Actor:
         def pull(self, prefetch=False):
             return builders.initial_parameters(config, info), False
 
-    return Actor(config, info, 0, Theta(), writer=None)
+    return actor_for(config, info, 0, Theta(), writer=None)
 
 
 def test_a_machado_actor_and_its_evaluator_play_with_sticky_full_actions():
     config = build_config("machado", overrides={"env": "Breakout", "runtime": "local", "eval_episodes": 2})
-    actor, evaluator = actor_of(config, breakout(18)), Evaluator(config, breakout(18))
+    actor, evaluator = actor_of(config, breakout(18)), make_evaluator(config, breakout(18))
     try:
         for env in (actor.env, evaluator.env):
             assert (env.sticky_actions, env.num_actions, env._max_frames, env._life_loss) == (0.25, 18, 108_000, False)

@@ -270,7 +270,7 @@ def test_atari_counts_replay_learning_start_and_exploration_in_agent_steps_as_dq
 
 
 def test_an_actor_anneals_epsilon_over_agent_steps_on_atari():
-    from gorila.components.actor import Actor
+    from gorila.system.agent_builders import actor_for
 
     class Theta:
         def pull(self, prefetch=False):
@@ -279,19 +279,19 @@ def test_an_actor_anneals_epsilon_over_agent_steps_on_atari():
     config = build_config(
         "atari", overrides={"env": "Breakout", "epsilon_decay_steps": 100, "runtime": "local", "learning_starts": 1_000}
     )
-    actor = Actor(config, ATARI_INFO, 0, Theta(), writer=None)
+    actor = actor_for(config, ATARI_INFO, 0, Theta(), writer=None)
     for steps, epsilon in ((50, 1.0), (1_000, 1.0), (1_050, 0.55), (1_100, 0.1), (5_000, 0.1)):
         actor.steps = steps  # held at 1 until learning starts, then halfway from 1.0 to 0.1 at 200 frames on
         assert actor.epsilon == pytest.approx(epsilon)
     actor.env.close()
-    unheld = Actor(replace(config, epsilon_hold=False), ATARI_INFO, 0, Theta(), writer=None)
+    unheld = actor_for(replace(config, epsilon_hold=False), ATARI_INFO, 0, Theta(), writer=None)
     unheld.steps = 50
     assert unheld.epsilon == pytest.approx(0.55)  # annealed from the first step
     unheld.env.close()
 
 
 def test_epsilon_is_held_for_each_actors_share_of_the_warm_up():
-    from gorila.components.actor import epsilon_hold_steps
+    from gorila.system.agent_builders import epsilon_hold_steps
 
     config = build_config("atari", overrides={"learning_starts": 1_000})
     assert epsilon_hold_steps(config) == 1_000  # a bundle fills its own replay

@@ -7,7 +7,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gorila.components import evaluator as evaluator_module
 from gorila.config import ConfigError
 from gorila.envs import EnvError, make_vector_env, play_episodes
 from gorila.envs.ale_single import AtariGame
@@ -17,6 +16,7 @@ from gorila.evaluation.protocol_env import ProtocolEnv, action_ids
 from gorila.evaluation.protocols import PROTOCOLS, trained_protocol
 from gorila.evaluation.record_starts import play_trajectory, random_policy
 from gorila.evaluation.start_points import StartPoint, save_start_points, start_points_of
+from gorila.system import agent_builders as agent_builders
 from tests.helpers import fresh_checkpoint
 
 
@@ -223,9 +223,9 @@ def test_a_run_trained_under_machado_is_played_as_trained(machado_run, monkeypat
 
 def test_null_op_starts_of_a_machado_run_drop_sticky_actions_and_keep_its_actions(machado_run, monkeypatch):
     envs = []
-    original = evaluator_module.make_vector_env_for
+    original = agent_builders.make_vector_env_for
     monkeypatch.setattr(
-        evaluator_module,
+        agent_builders,
         "make_vector_env_for",
         lambda *args, **kwargs: envs.append(original(*args, **kwargs)) or envs[-1],
     )

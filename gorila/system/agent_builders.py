@@ -1,0 +1,141 @@
+"""Where the actors, learners and evaluator are built from a config: each reads the config here, once,
+and is handed its environment copies, its network and every setting as an argument of its own.
+
+The seeds come from `gorila.seeds`, the network from `q_network_for`, the copies from
+`make_vector_env_for`; `gorila.system.builders` adds the parameter clients, replay memories and bundles
+around them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+
+from gorila.agent import dqn
+from gorila.agent.networks import q_network_for
+from gorila.components.actor import Actor, EpsilonSchedule, RewardRule
+from gorila.components.evaluator import Evaluator
+from gorila.components.learner import Learner, learner_device
+from gorila.components.rollout_learner import RolloutLearner
+from gorila.components.rollouts import RolloutActor
+from gorila.config import Config
+from gorila.config.sections import DQNConfig, ParameterServerConfig, PQNConfig
+from gorila.core import MinibatchSource, ParameterSource, TransitionSink
+from gorila.envs import VectorEnv, make_vector_env_for
+from gorila.messages import EnvInfo
+from gorila.seeds import actor_seed, evaluation_seed, learner_seed
+
+MAX_PARALLEL_EPISODES = 32  # an evaluation's copies stepped at once
+
+
+def final_epsilon(config: Config, index: int) -> float:
+    """Where actor `index`'s epsilon settles: its Ape-X ladder rung, or epsilon_end for all."""
+    if config.epsilon_ladder and config.actors > 1:
+        return dqn.epsilon_ladder(index, config.actors, config.ladder_base, config.ladder_alpha)
+    return config.epsilon_end
+
+
+def epsilon_hold_steps(config: Config) -> int:
+    """Agent steps an actor holds epsilon at its start (`epsilon_hold`): its share of the experience
+    gathered before learning starts (a bundle's replay fills from its own actor only)."""
+    if not config.epsilon_hold:
+        return 0
+    return config.learning_starts if config.bundled else -(-config.learning_starts // config.actors)
+
+
+def epsilon_schedule(config: Config, index: int) -> EpsilonSchedule:
+    """Actor `index`'s exploration schedule."""
+    return EpsilonSchedule(
+        config.epsilon_start, final_epsilon(config, index), config.epsilon_decay_steps, epsilon_hold_steps(config)
+    )
+
+
+def reward_rule(config: Config) -> RewardRule:
+    """The reward as learners see it (`clip_rewards`, `reward_scale`)."""
+    return RewardRule(config.clip_rewards, config.reward_scale)
+
+
+def _actor_settings(config: Config, info: EnvInfo, index: int) -> tuple[VectorEnv, torch.nn.Module, dict]:
+    """Actor `index`'s environment copies, network and keyword settings, in this process's threads."""
+    torch.set_num_threads(config.torch_threads)
+    seed = actor_seed(config.seed, index)
+    env = make_vector_env_for(config, config.envs_per_actor, seed)
+    settings = dict(
+        seed=seed,
+        epsilon=epsilon_schedule(config, index),
+        sync_every=config.actor_sync_every,
+        rewards=reward_rule(config),
+    )
+    return env, q_network_for(config, info), settings
+
+
+def actor_for(
+    config: Config, info: EnvInfo, index: int, params: ParameterSource, writer: TransitionSink | None
+) -> Actor:
+    """Actor `index`, reading theta+ from `params` and writing its steps to `writer`."""
+    env, network, settings = _actor_settings(config, info, index)
+    return Actor(env, network, info, params, writer, **settings)
+
+
+def rollout_actor_for(config: Config, info: EnvInfo, index: int, params: ParameterSource) -> RolloutActor:
+    """PQN's actor `index`, handing on rollouts of `rollout_steps` vector steps."""
+    env, network, settings = _actor_settings(config, info, index)
+    return RolloutActor(env, network, info, params, rollout_steps=config.rollout_steps, **settings)
+
+
+def _learner_network(config: Config, info: EnvInfo, index: int) -> torch.nn.Module:
+    """Learner `index`'s network, built after seeding torch with the learner's seed, in its threads."""
+    torch.set_num_threads(config.torch_threads)
+    torch.manual_seed(learner_seed(config.seed, index))
+    return q_network_for(config, info)
+
+
+def learner_for(
+    config: Config,
+    info: EnvInfo,
+    index: int,
+    params: ParameterSource,
+    replay: MinibatchSource,
+    hosted_shards: dict | None = None,
+) -> Learner:
+    """Learner `index`, sampling `replay` and pushing its gradients through `params`; `hosted_shards`
+    are the parameter shards held in its process."""
+    return Learner(
+        _learner_network(config, info, index),
+        params,
+        replay,
+        dqn_config=config.section(DQNConfig),
+        server_config=config.section(ParameterServerConfig),
+        device=learner_device(config),
+        hosted_shards=hosted_shards,
+    )
+
+
+def rollout_learner_for(config: Config, info: EnvInfo, index: int, params: ParameterSource) -> RolloutLearner:
+    """PQN's learner `index`, learning from its actor's rollouts."""
+    return RolloutLearner(
+        _learner_network(config, info, index),
+        params,
+        pqn_config=config.section(PQNConfig),
+        dqn_config=config.section(DQNConfig),
+        seed=learner_seed(config.seed, index),
+        device=learner_device(config),
+    )
+
+
+def make_evaluator(
+    config: Config,
+    info: EnvInfo,
+    independent: bool = False,
+    make_env: Callable[[int, int], VectorEnv] | None = None,
+) -> Evaluator:
+    """The evaluator of `eval_episodes` episodes at `eval_epsilon`, on the config's evaluation copies or
+    on those `make_env(copies, seed)` builds (another protocol's); `independent` (`gorila evaluate`)
+    plays episodes training never saw."""
+    torch.set_num_threads(config.torch_threads)
+    seed = evaluation_seed(config.seed, independent)
+    copies = min(config.eval_episodes, MAX_PARALLEL_EPISODES)
+    env = make_vector_env_for(config, copies, seed, evaluation=True) if make_env is None else make_env(copies, seed)
+    network = q_network_for(config, info)
+    return Evaluator(env, network, info, episodes=config.eval_episodes, epsilon=config.eval_epsilon, seed=seed)
