@@ -25,24 +25,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
-smoke=0; pong_only=0; wheels=""; out=""; minutes=9
+. benchmarks/device_args.sh device "$@"
+set -- ${own[@]+"${own[@]}"}
+pong_only=0
 while [ $# -gt 0 ]; do
   case "$1" in
-    --smoke) smoke=1 ;;
     --pong-only) pong_only=1 ;;
-    --wheels) wheels=$2; shift ;;
-    --out) out=$2; shift ;;
-    --minutes) minutes=$2; shift ;;
     *) echo "device.sh: unknown argument $1 (see the comment at the top)" >&2; exit 2 ;;
   esac
   shift
 done
-start=$(date +%s)
 budget=$(( minutes * 60 )); [ "$smoke" = 1 ] && budget=115
-if [ -z "$out" ]; then      # a smoke run's figures say nothing worth keeping: a temporary folder
-  if [ "$smoke" = 1 ]; then out=$(mktemp -d -t device-smoke-XXXXXX); else out=benchmarks/results/device-$(date +%Y-%m-%d-%H%M); fi
-fi
-mkdir -p "$out"
 
 # ---- what this machine lacks, from the wheels -------------------------------------------------------
 . benchmarks/device_install.sh

@@ -15,23 +15,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
-smoke=0; wheels=""; out=""; minutes=9; only=""
+. benchmarks/device_args.sh device-pqn "$@"
+set -- ${own[@]+"${own[@]}"}
+only=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    --smoke) smoke=1 ;;
-    --wheels) wheels=$2; shift ;;
-    --out) out=$2; shift ;;
-    --minutes) minutes=$2; shift ;;
     --only) only=$2; shift ;;
     *) echo "device_pqn.sh: unknown argument $1 (see the comment at the top)" >&2; exit 2 ;;
   esac
   shift
 done
-start=$(date +%s); budget=$(( minutes * 60 ))
-if [ -z "$out" ]; then
-  if [ "$smoke" = 1 ]; then out=$(mktemp -d -t device-pqn-smoke-XXXXXX); else out=benchmarks/results/device-pqn-$(date +%Y-%m-%d-%H%M); fi
-fi
-mkdir -p "$out"
+budget=$(( minutes * 60 ))
 . benchmarks/device_install.sh
 bundles=${PQN_BUNDLES:-8}; frames=${FRAMES:-1000000}; game_frames=${GAME_FRAMES:-1000000}
 [ "$smoke" = 1 ] && { bundles=2; frames=40000; game_frames=20000; }

@@ -90,8 +90,11 @@ class Actor:
         self.completed_lengths: list[int] = []
         self.epsilon_sum = 0.0  # epsilon summed over the agent steps taken since the last report
 
+    # Prefetched, a sync never waits: it takes the theta+ asked for at the previous one and asks for the next.
+    prefetch = True
+
     def sync(self) -> None:
-        flat, _ = self.params.pull(prefetch=True)  # never waits: takes the previous request's answer
+        flat, _ = self.params.pull(prefetch=self.prefetch)
         load_flat_parameters(self.parameters, flat)
         self.steps_since_sync = 0
 

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from gorila.agent import dqn
-from gorila.agent.networks import load_flat_parameters
 from gorila.components.actor import Actor
 from gorila.core import ParameterSource
 from gorila.messages import EnvInfo
@@ -41,14 +40,11 @@ class RolloutActor(Actor):
     """An `Actor` whose steps go into a `Rollout` of `rollout_steps` vector steps; it reads theta+
     afresh (waiting for it) before each rollout, so that every rollout is acted with the newest."""
 
+    prefetch = False  # each rollout waits for the newest theta+
+
     def __init__(self, env, network, info: EnvInfo, params: ParameterSource, *, rollout_steps: int, **settings):
         super().__init__(env, network, info, params, writer=None, **settings)
         self.rollout_steps = rollout_steps
-
-    def sync(self) -> None:
-        flat, _ = self.params.pull(prefetch=False)
-        load_flat_parameters(self.parameters, flat)
-        self.steps_since_sync = 0
 
     def rollout(self) -> Rollout:
         """`rollout_steps` steps of every copy, epsilon-greedy on the current theta+."""

@@ -11,6 +11,7 @@ import copy
 import functools
 from dataclasses import dataclass, fields
 
+from gorila.config.presets import PRESETS, preset_for_env
 from gorila.config.sections import (
     MAX_SEED,
     NETWORKS,
@@ -79,8 +80,6 @@ def _env_preset_defaults(init):
     def __init__(self, *args, **given):
         init(self, *args, **given)
         if "env" in given and not args and len(given) < len(_FIELD_NAMES):
-            from gorila.config.presets import PRESETS, preset_for_env  # presets are built on Config
-
             preset = preset_for_env(self.env)
             for key, value in PRESETS[preset].items() if preset else ():
                 if key not in given:

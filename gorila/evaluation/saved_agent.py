@@ -11,6 +11,7 @@ from torch import nn
 
 from gorila.agent.networks import load_flat_parameters, q_network_for
 from gorila.config import Config, ConfigError, apply_overrides
+from gorila.envs import make_vector_env_for
 from gorila.messages import EnvInfo
 from gorila.plugins import reference_of
 from gorila.records.checkpoints import CheckpointError, find_checkpoint, load_checkpoint
@@ -63,7 +64,6 @@ def restore_info(payload: dict) -> EnvInfo:
 
 def check_fits_game(config: Config, info: EnvInfo, file) -> None:
     """The checkpoint's network must take the game's observations and choose among its actions."""
-    from gorila.envs import make_vector_env_for
 
     with make_vector_env_for(config, 1, config.seed) as env:
         shape, actions = tuple(env.obs_shape), env.num_actions

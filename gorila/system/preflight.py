@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import socket
 
+from gorila.agent.networks import is_users_network, q_network_for
 from gorila.components.learner import learner_device
 from gorila.components.replay.storage import StreamStorage
 from gorila.config import Config, ConfigError
 from gorila.config.processes import learner_processes
+from gorila.envs import make_vector_env_for
 from gorila.messages import EnvInfo, env_info
 from gorila.plugins import reference_of
 from gorila.records.tracking import check_tracking
@@ -48,7 +50,6 @@ def run_checks(config: Config) -> EnvInfo:
 
 def probe_env(config: Config) -> EnvInfo:
     """Build one copy of the environment to read its shapes (an unsupported env raises EnvError)."""
-    from gorila.envs import make_vector_env_for
 
     with make_vector_env_for(config, 1, config.seed) as probe:
         return env_info(probe)
@@ -90,8 +91,6 @@ def check_network(config: Config, info: EnvInfo) -> int:
     `meta` would cost over a second of torch's first-use setup, at every launch.
     """
     import torch
-
-    from gorila.agent.networks import is_users_network, q_network_for
 
     users = is_users_network(config.network)
     # A built-in network fails with ValueError or RuntimeError; a user's factory may raise anything.

@@ -56,8 +56,8 @@ class ReplayMemory:
             self.add(stream_ids, *step)
 
     def sampleable(self) -> int:
-        """Entries that can currently be drawn as a state s_t."""
-        return sampling.sampleable_count(self.storage, self.stack, self.n_step)
+        """Entries that can currently be drawn as a state s_t (the N of `mass()`)."""
+        return self.mass().entries
 
     def sample(self, batch_size: int) -> Minibatch | None:
         """A minibatch, or None while fewer than `min_size` entries are sampleable; prioritised, with

@@ -9,7 +9,7 @@ import time
 import numpy as np
 import torch
 
-from gorila.components.parameter_server import slice_bounds
+from gorila.components.parameter_server import ParameterClient, slice_bounds
 from gorila.config import Config, build_config
 from gorila.envs import make_vector_env_for
 from gorila.experiments.bench.common import (
@@ -195,7 +195,6 @@ def bench_server(seconds: float, shard_counts=(1, 2, 4, 8)) -> dict:
 
 def shard_figures(runtime, config: Config, info: EnvInfo, gradient: np.ndarray, seconds: float) -> dict:
     """Round trip (push, wait, pull) and pipelined pushes through `config.param_shards` shards."""
-    from gorila.components.parameter_server import ParameterClient, slice_bounds
 
     count = config.param_shards
     bounds = slice_bounds(gradient.size, count)

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from gorila.agent.policy import EpsilonGreedyPolicy
+from gorila.envs import make_vector_env_for
 from gorila.envs.atari_constants import FRAMESKIP
 from gorila.envs.registry import EnvSpec, resolve_env
 from gorila.evaluation.saved_agent import load_saved_agent
@@ -46,7 +47,6 @@ def record_episode(checkpoint: Path, stem: Path, max_steps: int = MAX_STEPS) -> 
 
 
 def _atari_frames(config, policy: EpsilonGreedyPolicy, seed: int, max_steps: int) -> tuple[list[np.ndarray], float]:
-    from gorila.envs import make_vector_env_for
 
     frames, total = [], 0.0
     with make_vector_env_for(config, 1, seed, evaluation=True) as env:  # as the run was evaluated

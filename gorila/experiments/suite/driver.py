@@ -10,7 +10,7 @@ import json
 from typing import Callable
 
 from gorila.experiments.suite.minatar_table import against_published, ran_env, write_minatar_tables
-from gorila.experiments.suite.plan import SUITE_FILE, SuitePlan, play_game
+from gorila.experiments.suite.plan import SUITE_FILE, SuitePlan, play_game, play_game_task
 from gorila.experiments.suite.table import write_tables as write_atari_tables
 from gorila.records.metrics import read_metrics
 from gorila.runtime.calls import failure_reason
@@ -140,7 +140,6 @@ def _run_on_ray(
     """`parallel` games at a time, each a Ray task training on the local runtime, on the cluster at
     `address` or on an embedded Ray started as `gorila train` starts one."""
     import gorila.runtime.ray as gorila_ray
-    from gorila.experiments.suite.plan import play_game_task
 
     gorila_ray.connect(address, parallel * cpus_per_game)
     previous = stop_on_signals()  # after Ray started: it replaces the SIGTERM handler

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gorila.config import Config, ConfigError, build_config, validate
+from gorila.config.parsing import field_types
 from gorila.experiments.sweep.space import METRICS, Axis, check_axes, grid_size, point_name
 from gorila.experiments.sweep.table import SweepResult, collect, write_results
 
@@ -131,7 +132,6 @@ def describe_axes(plan: SweepPlan) -> str:
 
 def param_space(plan: SweepPlan) -> dict:
     """The search space: a grid per grid axis, a draw per random one, then a grid over the seeds."""
-    from gorila.config.parsing import field_types
     from gorila.runtime.ray.tuning import search_space
 
     types = field_types()

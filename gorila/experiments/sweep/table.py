@@ -11,6 +11,7 @@ from pathlib import Path
 import yaml
 
 from gorila.experiments.sweep.space import point_name
+from gorila.records.durable import write_text_atomically
 from gorila.records.markdown import table_lines
 from gorila.records.metrics import read_metrics
 from gorila.runtime.calls import failure_reason
@@ -144,7 +145,6 @@ def markdown(result: SweepResult) -> str:
 def write_results(result: SweepResult) -> None:
     """results.json, results.md and the figure results.png (each trial's metric against frames)."""
     from gorila.experiments.report.plots import plot_sweep_curves
-    from gorila.records.durable import write_text_atomically
 
     out = result.out
     write_text_atomically(out / "results.json", json.dumps(result.to_dict(), indent=1, default=str) + "\n")

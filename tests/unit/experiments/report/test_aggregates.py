@@ -17,7 +17,7 @@ from gorila.experiments.report.aggregates import suite_scores
 from gorila.experiments.report.page import make_report
 from gorila.experiments.suite.plan import SUITE_FILE, SuitePlan
 from tests.helpers import store_final_evaluation
-from tests.unit.experiments.test_minatar_table import hand_made_run
+from tests.unit.experiments.suite.test_minatar_table import hand_made_run
 
 GAMES = (
     "MinAtar/Breakout-v0",

@@ -37,7 +37,7 @@ def test_gymnasiums_own_module_form_and_kwargs_of_a_registered_env():
         (f"{MODULE}:SOLVED", {}, f"env: '{MODULE}:SOLVED' is a float, not a callable"),
         (f"{MODULE}:Signpost-v0", {"width": 3}, f"cannot create '{MODULE}:Signpost-v0' with env_kwargs {{'width': 3}}"),
         ("Pong", {"mode": 1}, "env_kwargs: ALE/Pong-v5 is played by gorila's own Atari environment"),
-        (lambda: "not an env", {}, "env: tests.unit.envs.test_user_envs:<lambda> returned a str, not a gymnasium.Env"),
+        (lambda: "not an env", {}, "env: tests.unit.envs.test_registry:<lambda> returned a str, not a gymnasium.Env"),
         (lambda: gymnasium.make("Pendulum-v1"), {}, "has action space Box"),
     ],
 )
