@@ -3,9 +3,12 @@
 `fresh_checkpoint`: an untrained agent's checkpoint, written in a second: what evaluation tests need from a run.
 `store_final_evaluation`: a suite game's final evaluation result file, as `gorila evaluate` writes it.
 `from_the_driver`: an event (a kill, say) made by a run's own driver loop as soon as it is due.
-`CARTPOLE_INFO`, `ATARI_INFO`, `MINATAR_INFO`: the shapes of those environments, as the driver reads them."""
+`CARTPOLE_INFO`, `ATARI_INFO`, `MINATAR_INFO`: the shapes of those environments, as the driver reads them.
+`in_session`, `wait_for`: the live processes of a session (a driver started in one, with its Ray), and a
+poll until a condition holds."""
 
 import json
+import time
 from dataclasses import asdict
 from pathlib import Path
 from typing import Callable
@@ -17,6 +20,7 @@ from gorila.config import build_config
 from gorila.envs import make_vector_env_for
 from gorila.messages import EnvInfo, env_info
 from gorila.records.checkpoints import save_checkpoint
+from gorila.runtime.session_guard import processes
 
 CARTPOLE_INFO = EnvInfo((4,), "float32", 2, (4,), 1, 1, False)
 ATARI_INFO = EnvInfo((4, 84, 84), "uint8", 6, (84, 84), 4, 4, True)  # 6 actions: Pong's minimal set
@@ -66,3 +70,26 @@ def from_the_driver(trainer, due: Callable[[], bool], event: Callable[[], object
 
     trainer.periodic = event_then_periodic
     return made
+
+
+def in_session(session: int) -> list[int]:
+    """The live processes (zombies are dead) of the session whose leader was `session`."""
+    found = []
+    for pid in processes():
+        try:
+            with open(f"/proc/{pid}/stat") as file:
+                fields = file.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[3]) == session and fields[0] != "Z":
+            found.append(pid)
+    return found
+
+
+def wait_for(condition, timeout: float, poll: float = 0.2) -> bool:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(poll)
+    return True

@@ -10,11 +10,10 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 from gorila.records.checkpoints import training_checkpoints
 from gorila.records.metrics import read_metrics
-from gorila.runtime.session_guard import processes
+from tests.helpers import in_session, wait_for
 
 FLAGS = [
     "--preset",
@@ -30,31 +29,8 @@ FLAGS = [
 ]
 
 
-def in_session(session: int) -> list[int]:
-    """The live processes (zombies are dead) of the session whose leader was `session`."""
-    found = []
-    for pid in processes():
-        try:
-            with open(f"/proc/{pid}/stat") as file:
-                fields = file.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[3]) == session and fields[0] != "Z":
-            found.append(pid)
-    return found
-
-
 def newest_checkpoint(run_dir) -> int:
     return int(training_checkpoints(run_dir)[-1].stem.split("-")[1])
-
-
-def wait_for(condition, timeout: float, poll: float = 0.2) -> bool:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(poll)
-    return True
 
 
 def test_a_driver_killed_leaves_no_ray_behind_and_resumes_from_its_checkpoint(tmp_path):
