@@ -44,8 +44,8 @@ def run(args) -> int:
     if args.seconds <= 0:
         raise UserError("--seconds must be > 0")
     if args.device == "cuda":
-        from gorila.components.learner import learner_device
         from gorila.config import Config
+        from gorila.system.agent_builders import learner_device
 
         learner_device(Config(device="cuda"))
     print(f"gorila bench: {', '.join(sections)}; {args.seconds:g} s per rate", flush=True)

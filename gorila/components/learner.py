@@ -16,17 +16,9 @@ import torch
 
 from gorila.agent import dqn
 from gorila.agent.networks import flat_gradients, load_flat_parameters
-from gorila.config import ConfigError
-from gorila.config.sections import DQNConfig, ParameterServerConfig, ResourcesConfig
+from gorila.config.sections import DQNConfig, ParameterServerConfig
 from gorila.core import MinibatchSource, ParameterSource
 from gorila.messages import Minibatch, Report
-
-
-def learner_device(config: ResourcesConfig) -> str:
-    """`cpu` or `cuda`: where this process's learners compute, as `config.device` asks."""
-    if config.device == "cuda" and not torch.cuda.is_available():
-        raise ConfigError("device: cuda was asked for, but torch sees no CUDA device here (use --device auto or cpu)")
-    return "cuda" if config.device != "cpu" and torch.cuda.is_available() else "cpu"
 
 
 class LossOutlierFilter:

@@ -1,10 +1,6 @@
-"""The sections of an experiment's config, one typed dataclass each, with a docstring and a range rule per field.
-
-`Config` (`gorila.config.schema`) is every section at once: `gorila train`'s flags and `--help` are grouped
-by these types (each section's `TITLE`), a component can be given the one section it reads
-(`Config.section`), and `config.yaml` stays one flat mapping, so `--set key=value` and old files keep
-working. A field made with `checked(default, check, must)` carries its rule beside it.
-"""
+"""The sections of an experiment's config, one typed dataclass each, a docstring and a rule per field
+(`checked`). `Config` (`gorila.config.schema`) is all of them at once; the CLI groups its flags by them,
+a component is given the section it reads (`Config.section`), and config.yaml stays one flat mapping."""
 
 from __future__ import annotations
 

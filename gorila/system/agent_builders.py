@@ -16,10 +16,10 @@ from gorila.agent import dqn
 from gorila.agent.networks import q_network_for
 from gorila.components.actor import Actor, EpsilonSchedule, RewardRule
 from gorila.components.evaluator import Evaluator
-from gorila.components.learner import Learner, learner_device
+from gorila.components.learner import Learner
 from gorila.components.rollout_learner import RolloutLearner
 from gorila.components.rollouts import RolloutActor
-from gorila.config import Config
+from gorila.config import Config, ConfigError
 from gorila.config.sections import DQNConfig, ParameterServerConfig, PQNConfig
 from gorila.core import MinibatchSource, ParameterSource, TransitionSink
 from gorila.envs import VectorEnv, make_vector_env_for
@@ -27,6 +27,13 @@ from gorila.messages import EnvInfo
 from gorila.seeds import actor_seed, evaluation_seed, learner_seed
 
 MAX_PARALLEL_EPISODES = 32  # an evaluation's copies stepped at once
+
+
+def learner_device(config: Config) -> str:
+    """`cpu` or `cuda`: where this process's learners compute, as `config.device` asks."""
+    if config.device == "cuda" and not torch.cuda.is_available():
+        raise ConfigError("device: cuda was asked for, but torch sees no CUDA device here (use --device auto or cpu)")
+    return "cuda" if config.device != "cpu" and torch.cuda.is_available() else "cpu"
 
 
 def final_epsilon(config: Config, index: int) -> float:

@@ -16,19 +16,19 @@ import torch
 from gorila.agent.networks import flat_parameters, q_network_for
 from gorila.components.actor import Actor
 from gorila.components.bundle import Bundle, RolloutBundle
-from gorila.components.learner import Learner, learner_device
-from gorila.components.parameter_server import ParameterClient, ParameterShard, slice_bounds, synchronous_refresh
-from gorila.components.parameter_server.staleness import staleness_limit
+from gorila.components.learner import Learner
+from gorila.components.parameter_server import ParameterClient, ParameterShard, slice_bounds
 from gorila.components.replay import ReplayMemory
 from gorila.components.replay.priorities import PriorityRule
 from gorila.components.replay.routing import ReplayWriter, Route
 from gorila.config import Config, ConfigError
+from gorila.config.derived import staleness_limit, synchronous_refresh
 from gorila.core import MinibatchSource, TransitionSink
 from gorila.messages import EnvInfo
 from gorila.records.checkpoints import load_shard_backup
 from gorila.runtime.calls import DirectCalls
 from gorila.seeds import replay_seed, theta_0_seed
-from gorila.system.agent_builders import actor_for, learner_for, rollout_actor_for, rollout_learner_for
+from gorila.system.agent_builders import actor_for, learner_device, learner_for, rollout_actor_for, rollout_learner_for
 
 
 def initial_parameters(config: Config, info: EnvInfo) -> np.ndarray:

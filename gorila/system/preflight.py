@@ -11,15 +11,15 @@ from __future__ import annotations
 import socket
 
 from gorila.agent.networks import is_users_network, q_network_for
-from gorila.components.learner import learner_device
 from gorila.components.replay.storage import StreamStorage
 from gorila.config import Config, ConfigError
-from gorila.config.processes import learner_processes
+from gorila.config.derived import learner_processes
 from gorila.envs import make_vector_env_for
 from gorila.messages import EnvInfo, env_info
 from gorila.plugins import reference_of
 from gorila.records.tracking import check_tracking
 from gorila.runtime.calls import split_address
+from gorila.system.agent_builders import learner_device
 from gorila.system.budget import check_learning_start
 from gorila.system.builders import min_sample_size, parameter_bounds, replay_warmup
 from gorila.system.topology import replay_layout

@@ -20,11 +20,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gorila.components.parameter_server.client import synchronous_refresh
-from gorila.components.parameter_server.staleness import staleness_limit
 from gorila.components.replay.routing import ReplaySampler, ReplayWriter, Route, remote_batch_steps
 from gorila.config import Config
-from gorila.config.processes import learner_processes, shard_holders
+from gorila.config.derived import learner_processes, shard_holders, staleness_limit, synchronous_refresh
 from gorila.core import Worker
 from gorila.messages import EnvInfo
 from gorila.placement import ACTOR, BUNDLE, EVALUATOR, LEARNER, PARAMETER_SHARD, REPLAY, Kind, WorkerId

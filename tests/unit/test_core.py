@@ -18,7 +18,7 @@ from gorila.components.replay import ReplayMemory
 from gorila.components.replay.samplers import PrioritisedSampler, UniformSampler
 from gorila.components.replay.storage import StreamStorage
 from gorila.config import build_config
-from gorila.config.processes import learner_processes
+from gorila.config.derived import learner_processes
 from gorila.core import (
     ActorWorker,
     BundleWorker,

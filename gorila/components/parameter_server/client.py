@@ -24,15 +24,6 @@ from gorila.core import ShardServer
 from gorila.runtime.calls import DirectCalls
 
 
-def synchronous_refresh(config, holds_every_shard: bool = False) -> bool:
-    """Does a learner of this `Config` wait for the theta+ that includes its own last push
-    (`learner_refresh`)? `auto` waits only where waiting costs nothing: on the local runtime, and on
-    Ray for a learner that holds every shard in its own process (`holds_every_shard`)."""
-    if config.learner_refresh == "auto":
-        return config.runtime == "local" or holds_every_shard
-    return config.learner_refresh == "synchronous"
-
-
 def slice_bounds(size: int, num_shards: int) -> list[tuple[int, int]]:
     """Contiguous [start, stop) ranges covering `size` entries, sizes differing by at most one."""
     if num_shards < 1 or num_shards > size:

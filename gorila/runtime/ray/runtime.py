@@ -7,7 +7,7 @@ from typing import Callable
 
 import ray
 
-from gorila.config.processes import learner_processes, shard_holders
+from gorila.config.derived import learner_processes, shard_holders
 from gorila.placement import Role
 from gorila.runtime.calls import ClusterError
 from gorila.runtime.ray.cluster import connect

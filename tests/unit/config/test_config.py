@@ -194,7 +194,7 @@ def test_cli_evaluate_refuses_a_checkpoint_holding_objects(capsys, tmp_path):
 
 
 def test_device_resolution_on_this_machine():
-    from gorila.components.learner import learner_device
+    from gorila.system.agent_builders import learner_device
 
     has_gpu = torch.cuda.is_available()
     assert learner_device(Config(device="cpu")) == "cpu"

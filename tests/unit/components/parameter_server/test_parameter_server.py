@@ -179,7 +179,7 @@ def test_a_restored_shard_continues_exactly_where_the_saved_one_was(optimizer):
 def test_a_learner_waits_for_its_own_push_where_asked_and_by_default_only_where_every_shard_is_in_its_process(
     refresh, runtime, holds_every_shard, waits
 ):
-    from gorila.components.parameter_server import synchronous_refresh
+    from gorila.config.derived import synchronous_refresh
 
     assert synchronous_refresh(Config(learner_refresh=refresh, runtime=runtime), holds_every_shard) is waits
 

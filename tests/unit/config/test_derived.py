@@ -3,8 +3,8 @@ gradient, while one that fell far behind loses exactly the gradient it computed 
 
 import contextlib
 
-from gorila.components.parameter_server.staleness import staleness_limit
 from gorila.config import build_config
+from gorila.config.derived import staleness_limit
 from gorila.placement import WorkerId
 from gorila.runtime.local import LocalRuntime
 from gorila.system.preflight import probe_env

@@ -1,0 +1,43 @@
+"""Settings derived from a config by arithmetic: how many processes run learners and how many of them hold
+parameter shards, the staleness beyond which shards discard a gradient, and whether a learner waits for
+the theta+ its own push made."""
+
+from __future__ import annotations
+
+
+def learner_processes(config) -> int:
+    """How many processes run a learner: one per bundle, or the stand-alone learners."""
+    return config.actors if config.bundled else config.learners
+
+
+def shard_holders(config) -> int:
+    """How many learner processes hold the parameter shards beside their own work (shard placement
+    `learners`): min(N_learn, N_param), shard i in holder i mod that number; 0 where the shards run apart."""
+    return min(learner_processes(config), config.param_shards) if config.shard_placement == "learners" else 0
+
+
+AUTO_STALENESS_FLOOR = 100  # the auto threshold for few learners: the constant of earlier versions
+
+
+def staleness_limit(config) -> int:
+    """The staleness beyond which shards discard a gradient (0: none), as `max_staleness` says (the paper's
+    safeguard against gradients computed on parameters too many versions old).
+
+    Auto grows with the learners: with N of them, every gradient arrives about N times as many
+    versions late as with one, so a constant would discard nearly all gradients of a large run.
+    """
+    if config.max_staleness == -1:
+        return 0
+    if config.max_staleness > 0:
+        return config.max_staleness
+    in_flight = 2 * config.learner_sync_every + config.max_inflight_pushes * config.push_every
+    return max(AUTO_STALENESS_FLOOR, 2 * config.learners * in_flight)
+
+
+def synchronous_refresh(config, holds_every_shard: bool = False) -> bool:
+    """Does a learner of this `Config` wait for the theta+ that includes its own last push
+    (`learner_refresh`)? `auto` waits only where waiting costs nothing: on the local runtime, and on
+    Ray for a learner that holds every shard in its own process (`holds_every_shard`)."""
+    if config.learner_refresh == "auto":
+        return config.runtime == "local" or holds_every_shard
+    return config.learner_refresh == "synchronous"
