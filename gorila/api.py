@@ -109,11 +109,11 @@ def run_in(
     directory's lock; a directory this launch `created` that nothing was written to is removed.
     `trackers` hear every record's scalars (`gorila.records.metrics.MetricsWriter`)."""
     from gorila.records.run_dirs import RunLock, remove_if_empty
-    from gorila.system.trainer import Trainer
+    from gorila.system.driver import Driver
 
     lock = RunLock(run_dir)
     try:
-        summary = Trainer(
+        summary = Driver(
             config, run_dir, live_progress=live_progress, start_time=start_time, resume=payload, trackers=trackers
         ).run()
     finally:
@@ -124,7 +124,7 @@ def run_in(
 
 
 def train_result(run_dir: Path, summary: dict) -> TrainResult:
-    """A `TrainResult` of the summary dict `Trainer.run` returns."""
+    """A `TrainResult` of the summary dict `Driver.run` returns."""
     checkpoint = Path(summary["checkpoint"])
     best = checkpoint.parent / "best.pt"
     return TrainResult(

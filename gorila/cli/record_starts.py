@@ -38,7 +38,7 @@ def add_parser(commands, argv: list[str]) -> None:
 
 def run(args) -> int:
     """Record the start points, print how many, of which game, from how far in, and where; 0."""
-    from gorila.evaluation.record_starts import record_starts
+    from gorila.evaluation.start_recording import record_starts
 
     done = record_starts(
         args.env, args.out, args.count, args.trajectory, args.human, args.checkpoint, args.seed, args.games

@@ -29,9 +29,8 @@ from gorila.config.sections import (
     TopologyConfig,
 )
 from gorila.plugins import reference_of
-from gorila.runtime.calls import split_address
 
-__all__ = ["Config", "ConfigError", "MAX_SEED", "NETWORKS", "validate"]
+__all__ = ["Config", "ConfigError", "MAX_SEED", "NETWORKS", "split_address", "validate"]
 
 
 class ConfigError(ValueError):
@@ -90,6 +89,14 @@ def _env_preset_defaults(init):
 
 _FIELD_NAMES = frozenset(item.name for item in fields(Config))
 Config.__init__ = _env_preset_defaults(Config.__init__)
+
+
+def split_address(address: str) -> tuple[str, int]:
+    """(host, port) of a Ray cluster's HOST:PORT; ValueError saying what is wrong otherwise."""
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"address must be HOST:PORT or auto, got {address!r}")
+    return host, int(port)
 
 
 def validate(config: Config) -> Config:

@@ -1,1 +1,1 @@
-"""Evaluation: the Atari protocols (protocols, protocol_env), evaluating a saved agent (saved_agent, checkpoint_evaluation), start points for human starts (start_points, record_starts) and the published scores (scores)."""
+"""Evaluation: the Atari protocols (protocols, protocol_env), evaluating a saved agent (saved_agent, checkpoint_evaluation), start points for human starts (start_points, start_recording) and the published scores (scores)."""

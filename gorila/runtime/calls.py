@@ -6,7 +6,7 @@ its result or its exception; on Ray (`gorila.runtime.ray.RayCalls`) a call is
 `handle.method.remote(...)` and a future is an ObjectRef. Either way a component's exception is raised
 by `get`, so the driver turns it into the same one-line `WorkerError` on both runtimes.
 
-Also here, importable without Ray: the errors a runtime raises, and how a cluster address is read.
+Also here, importable without Ray: the errors a runtime raises.
 """
 
 from __future__ import annotations
@@ -20,14 +20,6 @@ class WorkerError(RuntimeError):
 
 class ClusterError(RuntimeError):
     """The Ray cluster named by --address cannot be reached or cannot host the components."""
-
-
-def split_address(address: str) -> tuple[str, int]:
-    """(host, port) of a Ray cluster's HOST:PORT; ValueError saying what is wrong otherwise."""
-    host, _, port = address.rpartition(":")
-    if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise ValueError(f"address must be HOST:PORT or auto, got {address!r}")
-    return host, int(port)
 
 
 class Calls(Protocol):

@@ -97,7 +97,7 @@ class RunKeeping:
             self.records.say(f"no final checkpoint ({failure_reason(error)})")
 
     def summary(self, checkpoint: Path, reason: StopReason, evaluated: dict) -> dict:
-        """The run's summary record (and what `Trainer.run` returns)."""
+        """The run's summary record (and what `Driver.run` returns)."""
         ran = {
             "env_frames": self.info.frames(self.scheduler.counters.steps),
             "updates": self.scheduler.counters.updates,

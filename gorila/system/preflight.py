@@ -3,7 +3,7 @@ the field, instead of minutes (or hours) later inside Ray, a component or the ke
 
 `config.validate` checks each value and the topology on their own; the checks here need to know the
 environment (its observation shape, its action repeat) or this machine (its memory, its GPUs, what
-listens at `--address`, whether Weights & Biases can start a run for `--track` without a prompt). `run_checks` is the part the trainer repeats for programmatic runs.
+listens at `--address`, whether Weights & Biases can start a run for `--track` without a prompt). `run_checks` is the part the driver repeats for programmatic runs.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from gorila.agent.networks import is_users_network, q_network_for
 from gorila.components.replay.storage import StreamStorage
 from gorila.config import Config, ConfigError
 from gorila.config.derived import learner_processes
+from gorila.config.schema import split_address
 from gorila.envs import make_vector_env_for
 from gorila.messages import EnvInfo, env_info
 from gorila.plugins import reference_of
 from gorila.records.tracking import check_tracking
-from gorila.runtime.calls import split_address
 from gorila.system.agent_builders import learner_device
 from gorila.system.budget import check_learning_start
 from gorila.system.builders import min_sample_size, parameter_bounds, replay_warmup
@@ -39,7 +39,7 @@ def preflight(config: Config) -> EnvInfo:
 
 
 def run_checks(config: Config) -> EnvInfo:
-    """The part a run started from Python repeats (`Trainer`): the environment's `EnvInfo`, the sizes
+    """The part a run started from Python repeats (`Driver`): the environment's `EnvInfo`, the sizes
     that must fit it, and a learner device that exists on this machine (a cluster's is not asked here)."""
     info = probe_env(config)
     check_fits_env(config, info)

@@ -5,7 +5,7 @@ an evaluation that reaches it is only a candidate: the same parameters are evalu
 fresh episode seeds (and more episodes: `confirm_episodes`), and only if that independent
 confirmation also reaches the target is the run solved. A lucky round therefore cannot stop a run. The parameters with the best score (the
 confirmation's mean where there is one) are kept for the run's `best` checkpoint.
-Pure bookkeeping: the trainer does the calls.
+Pure bookkeeping: the driver does the calls.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from gorila.config import build_config
 from gorila.evaluation.checkpoint_evaluation import evaluate_checkpoint
 from gorila.placement import WorkerId
 from gorila.records.metrics import read_metrics
-from gorila.system.trainer import Trainer
+from gorila.system.driver import Driver
 
 
 @pytest.mark.parametrize("game", ["Breakout", "Pong"])
@@ -28,7 +28,7 @@ def test_atari_preset_trains_checkpoints_and_evaluates(game, tmp_path):
             log_every_seconds=5,
         ),
     )
-    trainer = Trainer(config, tmp_path / "run", live_progress=False)
+    trainer = Driver(config, tmp_path / "run", live_progress=False)
     result = trainer.run()
 
     assert trainer.info.obs_shape == (4, 84, 84) and trainer.info.obs_dtype == "uint8"

@@ -17,7 +17,7 @@ from gorila.placement import WorkerId
 from gorila.records.metrics import read_metrics
 from gorila.runtime.calls import WorkerError
 from gorila.system import builders, topology
-from gorila.system.trainer import Trainer
+from gorila.system.driver import Driver
 from tests.helpers import from_the_driver
 
 # The bundle below is built inside Ray's worker processes, which cannot import this test module.
@@ -55,7 +55,7 @@ def test_a_failing_component_is_named_in_one_line(runtime, tmp_path, monkeypatch
         )
     )
     with pytest.raises(WorkerError) as caught:
-        Trainer(config, tmp_path / "run", live_progress=False).run()
+        Driver(config, tmp_path / "run", live_progress=False).run()
     assert str(caught.value) == "bundle 1 failed: FloatingPointError: loss became nan"
     assert not ray.is_initialized()
 
@@ -103,7 +103,7 @@ def test_a_component_that_stops_answering_is_restarted_and_the_run_finishes(tmp_
             shard_placement="apart",
         )
     )
-    result = Trainer(config, run_dir, live_progress=False).run()
+    result = Driver(config, run_dir, live_progress=False).run()
     assert (run_dir / "hung-once").exists(), "bundle 0 never hung: the test tested nothing"
     assert result["env_frames"] >= 6000
     faults = [r for r in read_metrics(run_dir) if r["kind"] == "fault"]
@@ -135,7 +135,7 @@ def test_a_run_that_stands_still_is_a_fault_and_the_workers_holding_it_up_are_re
             run_dir=str(run_dir),
         )
     )
-    trainer = Trainer(config, run_dir, live_progress=False)
+    trainer = Driver(config, run_dir, live_progress=False)
 
     def stop_the_learner():
         os.kill(trainer.runtime.processes([trainer.system.workers[WorkerId("learner", 0)]])[0][1], signal.SIGSTOP)
@@ -181,7 +181,7 @@ def test_a_killed_global_replay_shard_costs_seconds_and_the_learner_keeps_dqns_r
             run_dir=str(run_dir),
         )
     )
-    trainer = Trainer(config, run_dir, live_progress=False)
+    trainer = Driver(config, run_dir, live_progress=False)
 
     def kill_replay_shard_0():
         os.kill(trainer.runtime.processes([trainer.system.replays[0]])[0][1], signal.SIGKILL)
@@ -231,7 +231,7 @@ def test_a_worker_killed_again_while_it_restarts_is_a_second_fault(tmp_path):
             run_dir=str(run_dir),
         )
     )
-    trainer, killed = Trainer(config, run_dir, live_progress=False), []
+    trainer, killed = Driver(config, run_dir, live_progress=False), []
 
     def kill_twice():
         """The bundle, then its new process as soon as it appears (the driver waits meanwhile)."""

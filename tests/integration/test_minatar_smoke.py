@@ -11,7 +11,7 @@ from gorila.config import build_config
 from gorila.evaluation.checkpoint_evaluation import evaluate_checkpoint
 from gorila.placement import WorkerId
 from gorila.records.metrics import read_metrics
-from gorila.system.trainer import Trainer
+from gorila.system.driver import Driver
 
 CHANNELS = {
     "MinAtar/Asterix-v0": 4,
@@ -37,7 +37,7 @@ def test_minatar_preset_trains_checkpoints_and_evaluates(env, tmp_path):
             log_every_seconds=5,
         ),
     )
-    trainer = Trainer(config, tmp_path / "run", live_progress=False)
+    trainer = Driver(config, tmp_path / "run", live_progress=False)
     result = trainer.run()
 
     assert trainer.info.obs_shape == (CHANNELS[env], 10, 10) and trainer.info.obs_dtype == "bool"

@@ -30,8 +30,8 @@ from gorila.records.metrics import read_metrics
 from gorila.runtime.ray import RayRuntime
 from gorila.system import builders, topology
 from gorila.system.builders import initial_parameters
+from gorila.system.driver import Driver
 from gorila.system.shard_states import ShardStates
-from gorila.system.trainer import Trainer
 from tests.helpers import from_the_driver
 
 # The shard below is built inside Ray's worker processes, which cannot import this test module.
@@ -73,7 +73,7 @@ def test_two_bundles_on_two_nodes(cluster, tmp_path):
             seed=5,
         )
     )
-    trainer = Trainer(config, tmp_path / "run", live_progress=False)
+    trainer = Driver(config, tmp_path / "run", live_progress=False)
     bundles = list(trainer.system.workers.values())
     assert len(bundles) == 2
     hosts = [trainer.runtime.where(handle) for handle in bundles]
@@ -182,7 +182,7 @@ def backed_up_cartpole(cluster, **overrides):
 def test_a_killed_shard_comes_back_with_the_drivers_state_and_the_run_carries_on(cluster, tmp_path, monkeypatch):
     monkeypatch.setattr(topology, "make_shard_of", shard_without_disk)
     config = backed_up_cartpole(cluster, actors=1, learners=1, shard_placement="apart", total_frames=8000)
-    trainer = Trainer(config, tmp_path / "run", live_progress=False)
+    trainer = Driver(config, tmp_path / "run", live_progress=False)
     result, seen, faults = run_killing_shard_0(trainer, tmp_path / "run")
     assert seen["served_version"] >= seen["kept_version"] > 0  # its state, not theta_0's
     assert [r["component"] for r in faults] == ["parameter shard 0"]
@@ -248,10 +248,10 @@ def test_a_resumed_run_gives_its_shards_the_checkpoints_state_without_the_disk(c
         replay_capacity=5000,
         seed=5,
     )
-    Trainer(build_config(overrides=settings), tmp_path / "run", live_progress=False).run()
+    Driver(build_config(overrides=settings), tmp_path / "run", live_progress=False).run()
     payload = load_latest_good(tmp_path / "run")
     monkeypatch.setattr(topology, "make_shard_of", shard_without_disk)
-    resumed = Trainer(
+    resumed = Driver(
         build_config(overrides={**settings, "total_frames": 4000}),
         tmp_path / "run",
         live_progress=False,
@@ -270,7 +270,7 @@ def test_shards_inside_bundles_need_no_process_and_a_killed_bundle_brings_its_sh
     bundle's shard serves again only with the driver's state (its version not back to 0), both faults
     are recorded, and the run reaches its budget."""
     config = backed_up_cartpole(cluster, actors=2, learners=2, shard_placement="learners", total_frames=12000)
-    trainer = Trainer(config, tmp_path / "run", live_progress=False)
+    trainer = Driver(config, tmp_path / "run", live_progress=False)
     assert len(trainer.runtime.handles) == 3  # two bundles and the evaluator
     bundle_0, bundle_1 = trainer.system.workers.values()
     processes = trainer.runtime.processes([*trainer.system.shards, bundle_0, bundle_1])

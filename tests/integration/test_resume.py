@@ -1,7 +1,7 @@
 """Ctrl-C, then `--resume`: the run ends with the counters it would have had without the stop.
 
 A real SIGINT is sent to this process in the middle of a local-runtime CartPole run (what Ctrl-C
-does); the run writes its final checkpoint, and a second Trainer resumes from it to the full budget.
+does); the run writes its final checkpoint, and a second Driver resumes from it to the full budget.
 Frames, updates, each actor's step count (and so its epsilon), the replay contents (`save_replay`)
 and the metrics continue; nothing starts again from zero.
 """
@@ -16,7 +16,7 @@ from gorila.config import build_config
 from gorila.placement import WorkerId
 from gorila.records.checkpoints import load_latest_good
 from gorila.records.metrics import read_metrics
-from gorila.system.trainer import Trainer
+from gorila.system.driver import Driver
 from tests.helpers import from_the_driver
 
 TOTAL = 12_000
@@ -39,23 +39,23 @@ CONFIG = dict(
 )
 
 
-def interrupt_at(trainer: Trainer, frames: int) -> None:
+def interrupt_at(trainer: Driver, frames: int) -> None:
     """Ctrl-C (a real SIGINT to this process) once the run has `frames`, sent from its driver's loop."""
     from_the_driver(
         trainer, lambda: trainer.info.frames(trainer.steps) >= frames, lambda: os.kill(os.getpid(), signal.SIGINT)
     )
 
 
-def bundle(trainer: Trainer):
+def bundle(trainer: Driver):
     return trainer.system.workers[WorkerId("bundle", 0)]
 
 
 def test_an_interrupted_run_resumes_where_it_stopped(tmp_path):
     config = build_config(overrides=CONFIG)
-    whole = Trainer(config, tmp_path / "whole", live_progress=False)
+    whole = Driver(config, tmp_path / "whole", live_progress=False)
     expected = whole.run()
 
-    first = Trainer(config, tmp_path / "run", live_progress=False)
+    first = Driver(config, tmp_path / "run", live_progress=False)
     interrupt_at(first, TOTAL // 2)
     stopped = first.run()
     assert stopped["interrupted"] and TOTAL // 2 <= stopped["env_frames"] < TOTAL
@@ -63,7 +63,7 @@ def test_an_interrupted_run_resumes_where_it_stopped(tmp_path):
 
     payload = load_latest_good(tmp_path / "run")
     assert payload["env_frames"] == stopped["env_frames"]
-    second = Trainer(config, tmp_path / "run", live_progress=False, resume=payload)
+    second = Driver(config, tmp_path / "run", live_progress=False, resume=payload)
     assert len(bundle(second).replay) == replay_at_stop  # the experience came back
     assert bundle(second).actor.steps == first.info.steps(stopped["env_frames"])
     resumed = second.run()
@@ -84,21 +84,21 @@ def test_an_interrupted_run_resumes_where_it_stopped(tmp_path):
 def test_a_run_of_actors_and_learners_resumes(tmp_path):
     """Outside bundles the learners have no step count to continue from; the actors do."""
     config = build_config(overrides={**CONFIG, "bundled": False, "actors": 1, "learners": 2})
-    first = Trainer(config, tmp_path / "run", live_progress=False)
+    first = Driver(config, tmp_path / "run", live_progress=False)
     interrupt_at(first, TOTAL // 2)
     stopped = first.run()
     assert stopped["interrupted"]
-    second = Trainer(config, tmp_path / "run", live_progress=False, resume=load_latest_good(tmp_path / "run"))
+    second = Driver(config, tmp_path / "run", live_progress=False, resume=load_latest_good(tmp_path / "run"))
     assert second.system.workers[WorkerId("actor", 0)].steps == first.info.steps(stopped["env_frames"])
     assert second.run()["env_frames"] >= TOTAL
 
 
 def test_a_prioritised_replay_resumes_with_its_priorities(tmp_path):
     config = build_config(overrides={**CONFIG, "bundled": False, "replay": "global", "prioritised": True})
-    first = Trainer(config, tmp_path / "run", live_progress=False)
+    first = Driver(config, tmp_path / "run", live_progress=False)
     interrupt_at(first, TOTAL // 2)
     assert first.run()["interrupted"]
-    second = Trainer(config, tmp_path / "run", live_progress=False, resume=load_latest_good(tmp_path / "run"))
+    second = Driver(config, tmp_path / "run", live_progress=False, resume=load_latest_good(tmp_path / "run"))
     before, after = first.system.replays[0].sampler, second.system.replays[0].sampler
     assert before.updated > 0 and after.max_priority == before.max_priority
     np.testing.assert_array_equal(after.tree.leaves, before.tree.leaves)

@@ -1,6 +1,6 @@
 """The same tiny CartPole experiment on both runtimes and four topologies, end to end.
 
-Each run goes through `Trainer.run()`: build the system, train, log, evaluate, checkpoint; then the
+Each run goes through `Driver.run()`: build the system, train, log, evaluate, checkpoint; then the
 checkpoint is evaluated again from disk. The Ray runs start the program's own embedded Ray (the
 default path a user takes) and must leave no Ray session behind.
 """
@@ -13,7 +13,7 @@ import ray
 from gorila.config import build_config
 from gorila.evaluation.checkpoint_evaluation import evaluate_checkpoint
 from gorila.records.metrics import read_metrics
-from gorila.system.trainer import Trainer
+from gorila.system.driver import Driver
 
 TOTAL_FRAMES = 3000
 TINY = dict(
@@ -49,7 +49,7 @@ def tiny_config(runtime: str, **topology):
 def test_tiny_run(runtime, topology, tmp_path):
     config = tiny_config(runtime, **TOPOLOGIES[topology])
     run_dir = tmp_path / "run"
-    trainer = Trainer(config, run_dir, live_progress=False)
+    trainer = Driver(config, run_dir, live_progress=False)
     result = trainer.run()
     if runtime == "ray":
         assert not ray.is_initialized()
@@ -103,7 +103,7 @@ def test_local_runs_are_deterministic(tmp_path):
     config = tiny_config("local", **TOPOLOGIES["bundled-2x2-ps2"])
     results, evals = [], []
     for name in ("a", "b"):
-        result = Trainer(config, tmp_path / name, live_progress=False).run()
+        result = Driver(config, tmp_path / name, live_progress=False).run()
         results.append(
             {
                 k: result[k]
@@ -132,6 +132,6 @@ def test_local_runs_are_deterministic(tmp_path):
 )
 def test_stand_alone_learners_keep_dqns_update_ratio(runtime, topology, tmp_path):
     config = tiny_config(runtime, **TOPOLOGIES[topology])
-    result = Trainer(config, tmp_path / "run", live_progress=False).run()
+    result = Driver(config, tmp_path / "run", live_progress=False).run()
     # one update per update_every agent steps, less what the replay's warm-up (200 frames) holds back
     assert result["updates"] >= (result["env_frames"] - 200) // config.update_every // 2

@@ -16,7 +16,7 @@ import pytest
 from gorila.config import build_config
 from gorila.placement import WorkerId
 from gorila.records.metrics import read_metrics
-from gorila.system.trainer import Trainer
+from gorila.system.driver import Driver
 from tests.helpers import from_the_driver
 
 # (overrides, what is killed, the faults the run records). The shards sit beside the learners (the
@@ -41,7 +41,7 @@ SETUPS = {
 KILL_EVERY_FRAMES = 2_000
 
 
-def kill_in_turn(trainer: Trainer, victims: list) -> list:
+def kill_in_turn(trainer: Driver, victims: list) -> list:
     """Have the driver kill -9 each victim's process once the run has collected another
     KILL_EVERY_FRAMES frames; the list of the victims killed."""
     killed = []
@@ -64,7 +64,7 @@ def test_cartpole_preset_solves(setup, tmp_path):
     overrides, victims, expected_faults = SETUPS[setup]
     config = build_config("cartpole", overrides=overrides)
     assert len(victims) * KILL_EVERY_FRAMES < config.eval_every_frames
-    trainer = Trainer(config, tmp_path / "run", live_progress=False)
+    trainer = Driver(config, tmp_path / "run", live_progress=False)
     killed = kill_in_turn(trainer, victims)
     result = trainer.run()
     assert killed == [str(v) for v in victims], "the run ended before every victim was killed"

@@ -5,7 +5,7 @@ theta+ through the parameter server (a distributed PQN)."""
 import pytest
 
 from gorila.config import build_config
-from gorila.system.trainer import Trainer
+from gorila.system.driver import Driver
 
 SETUPS = {
     "local-1-bundle": dict(runtime="local"),
@@ -16,6 +16,6 @@ SETUPS = {
 @pytest.mark.parametrize("setup", list(SETUPS))
 def test_pqn_cartpole_preset_solves(setup, tmp_path):
     config = build_config("pqn-cartpole", overrides=SETUPS[setup])
-    result = Trainer(config, tmp_path / "run", live_progress=False).run()
+    result = Driver(config, tmp_path / "run", live_progress=False).run()
     assert result["best_eval_return_mean"] >= 475.0, result
     assert result["solved_at_frames"] <= config.total_frames

@@ -223,7 +223,7 @@ def training_done(run_dir: Path, frames: int) -> bool:
 
 
 def train_game(plan: SuitePlan, game: str, live_progress: bool | None = None) -> None:
-    from gorila.system.trainer import Trainer
+    from gorila.system.driver import Driver
 
     run_dir = plan.game_dir(game)
     if training_done(run_dir, plan.frames_per_game):
@@ -235,7 +235,7 @@ def train_game(plan: SuitePlan, game: str, live_progress: bool | None = None) ->
     else:
         fields = {**payload["config"], **plan.game_fields(game)}
         config = build_config(None, None, fields)
-    result = Trainer(config, run_dir, live_progress=live_progress, resume=payload).run()
+    result = Driver(config, run_dir, live_progress=live_progress, resume=payload).run()
     if result["interrupted"]:
         raise KeyboardInterrupt
 

@@ -13,8 +13,9 @@ from contextlib import contextmanager
 
 import ray
 
+from gorila.config.schema import split_address
 from gorila.runtime import session_guard
-from gorila.runtime.calls import ClusterError, split_address
+from gorila.runtime.calls import ClusterError
 
 CONNECT_TIMEOUT_S = 20
 # Messages up to this size travel inside the call instead of through the object store: a learner's

@@ -14,8 +14,8 @@ from gorila.evaluation import checkpoint_evaluation
 from gorila.evaluation.checkpoint_evaluation import evaluate_checkpoint
 from gorila.evaluation.protocol_env import ProtocolEnv, action_ids
 from gorila.evaluation.protocols import PROTOCOLS, trained_protocol
-from gorila.evaluation.record_starts import play_trajectory, random_policy
 from gorila.evaluation.start_points import StartPoint, save_start_points, start_points_of
+from gorila.evaluation.start_recording import play_trajectory, random_policy
 from gorila.system import agent_builders as agent_builders
 from tests.helpers import fresh_checkpoint
 

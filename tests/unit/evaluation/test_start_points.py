@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 from gorila.envs.ale_single import AtariGame
-from gorila.evaluation.record_starts import play_trajectory, random_policy, record_starts
 from gorila.evaluation.start_points import (
     StartPointError,
     Trajectory,
@@ -16,6 +15,7 @@ from gorila.evaluation.start_points import (
     save_start_points,
     start_points_source,
 )
+from gorila.evaluation.start_recording import play_trajectory, random_policy, record_starts
 
 
 @pytest.fixture(scope="module")
@@ -140,7 +140,7 @@ def test_human_play_without_a_display_is_one_clear_line(monkeypatch, tmp_path):
 
 
 def test_record_starts_from_a_checkpoint_says_so_and_refuses_another_games(monkeypatch, tmp_path):
-    import gorila.evaluation.record_starts as recording
+    import gorila.evaluation.start_recording as recording
     from tests.helpers import fresh_checkpoint
 
     run = fresh_checkpoint(tmp_path / "run")
@@ -156,7 +156,7 @@ def test_record_starts_from_a_checkpoint_says_so_and_refuses_another_games(monke
 
 def test_play_recorded_on_gymnasiums_env_replays_to_the_same_state():
     """What `--human` records (Gymnasium's env under its play utility) replays on `AtariGame`."""
-    from gorila.evaluation.record_starts import gymnasium_game
+    from gorila.evaluation.start_recording import gymnasium_game
 
     game = AtariGame("Pong")
     env = gymnasium_game(game)

@@ -102,11 +102,11 @@ def test_no_module_uses_another_modules_private_names():
 
 def test_the_private_name_check_sees_both_ways_of_reaching_a_private_name():
     code = (
-        "from gorila.system.trainer import _stop_on_signals\n"
+        "from gorila.system.driver import _stop_on_signals\n"
         "import gorila.runtime.ray as gorila_ray\n"
         "gorila_ray._probe('host:1')\n"
     )
     assert private_uses("gorila.experiments.suite.driver", ast.parse(code)) == [
-        "from gorila.system.trainer import _stop_on_signals",
+        "from gorila.system.driver import _stop_on_signals",
         "gorila_ray._probe",
     ]

@@ -32,7 +32,7 @@ def test_from_another_thread_no_handler_is_installed():
 
 @pytest.fixture
 def python_default_handlers():
-    """Python's own handlers for the test (a Trainer made and never run, earlier in this process, may
+    """Python's own handlers for the test (a Driver made and never run, earlier in this process, may
     have left gorila's in place), put back as they were afterwards."""
     before = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
     signal.signal(signal.SIGINT, signal.default_int_handler)

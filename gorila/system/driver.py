@@ -1,6 +1,6 @@
 """The driver: places the system on a runtime, hands out work, evaluates, logs and checkpoints.
 
-`Trainer.loop` is the whole run: dispatch work to idle workers (how much is `Scheduler`'s policy),
+`Driver.loop` is the whole run: dispatch work to idle workers (how much is `Scheduler`'s policy),
 wait for reports, absorb them, then do what is due (evaluate, log, checkpoint). The same loop drives
 both runtimes: on Ray every worker runs at once and reports arrive as they finish; on the local
 runtime each call runs to completion when it is made, in a fixed order. On Ray a component whose
@@ -37,7 +37,7 @@ WAIT_S = 0.2  # longest wait for a report before the periodic jobs run again
 EVALUATOR_ID = WorkerId(Kind.EVALUATOR, 0)  # the evaluator's calls, tracked beside the workers'
 
 
-class Trainer:
+class Driver:
     """One training run. Constructing it places every component on the runtime and opens the run
     directory; `run()` trains, and always releases the runtime."""
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from gorila.runtime.calls import split_address
+from gorila.config.schema import split_address
 
 
 def test_an_address_is_a_host_and_a_port():
