@@ -48,6 +48,7 @@ SETUPS = {
     ],
 }
 SOLVED = 475.0
+SHARDS = 2  # parameter shards in both setups
 
 
 def train_command(setup: str, seed: int, run_dir: Path, chaos: bool) -> list[str]:
@@ -128,6 +129,35 @@ def last_frames(run_dir: Path) -> int:
     return train[-1]["env_frames"] if train else 0
 
 
+def updates_lost(records: list[dict], shards: int) -> list[int]:
+    """Per death of parameter shards (the shard faults recorded within a second of each other), the
+    applied updates lost with it. Every update is applied by every shard, and a restored shard's counters
+    go back with its state to the driver's last copy, so what the learners made and no shard holds,
+    shards * (updates - dropped outliers) - ps_applied - ps_discarded, jumps across the death by the
+    updates lost times the shards that died. Gradients a dying learner still had in flight count too (at
+    most `max_inflight_pushes`)."""
+    dropped, points = 0, []  # (wall time, unheld updates) of each train record the shards answered for
+    for record in records:
+        if record["kind"] == "train":
+            dropped += record.get("dropped_outliers") or 0
+            if "ps_applied" in record:
+                unheld = shards * (record["updates"] - dropped) - record["ps_applied"] - record["ps_discarded"]
+                points.append((record["wall_time"], unheld))
+    deaths: list[list[float]] = []  # the fault times of each death
+    for fault in (r for r in records if r["kind"] == "fault" and r["component"].startswith("parameter shard")):
+        if deaths and fault["wall_time"] - deaths[-1][-1] <= 1.0:
+            deaths[-1].append(fault["wall_time"])
+        else:
+            deaths.append([fault["wall_time"]])
+    lost = []
+    for times in deaths:
+        before = [unheld for t, unheld in points if t < times[0]]
+        after = [unheld for t, unheld in points if t > times[-1]]
+        if before and after:
+            lost.append(max(0, after[0] - before[-1]) // len(times))
+    return lost
+
+
 def judge(records: list[dict], killed: list[dict]) -> dict:
     """What the metrics say about a chaos run: faults, the first confirmed solve, counters going back."""
     faults = [r for r in records if r["kind"] == "fault"]
@@ -153,6 +183,7 @@ def judge(records: list[dict], killed: list[dict]) -> dict:
         "solve_frames": first["env_frames"] if first else None,
         "kills_before_solve": sum(k["t"] <= first["wall_time"] for k in killed) if first else None,
         "counters_back": back,
+        "updates_lost_per_shard_death": updates_lost(records, SHARDS),
     }
 
 
@@ -170,8 +201,8 @@ def verdict(result: dict) -> bool:
 def table(results: list[dict]) -> list[str]:
     lines = [
         "| topology | kills (by kind) | faults recorded | confirmed solve | time to solve, chaos / undisturbed "
-        "| frames after last kill | counters back |",
-        "|---|---|---|---|---|---|---|",
+        "| frames after last kill | counters back | updates lost per shard death (median, max) |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for result in results:
         chaotic, calm = result["chaos"], result["undisturbed"]
@@ -185,9 +216,16 @@ def table(results: list[dict]) -> list[str]:
         lines.append(
             f"| {result['setup']} | {chaotic['kills']} ({kinds}) | {chaotic['faults']} | {solved} | {times} | "
             f"{chaotic['frames_at_end'] - chaotic['frames_at_last_kill']:,} | "
-            f"{sum(chaotic['counters_back'].values())} |"
+            f"{sum(chaotic['counters_back'].values())} | {lost_cell(chaotic.get('updates_lost_per_shard_death'))} |"
         )
     return lines
+
+
+def lost_cell(lost: list[int] | None) -> str:
+    """The table's cell of updates lost per shard death: median and max over the deaths, and how many."""
+    if not lost:
+        return "no shard death"
+    return f"{sorted(lost)[len(lost) // 2]:,}, {max(lost):,} ({len(lost)} deaths)"
 
 
 def main() -> int:

@@ -254,7 +254,7 @@ class RecordsConfig:
     save_replay: bool = False
     """Save every replay memory with each checkpoint (compressed .npz, written atomically), so that --resume continues with its experience instead of refilling it."""
     shard_backup_every_seconds: float = checked(10.0, lambda v: v > 0, "be > 0")
-    """Seconds between copies of the parameter shards' states in the run directory, which a restarted shard restores (Ray)."""
+    """Seconds between writes of the parameter shards' last copied states (shard_copy_every_seconds) to the run directory, where a shard that Ray restarts on the driver's node reads them first (Ray)."""
     track: bool = False
     """Log the same scalars as TensorBoard, and the config, to Weights & Biases (pip install 'gorila[track]'); WANDB_MODE=offline writes a local run to sync later."""
     wandb_project: str = "gorila"
@@ -276,6 +276,8 @@ class FaultsConfig:
     """A worker whose call has not returned after this long is treated as failed and restarted."""
     restart_timeout_seconds: float = checked(600.0, lambda v: v > 0, "be > 0")
     """A worker coming back from a restart (its process starting, its shards waiting for their state) has this long to answer its first call before it is ended again. After a second such deadline without an answer the run ends naming it: its process does not start again (on a cluster, most often no node with room for it). call_timeout_seconds counts from its first answer on."""
+    shard_copy_every_seconds: float = checked(1.0, lambda v: v > 0, "be > 0")
+    """Seconds between the driver's copies of the parameter shards' states, which a shard that Ray restarts is given back: a shard's death loses at most the updates it applied since the last copy (Ray)."""
     stall_seconds: float = checked(120.0, lambda v: v > 0, "be > 0")
     """A run whose frames and updates have not moved for this long is a fault of its own (Ray): recorded, and the workers whose calls are in flight restarted."""
 

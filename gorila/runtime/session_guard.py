@@ -23,6 +23,7 @@ import signal
 import subprocess
 import sys
 import time
+from typing import Callable
 
 SCAN_S = 1.0  # how often the session's processes are noted again (Ray starts workers as it goes)
 GRACE_S = 3.0  # what Ray's own fate sharing gets before the guard kills what is left
@@ -73,15 +74,25 @@ def _names(pid: int, text: str) -> bool:
 def session_processes(driver: int, session_dir: str) -> dict[int, int]:
     """pid -> start time of the driver's children naming `session_dir` (but this guard, which names it too)
     and of all their descendants."""
+    return descendants(driver, lambda pid: pid != os.getpid() and _names(pid, session_dir))
+
+
+def children(driver: int) -> set[int]:
+    """The pids of the driver's children now."""
+    return {pid for pid, (parent, _) in processes().items() if parent == driver}
+
+
+def descendants(driver: int, chosen: Callable[[int], bool]) -> dict[int, int]:
+    """pid -> start time of the driver's children that are `chosen`, and of all their descendants."""
     table = processes()
-    children: dict[int, list[int]] = {}
+    below: dict[int, list[int]] = {}
     for pid, (parent, _) in table.items():
-        children.setdefault(parent, []).append(pid)
-    found, todo = {}, [pid for pid in children.get(driver, []) if pid != os.getpid() and _names(pid, session_dir)]
+        below.setdefault(parent, []).append(pid)
+    found, todo = {}, [pid for pid in below.get(driver, []) if chosen(pid)]
     while todo:
         pid = todo.pop()
         found[pid] = table[pid][1]
-        todo.extend(children.get(pid, []))
+        todo.extend(below.get(pid, []))
     return found
 
 

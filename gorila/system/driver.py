@@ -92,7 +92,6 @@ class Driver:
             self.scheduler.restore(self.resume["scheduler"])
             self.recovery.continue_run(self.scheduler.counters.worker_steps)
         self.next_log = time.time() + config.log_every_seconds
-        self.next_backup = time.time() + config.shard_backup_every_seconds
         every = info.steps(config.checkpoint_every_frames)
         self.next_checkpoint = self.steps + every if every else np.inf
         resumed_frames = info.frames(self.steps) if self.resume else None
@@ -178,9 +177,8 @@ class Driver:
             self.recovery.check(self.pending, evaluating=evaluating, worker_steps=counters.worker_steps)
             self.recovery.watch((self.steps, counters.updates), self.pending, stopping=stopping)
             self.log()
-        if time.time() >= self.next_backup and self.runtime.restarts_components:
-            self.next_backup = time.time() + self.config.shard_backup_every_seconds
-            self.keeping.back_up_shards(self.recovery.shard_states)
+        if self.runtime.restarts_components:
+            self.keeping.copy_shards_when_due(self.recovery.shard_states)
         if self.steps >= self.next_checkpoint and self.scheduler.stop_reason is None:
             self.next_checkpoint = self.steps + self.info.steps(self.config.checkpoint_every_frames)
             self.keeping.checkpoint()

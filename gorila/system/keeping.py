@@ -8,6 +8,7 @@ it is what a resumed run continues from.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Callable
 
@@ -45,6 +46,8 @@ class RunKeeping:
         self.config, self.info, self.run_dir = config, info, run_dir
         self.calls, self.system, self.params, self.records = calls, system, params, records
         self.scheduler, self.driver_state = scheduler, driver_state
+        self.next_copy = time.time() + config.shard_copy_every_seconds
+        self.next_backup = time.time() + config.shard_backup_every_seconds
 
     def counted(self) -> dict:
         """What a train record takes from the driver: the updates, the shards' counters (none when a
@@ -62,16 +65,30 @@ class RunKeeping:
         except TimeoutError:
             return {}
 
-    def back_up_shards(self, shard_states: ShardStates) -> None:
-        """Keep the shards' states for their restarts, and write them for --resume; a round in which a
-        shard does not answer in time is skipped (each keeps its last backup)."""
+    def copy_shards_when_due(self, shard_states: ShardStates) -> None:
+        """Every `shard_copy_every_seconds`, keep the shards' states in the driver for their restarts (a
+        shard's death loses at most the updates it applied since), and every `shard_backup_every_seconds`
+        also write them to the run directory; a round in which a shard does not answer in time is
+        skipped (each keeps its last copy)."""
+        now = time.time()
+        if now < self.next_copy:
+            return
+        self.next_copy = now + self.config.shard_copy_every_seconds
+        write = now >= self.next_backup
+        if write:
+            self.next_backup = now + self.config.shard_backup_every_seconds
+        self.copy_shards(shard_states, write)
+
+    def copy_shards(self, shard_states: ShardStates, write: bool) -> None:
+        """Keep the shards' states in the driver, and write them to the run directory where `write`."""
         try:
             states = self.params.states(timeout=OBSERVE_TIMEOUT_S)
         except TimeoutError:
             return
         frames = self.info.frames(self.scheduler.counters.steps)
         shard_states.keep(states, frames)
-        save_shard_backups(self.run_dir, states, frames)
+        if write:
+            save_shard_backups(self.run_dir, states, frames)
 
     def checkpoint(self) -> Path:
         """A training checkpoint: the parameters, and all a resumed run continues from (the shards'

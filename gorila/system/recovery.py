@@ -7,9 +7,10 @@
   calls Ray refuses with the same error) are counted from Ray's own count of the worker's restarts.
 - A server (parameter shard, replay shard, evaluator) is restarted by Ray while its callers' calls
   wait and are retried. A restarted parameter shard serves no call before the driver has given it
-  the last state the driver keeps in memory (`gorila.system.shard_states`), taken every
-  `shard_backup_every_seconds`: the shard loses at most the updates of that interval, and never
-  starts again from theta_0, on whichever node Ray restarts it. A replay
+  the last state the driver keeps in memory (`gorila.system.shard_states`), copied every
+  `shard_copy_every_seconds` (1 s): the shard loses at most the updates it applied since, the restore's
+  line says from which version it goes on, and it never starts again from theta_0, on whichever node
+  Ray restarts it. A replay
   shard restores the replay saved with the last checkpoint when the run saves its replay
   (`--save-replay`), has written a checkpoint and the shard's node can read the run directory, else
   starts empty and fills again from the actors. The driver notices the restart of a replay shard or
@@ -261,7 +262,7 @@ class Recovery:
             name = server_name(self.system, restored.index)
             if restored.error:
                 raise WorkerError(f"{name} was restarted but could not be given its last state: {restored.error}")
-            given = f"restored from the driver's state at {restored.env_frames:,} frames"
+            given = f"restored from the driver's state at {restored.env_frames:,} frames, version {restored.version:,}"
             holder = self.system.holder_of(restored.index)
             if holder is not None and not self.restores_owed[restored.index]:
                 self.restarting.add(holder)  # its lost call, if any, is this death's

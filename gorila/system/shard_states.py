@@ -2,7 +2,7 @@
 
 A restarted shard would otherwise start again from theta_0 in the middle of a run wherever its node
 cannot read the driver's disk. Instead the driver keeps every shard's latest state in its own
-memory (pulled every `shard_backup_every_seconds`; at the start, theta_0's or the resumed one), and
+memory (copied every `shard_copy_every_seconds`; at the start, theta_0's or the resumed one), and
 the runtime holds a restarted shard's calls until the driver has sent it that state
 (`Role.waits_for_state`): no learner or actor ever reads a theta+ that went back to theta_0. The
 runtime asks for the state from a thread of the driver (`watch_restarts`), so a shard is restored
@@ -26,6 +26,7 @@ class Restored:
     index: int
     process: tuple  # (node, pid) of its new process
     env_frames: int  # when the state it was given was taken
+    version: int = 0  # the version of that state: the shard goes on from there
     error: str = ""
 
 
@@ -63,9 +64,9 @@ class ShardStates:
         try:
             self.calls.get([self.calls.call(self.shards[index], ShardServer.restore, states[index])])
         except Exception as error:  # told to the driver's loop, which ends the run with it
-            self._restored.put(Restored(index, process, frames, failure_reason(error)))
+            self._restored.put(Restored(index, process, frames, error=failure_reason(error)))
             return
-        self._restored.put(Restored(index, process, frames))
+        self._restored.put(Restored(index, process, frames, int(states[index]["version"])))
 
     def restored(self) -> list[Restored]:
         """The shards restored (or not) since the last call, oldest first."""

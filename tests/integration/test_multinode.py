@@ -172,7 +172,7 @@ def backed_up_cartpole(cluster, **overrides):
             checkpoint_every_frames=0,
             replay_capacity=5000,
             seed=5,
-            shard_backup_every_seconds=0.5,
+            shard_copy_every_seconds=0.5,
             log_every_seconds=0.5,
             **overrides,
         )
@@ -186,8 +186,11 @@ def test_a_killed_shard_comes_back_with_the_drivers_state_and_the_run_carries_on
     result, seen, faults = run_killing_shard_0(trainer, tmp_path / "run")
     assert seen["served_version"] >= seen["kept_version"] > 0  # its state, not theta_0's
     assert [r["component"] for r in faults] == ["parameter shard 0"]
-    restored_at = re.search(r"restored from the driver's state at ([\d,]+) frames", faults[0]["reason"])
+    restored_at = re.search(
+        r"restored from the driver's state at ([\d,]+) frames, version ([\d,]+)", faults[0]["reason"]
+    )
     assert restored_at and int(restored_at[1].replace(",", "")) >= seen["kept_frames"], faults[0]["reason"]
+    assert int(restored_at[2].replace(",", "")) >= seen["kept_version"], faults[0]["reason"]
     assert result["env_frames"] >= 8000 and result["updates"] > seen["kept_version"]
     print(f"kill -9 to serving again: {seen['served_after']:.2f} s; restored to version {seen['kept_version']}")
 
@@ -212,7 +215,7 @@ def kill_shard_0_once_kept(trainer, run_dir, seen: dict) -> None:
     """Take the shards' states into the driver's keeping and their backup files (as its periodic
     backup does), delete the files and kill -9 shard 0; then time how long until it serves again, and
     with which version."""
-    trainer.keeping.back_up_shards(trainer.recovery.shard_states)
+    trainer.keeping.copy_shards(trainer.recovery.shard_states, write=True)
     assert (run_dir / "checkpoints" / "shards" / "shard-0.pt").exists()
     shutil.rmtree(run_dir / "checkpoints" / "shards")
     kept, seen["kept_frames"] = trainer.recovery.shard_states.latest

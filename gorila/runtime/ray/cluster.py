@@ -40,6 +40,7 @@ def start_embedded(slots: float) -> None:
     when asked: they then share): servers on loopback, no dashboard, EMBEDDED_SYSTEM_CONFIG."""
     # address="local": always a Ray of our own, never the one another run on this machine
     # registered as the current cluster (joining it would share, or fail on, its resources)
+    before = session_guard.children(os.getpid())
     try:
         with signal_handlers_kept():
             context = ray.init(
@@ -52,7 +53,9 @@ def start_embedded(slots: float) -> None:
                 _system_config=dict(EMBEDDED_SYSTEM_CONFIG),
             )  # Ray adds to it
     except BaseException as error:  # Ctrl-C or SIGTERM while Ray starts: leave no half-started Ray
+        started = session_guard.descendants(os.getpid(), lambda pid: pid not in before)  # before the raylet ends
         ray.shutdown()
+        session_guard.end(started)  # its agents would outlive it by a minute (the guard is not started yet)
         if isinstance(error, SystemExit) and error.code == signal.SIGTERM:
             raise KeyboardInterrupt from error  # ray.init's own SIGTERM handler exits with the signal's number
         raise

@@ -34,11 +34,11 @@ def recovery_restoring(index: int, states: list[dict], env_frames: int) -> tuple
 
 def test_each_restore_is_one_fault_saying_what_the_shard_was_restored_to():
     _, states, _ = shards_and_states()
+    states[1] = {**states[1], "version": 1_345}  # the shard goes on from the copy's version
     recovery, records = recovery_restoring(1, states, 12_800)
     recovery.record_restores({})
-    assert records == [
-        ("parameter shard 1", "parameter shard 1 was restarted (restored from the driver's state at 12,800 frames)", 1)
-    ]
+    line = "parameter shard 1 was restarted (restored from the driver's state at 12,800 frames, version 1,345)"
+    assert records == [("parameter shard 1", line, 1)]
     recovery.record_restores({})
     assert len(records) == 1  # recorded once
 
@@ -84,7 +84,10 @@ def test_a_worker_and_the_shards_it_serves_die_as_one_event_whichever_is_seen_fi
     recovery.shard_states.give_back(0, ("node", 9))
     recovery.shard_states.give_back(1, ("node", 9))
     recovery.record_restores({})
-    assert len(records) == 3 and lines[-1] == "parameter shard 1 restored from the driver's state at 6,400 frames"
+    assert (
+        len(records) == 3
+        and lines[-1] == "parameter shard 1 restored from the driver's state at 6,400 frames, version 1"
+    )
     # a shard's restore first: the learner's death (and both shards) now; its lost call then adds nothing
     recovery, runtime, learner, records, _ = recovery_with_a_learner_serving_both_shards(states)
     runtime.counted[id(learner)] = 1

@@ -32,7 +32,7 @@ def test_a_restarted_shard_is_given_the_last_state_kept_and_the_driver_is_told()
     kept.give_back(1, ("node", 42))
     assert shards[1].version == 7 and torch.equal(shards[1].theta, states[1]["theta"])
     assert shards[0].version == 0  # only the restarted one
-    assert kept.restored() == [Restored(1, ("node", 42), 300)] and kept.restored() == []
+    assert kept.restored() == [Restored(1, ("node", 42), 300, version=7)] and kept.restored() == []
 
 
 def test_a_state_that_does_not_fit_is_reported_not_raised_in_the_watchs_thread():
