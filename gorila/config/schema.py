@@ -12,9 +12,8 @@ import functools
 from dataclasses import dataclass, fields
 
 from gorila.config.presets import PRESETS, preset_for_env
+from gorila.config.rules import MAX_SEED, NETWORKS
 from gorila.config.sections import (
-    MAX_SEED,
-    NETWORKS,
     AtariConfig,
     DQNConfig,
     ExperimentConfig,

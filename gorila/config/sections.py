@@ -1,5 +1,5 @@
 """The sections of an experiment's config, one typed dataclass each, a docstring and a rule per field
-(`checked`). `Config` (`gorila.config.schema`) is all of them at once; the CLI groups its flags by them,
+(`gorila.config.rules.checked`). `Config` (`gorila.config.schema`) is all of them at once; the CLI groups its flags by them,
 a component is given the section it reads (`Config.section`), and config.yaml stays one flat mapping."""
 
 from __future__ import annotations
@@ -7,16 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, ClassVar, Literal
 
+from gorila.config.rules import MAX_SEED, NETWORKS, checked
 from gorila.envs.atari_constants import MAX_EPISODE_FRAMES
 from gorila.plugins import is_reference
-
-MAX_SEED = 2**30 - 1
-NETWORKS = ("auto", "mlp", "nature_cnn", "minatar_cnn")
-
-
-def checked(default, check: Callable[[object], bool], must: str):
-    """A field whose value must pass `check`; `must` completes the error "KEY must ..., got VALUE"."""
-    return field(default=default, metadata={"rule": (check, must)})
 
 
 @dataclass
