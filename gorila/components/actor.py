@@ -1,8 +1,9 @@
 """The Gorila actor: steps its environment copies with an epsilon-greedy copy of the Q-network.
 
 Each step writes one entry per environment copy to replay (the newest frame of s_t, a_t, r_t, and the
-terminal / episode-end flags), refreshing the network from theta+ every `sync_every` agent steps (the config's `actor_sync_every`).
-Its builder (`gorila.system.agent_builders`) reads the config and hands it each setting.
+terminal / episode-end flags), refreshing the network from theta+ every `sync_every` agent steps (the
+config's `actor_sync_every`). Its builder (`gorila.system.agent_builders`) reads the config and hands it
+each setting.
 """
 
 from __future__ import annotations
