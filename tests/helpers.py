@@ -4,11 +4,13 @@
 `store_final_evaluation`: a suite game's final evaluation result file, as `gorila evaluate` writes it.
 `from_the_driver`: an event (a kill, say) made by a run's own driver loop as soon as it is due.
 `CARTPOLE_INFO`, `ATARI_INFO`, `MINATAR_INFO`: the shapes of those environments, as the driver reads them.
+`ray_cluster`: a Ray cluster of several nodes on this machine, joined by this process, for as long as a test needs it.
 `in_session`, `wait_for`: the live processes of a session (a driver started in one, with its Ray), and a
 poll until a condition holds."""
 
 import json
 import time
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 from typing import Callable
@@ -93,3 +95,22 @@ def wait_for(condition, timeout: float, poll: float = 0.2) -> bool:
             return False
         time.sleep(poll)
     return True
+
+
+@contextmanager
+def ray_cluster(nodes: int):
+    """A Ray cluster of `nodes` nodes (raylets on this machine: `ray.cluster_utils.Cluster`), one CPU
+    each, the first its head, joined by this process; shut down on leaving."""
+    import ray
+    from ray.cluster_utils import Cluster
+
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
+    for _ in range(nodes - 1):
+        cluster.add_node(num_cpus=1)
+    cluster.wait_for_nodes()
+    ray.init(address=cluster.address, log_to_driver=False)
+    try:
+        yield cluster
+    finally:
+        ray.shutdown()
+        cluster.shutdown()

@@ -117,6 +117,11 @@ def validate(config: Config) -> Config:
         raise ConfigError(
             "algorithm pqn runs in bundles only (each actor's rollouts go to its own learner); drop --no-bundled"
         )
+    if config.max_bundles and not (config.bundled and config.runtime == "ray" and config.max_bundles >= config.actors):
+        raise ConfigError(
+            f"max_bundles={config.max_bundles} grows a bundled Ray run from its actors={config.actors} bundles: "
+            "it needs bundled mode, --runtime ray and max_bundles >= actors (0 turns it off)"
+        )
     if config.address and config.address != "auto":
         try:
             split_address(config.address)

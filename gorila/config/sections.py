@@ -77,6 +77,8 @@ class TopologyConfig:
     """N_replay: shards of the global replay (ignored for local replay)."""
     bundled: bool = True
     """Bundled mode (the paper's experiments): each bundle is one actor, its local replay and one learner; needs actors == learners and local replay."""
+    max_bundles: int = checked(0, lambda v: v >= 0, "be >= 0")
+    """Grow a bundled Ray run up to this many bundles as its cluster gains room (a node joins, CPUs are freed): one more whenever a bundle's worker_cpus are free; 0 keeps `actors`. A bundle that joins starts with an empty replay memory, reads theta+ and holds no parameter shard."""
     envs_per_actor: int = checked(1, lambda v: v >= 1, "be >= 1")
     """Environment copies each actor steps at once with one batched forward pass."""
 

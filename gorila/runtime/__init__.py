@@ -3,7 +3,7 @@
 What a runtime offers is the `Runtime` protocol (`gorila.runtime.protocol`): `place(role, make, *args)`
 (build `make(*args)` for a component of that `gorila.placement.Role`, here or in its own process),
 `calls` (`gorila.runtime.calls`), and the lifecycle the driver uses: `wait_ready`, `where`,
-`processes`, `restarts`, `restart`, `watch_restarts`, `shutdown`.
+`processes`, `restarts`, `restart`, `free_cpus`, `lost_nodes`, `watch_restarts`, `shutdown`.
 """
 
 from __future__ import annotations

@@ -40,6 +40,12 @@ class LocalRuntime:
     def restart(self, handle) -> None:
         raise RuntimeError("the local runtime cannot restart a component")
 
+    def free_cpus(self) -> float:
+        return 0.0  # one process: nothing more is ever placed
+
+    def lost_nodes(self) -> set[str]:
+        return set()  # one process, on this machine
+
     def watch_restarts(self, handles, restored) -> None:
         """Nothing here is ever restarted, so nothing ever waits for its state."""
 

@@ -46,6 +46,12 @@ class Runtime(Protocol):
     def restart(self, handle) -> None:
         """End a component that stopped answering, so that it starts again."""
 
+    def free_cpus(self) -> float:
+        """CPUs the cluster has free for another component now."""
+
+    def lost_nodes(self) -> set[str]:
+        """The nodes that have left the cluster (every process on them gone with them)."""
+
     def watch_restarts(self, handles, restored: Callable[[int, tuple], None]) -> None:
         """Call `restored(index, (node, pid))` when a restarted process of `handles[index]` waits for its state."""
 

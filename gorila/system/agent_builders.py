@@ -39,7 +39,8 @@ def learner_device(config: Config) -> str:
 def final_epsilon(config: Config, index: int) -> float:
     """Where actor `index`'s epsilon settles: its Ape-X ladder rung, or epsilon_end for all."""
     if config.epsilon_ladder and config.actors > 1:
-        return dqn.epsilon_ladder(index, config.actors, config.ladder_base, config.ladder_alpha)
+        # a bundle that joined a growing run (max_bundles) takes the rung of a first one
+        return dqn.epsilon_ladder(index % config.actors, config.actors, config.ladder_base, config.ladder_alpha)
     return config.epsilon_end
 
 

@@ -24,6 +24,7 @@ from gorila.runtime import make_runtime
 from gorila.runtime.calls import WorkerError, failure_reason
 from gorila.system.builders import first_shard_states, parameter_client, replay_warmup
 from gorila.system.evaluations import Evaluations
+from gorila.system.growth import Growth
 from gorila.system.keeping import RunKeeping
 from gorila.system.preflight import run_checks
 from gorila.system.recovery import Recovery
@@ -112,6 +113,10 @@ class Driver:
         )
         if self.resume:
             self.evaluations.rule.restore(self.resume["evaluations"])
+        counters, say = self.scheduler.counters, self.records.say
+        self.growth = (
+            Growth(config, info, self.runtime, self.system, counters.worker_steps, say) if config.max_bundles else None
+        )
 
     @property
     def steps(self) -> int:
@@ -139,7 +144,7 @@ class Driver:
         now = time.time()
         for worker in self.scheduler.dispatch_order(self.system.workers):
             handle = self.system.workers[worker]
-            idle = worker not in busy and not self.recovery.resting(worker, now)
+            idle = worker not in busy and not self.recovery.resting(worker, now) and worker not in self.recovery.room
             budget = self.scheduler.budget(worker) if idle else 0
             if budget > 0:
                 self.scheduler.started(worker, budget)
@@ -174,8 +179,14 @@ class Driver:
         if time.time() >= self.next_log:
             evaluating = any(job.worker == EVALUATOR_ID for job in self.pending.values())
             counters, stopping = self.scheduler.counters, self.scheduler.stop_reason is not None
-            self.recovery.check(self.pending, evaluating=evaluating, worker_steps=counters.worker_steps)
+            for job in self.recovery.check(self.pending, evaluating=evaluating, worker_steps=counters.worker_steps):
+                self.scheduler.failed(job.worker, job.budget)  # set aside: its work goes to the others
+            for future, job in self.recovery.returned():  # back: its call's report counts as any other
+                self.scheduler.started(job.worker, job.budget)
+                self.pending[future] = job
             self.recovery.watch((self.steps, counters.updates), self.pending, stopping=stopping)
+            if self.growth is not None and not stopping:
+                self.growth.look()
             self.log()
         if self.runtime.restarts_components:
             self.keeping.copy_shards_when_due(self.recovery.shard_states)

@@ -23,9 +23,12 @@
 - A worker whose call has not returned within `call_timeout_seconds` is ended, and so restarted; one
   coming back from a restart has `restart_timeout_seconds` for its first call (a process that starts,
   builds its environments and waits for its shards' states is not a hung one). One that has not
-  answered after two such deadlines in a row ends the run with an error naming it: its process does
-  not start again (on a cluster, most often a node lost and no other with room for it), and waiting
-  longer would stand the run still without end.
+  answered by then is set aside (`gorila.system.waiting_room`): on a cluster its process most often
+  waits for room after a node was lost, and the run goes on smaller until Ray places it. A worker that
+  serves parameter shards cannot be done without: it is restarted once more, and after a second such
+  deadline the run ends with an error naming it, as it does when every worker of a kind waits.
+- A component lost with its node (a machine removed, crashed or preempted: every process on it at
+  once) is recorded as such, one line per component.
 - A run whose frames and updates stand still for `stall_seconds` (while it is not stopping) is a
   fault of its own, whatever the cause: recorded, and every worker with a call in flight ended, and
   so restarted. A run that keeps standing still thus spends its allowance and gives up.
@@ -41,11 +44,12 @@ from collections import Counter
 from dataclasses import replace
 from typing import Callable
 
-from gorila.core import ActorWorker
+from gorila.core import ActorWorker, Worker
 from gorila.placement import Kind, WorkerId
 from gorila.runtime.calls import WorkerError
 from gorila.system.faults import FaultBudget, not_back, restart_consequence, restarted_while_idle, server_name
 from gorila.system.shard_states import ShardStates
+from gorila.system.waiting_room import WaitingRoom
 
 RESTART_WAIT_S = 1.0  # a worker whose process was lost is asked again after this long
 # How long the periodic look at the servers' processes waits for each to say where it runs: a server
@@ -82,6 +86,11 @@ class Recovery:
         self.overdue: Counter = Counter()  # restart deadlines each worker has passed since it last answered
         self.restores_owed: Counter = Counter()  # held shards recorded dead with their worker, not yet restored
         self.server_processes = runtime.processes(system.servers())
+        workers = list(system.workers)
+        self.worker_nodes = dict(zip(workers, self.nodes_of(workers)))  # where each worker last ran
+        look = lambda worker: self.calls.call(system.workers[worker], Worker.run, 0)  # a call of no work
+        self.room = WaitingRoom(self.calls, system.workers, look)  # workers set aside till Ray places them
+        self.restarting_since: dict[WorkerId, float] = {}  # when each restarting worker was lost
         self.progress, self.moved_at = None, time.time()  # (steps, updates) last seen, and since when
         self.shard_states = ShardStates(runtime, system.shards, *(shard_states or (None, 0)))
 
@@ -95,7 +104,8 @@ class Recovery:
         let the restarted worker continue from `steps` (its epsilon)."""
         seen = worker in self.restarting  # lost before, and no call has succeeded since
         self.restarting.add(worker)
-        what = f"{worker} died ({type(getattr(error, 'cause', None) or error).__name__})"
+        self.restarting_since.setdefault(worker, time.time())
+        what = f"{worker} {self.died(self.worker_nodes.get(worker))} ({type(getattr(error, 'cause', None) or error).__name__})"
         if worker.role is Kind.EVALUATOR:
             if not seen:
                 self.fault(str(worker), what)
@@ -120,6 +130,8 @@ class Recovery:
             return
         known = self.worker_processes.get(worker)
         self.worker_processes[worker] = process
+        if known != process and (known is not None or worker not in self.worker_nodes):  # new, or restarted
+            self.worker_nodes[worker] = self.nodes_of([worker])[0]
         if known is None or known == process or recorded:
             return
         if self.account(worker, restarted_while_idle(worker), at_least=0, unknown=1):
@@ -140,6 +152,15 @@ class Recovery:
             self.held_shards_died(worker)
         self.deaths[worker] = max(self.deaths[worker] + new, counted or 0)
         return new
+
+    def nodes_of(self, workers: list) -> list:
+        """The node each of `workers` runs on (None where it does not say in time)."""
+        processes = self.runtime.processes([self.system.workers[w] for w in workers], timeout=LOOK_TIMEOUT_S)
+        return [process[0] if process else None for process in processes]
+
+    def died(self, node: str | None) -> str:
+        """'died', or 'was lost with its node N' when the node it ran on has left the cluster."""
+        return f"was lost with its node {node[:8]}" if node in self.runtime.lost_nodes() else "died"
 
     def held_shards_died(self, worker: WorkerId) -> None:
         """Record the parameter shards served in `worker`'s process as dead with it (one event with the
@@ -164,22 +185,16 @@ class Recovery:
             return None
         return self.calls.call(self.system.workers[worker], ActorWorker.continue_from, steps)
 
-    def check(self, pending: dict, evaluating: bool, worker_steps: dict) -> None:
-        """Restart workers past their deadline (their call then fails as a lost one); record servers
-        that Ray restarted since the last look, and workers whose deaths no call saw (they continue
-        from their `worker_steps`). `pending` maps futures to jobs."""
+    def check(self, pending: dict, evaluating: bool, worker_steps: dict) -> list:
+        """Restart workers past their deadline (their call then fails as a lost one), or set aside one
+        that has not come back from a restart; record servers that Ray restarted since the last look,
+        and workers whose deaths no call saw (they continue from their `worker_steps`). `pending` maps
+        futures to jobs; the jobs set aside (taken out of `pending`) are returned, their work to be
+        handed out again."""
         if not self.runtime.restarts_components:
-            return
+            return []
         now = time.time()
-        for future, job in list(pending.items()):
-            if job.worker.role is not Kind.EVALUATOR and now - job.since > self.deadline(job.worker):
-                restarting = job.worker in self.restarting
-                self.overdue[job.worker] += restarting
-                if self.overdue[job.worker] > 1:
-                    raise WorkerError(not_back(job.worker, now - job.since, self.config))
-                since = " since its restart" if restarting else ""
-                self.say(f"{job.worker} has not answered for {now - job.since:.0f} s{since}: restarting it")
-                self.end(pending, future, now)
+        set_aside = self.check_workers(pending, now)
         self.record_unseen_restarts(pending, worker_steps)
         self.record_restores(worker_steps)
         servers = self.system.servers()
@@ -189,11 +204,62 @@ class Recovery:
         for index, (before, running) in enumerate(zip(self.server_processes, processes)):
             restored = index < len(self.system.shards)  # a parameter shard: recorded by record_restores
             if running is not None and before is not None and running != before and not restored:
-                name = server_name(self.system, index)
-                self.fault(name, f"{name} was restarted ({restart_consequence(name, self.config.save_replay)})")
+                name, how = server_name(self.system, index), self.died(before[0]).replace("died", "was restarted")
+                self.fault(name, f"{name} {how} ({restart_consequence(name, self.config.save_replay)})")
         self.server_processes[: len(processes)] = [
             now or before for before, now in zip(self.server_processes, processes)
         ]
+        return set_aside
+
+    def check_workers(self, pending: dict, now: float) -> list:
+        """Restart each worker whose call is past its deadline, or set it aside when it is not back from
+        a restart by then: one whose call waits on its restart, or whose calls Ray keeps refusing (a
+        worker serving shards, which cannot be set aside, ends the run after twice the deadline). The
+        jobs of the calls set aside, taken out of `pending`."""
+        for worker in self.restarting:
+            self.restarting_since.setdefault(worker, now)
+        self.restarting_since = {w: t for w, t in self.restarting_since.items() if w in self.restarting}
+        set_aside, busy = [], {job.worker for job in pending.values()}
+        for worker, since in list(self.restarting_since.items()):  # its calls refused, none waiting
+            if worker in busy or worker in self.room or worker.role is Kind.EVALUATOR:
+                continue
+            if not self.system.held.get(worker) and now - since > self.deadline(worker):
+                self.set_aside(worker, None, None, now - since)
+            elif now - since > 2 * self.deadline(worker):
+                raise WorkerError(not_back(worker, now - since, self.config))
+        for future, job in list(pending.items()):
+            if job.worker.role is not Kind.EVALUATOR and now - job.since > self.deadline(job.worker):
+                restarting = job.worker in self.restarting
+                if restarting and not self.system.held.get(job.worker):  # its call waits on its restart
+                    set_aside.append(pending.pop(future))
+                    self.set_aside(job.worker, future, job, now - job.since)
+                    continue
+                self.overdue[job.worker] += restarting
+                if self.overdue[job.worker] > 1:
+                    raise WorkerError(not_back(job.worker, now - job.since, self.config))
+                since = " since its restart" if restarting else ""
+                self.say(f"{job.worker} has not answered for {now - job.since:.0f} s{since}: restarting it")
+                self.end(pending, future, now)
+        return set_aside
+
+    def set_aside(self, worker: WorkerId, future, job, seconds: float) -> None:
+        """Set `worker` aside (its process waits for room), with its call in flight, if any; WorkerError
+        when no worker of its kind is left at work."""
+        line = self.room.set_aside(worker, future, job)
+        self.say(
+            f"{worker} has not come back {seconds:.0f} s after it was lost: most often no node has room for it "
+            f"({self.config.worker_cpus:g} CPU); {line}"
+        )
+        if self.room.nobody_left():
+            raise WorkerError(not_back(worker, seconds, self.config))
+
+    def returned(self) -> list:
+        """The (future, job) of each worker set aside whose call has now answered: it is back at work."""
+        back = self.room.back()
+        for _, job in back:
+            self.restarting_since.pop(job.worker, None)
+            self.say(f"{job.worker} is back: {self.room.at_work(job.worker.role)} at work")
+        return back
 
     def settle(self, worker_steps: dict) -> None:
         """At the end of the loop (no call in flight): record the deaths that Ray has counted or the
@@ -214,7 +280,7 @@ class Recovery:
         restarting until a call of it succeeds: a call refused meanwhile is no further death unless Ray
         counts one. A worker with a call in flight is left to that call, which fails if its process died."""
         busy = {job.worker for job in pending.values()}
-        workers = [worker for worker in self.system.workers if worker not in busy and worker not in self.ended]
+        workers = [w for w in self.system.workers if w not in busy and w not in self.ended and w not in self.room]
         for worker in workers:
             if self.account(worker, restarted_while_idle(worker), at_least=0):
                 # no call has succeeded since: one that Ray refuses while it restarts is this death's
@@ -226,7 +292,8 @@ class Recovery:
         `stall_seconds`, record a fault and end every worker with a call in flight (Ray restarts it)."""
         now = time.time()
         # a worker coming back from a restart is recovery under way, not a stall (its call has its timeout)
-        if progress != self.progress or stopping or self.restarting or not self.runtime.restarts_components:
+        coming_back = any(worker not in self.room for worker in self.restarting)
+        if progress != self.progress or stopping or coming_back or not self.runtime.restarts_components:
             self.progress, self.moved_at = progress, now
             return
         still = now - self.moved_at
@@ -274,7 +341,8 @@ class Recovery:
                 self.restores_owed[restored.index] -= 1
                 self.say(f"{name} {given}")
             else:
-                self.fault(name, f"{name} was restarted ({given})")
+                how = self.died((self.server_processes[restored.index] or ("",))[0]).replace("died", "was restarted")
+                self.fault(name, f"{name} {how} ({given})")
 
     def fault(self, component: str, what: str) -> None:
         """Count and record one failure (WorkerError once max_failures is spent)."""

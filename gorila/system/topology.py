@@ -187,6 +187,8 @@ def describe_topology(config: Config) -> str:
         shape = f"{plural(config.actors, 'PQN bundle')} (actor --rollouts--> learner, no replay)"
     elif config.bundled:
         shape = f"{plural(config.actors, 'bundle')} (actor + local replay + learner)"
+        if config.max_bundles > config.actors:
+            shape += f", up to {config.max_bundles} as the cluster gains room"
     else:
         replay = f"global replay ({config.replay_shards} shards)" if config.replay == "global" else "local replays"
         shape = f"{config.actors} actors -> {replay} -> {config.learners} learners"

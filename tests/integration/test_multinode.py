@@ -18,7 +18,6 @@ import numpy as np
 import pytest
 import ray
 import ray.cloudpickle
-from ray.cluster_utils import Cluster
 
 from gorila.config import build_config
 from gorila.core import ShardServer
@@ -32,7 +31,7 @@ from gorila.system import builders, topology
 from gorila.system.builders import initial_parameters
 from gorila.system.driver import Driver
 from gorila.system.shard_states import ShardStates
-from tests.helpers import from_the_driver
+from tests.helpers import from_the_driver, ray_cluster
 
 # The shard below is built inside Ray's worker processes, which cannot import this test module.
 ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
@@ -40,13 +39,8 @@ ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 @pytest.fixture(scope="module")
 def cluster():
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
-    cluster.add_node(num_cpus=1)
-    cluster.wait_for_nodes()
-    ray.init(address=cluster.address, log_to_driver=False)
-    yield cluster
-    ray.shutdown()
-    cluster.shutdown()
+    with ray_cluster(nodes=2) as cluster:
+        yield cluster
 
 
 def test_two_bundles_on_two_nodes(cluster, tmp_path):

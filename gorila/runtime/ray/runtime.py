@@ -130,6 +130,14 @@ class RayRuntime:
         """End a component that stopped answering; Ray starts it again."""
         ray.kill(handle.handle, no_restart=False)
 
+    def free_cpus(self) -> float:
+        """The CPUs free on the cluster's nodes (Ray's view, a moment behind its placements)."""
+        return ray.available_resources().get("CPU", 0.0)
+
+    def lost_nodes(self) -> set[str]:
+        """The cluster's nodes that Ray reports dead (removed, crashed or preempted)."""
+        return {node["NodeID"] for node in ray.nodes() if not node["Alive"]}
+
     def watch_restarts(self, handles, restored: Callable[[int, tuple], None]) -> None:
         """Until shutdown, call `restored(index, (node, pid))` from a thread of this process as soon as
         a restarted process of `handles[index]` (of a role that waits for its state) waits for it:
