@@ -33,6 +33,10 @@ import os
 # Keeps every server of an embedded Ray (and of ray.cluster_utils clusters) on 127.0.0.1; must be
 # set before Ray starts its processes. Ray 2.x otherwise binds to all interfaces.
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+# Ray's failure handler (absl's) takes SIGTERM in the driver from the moment its core worker starts
+# until Python's handler is put back: a SIGTERM then aborted the run (exit -6) with a stack dump,
+# instead of stopping it with a final checkpoint. Read when Ray is imported, as the line above.
+os.environ.setdefault("RAY_DISABLE_FAILURE_SIGNAL_HANDLER", "1")
 
 from gorila.runtime.ray.cluster import cancel, connect, disconnect, join_cluster, remote_task, start_embedded  # noqa: E402
 from gorila.runtime.ray.handles import NamedActor, RayCalls  # noqa: E402

@@ -42,7 +42,7 @@ def start_embedded(slots: float) -> None:
     # registered as the current cluster (joining it would share, or fail on, its resources)
     before = session_guard.children(os.getpid())
     try:
-        with signal_handlers_kept():
+        with stops_deferred():
             context = ray.init(
                 address="local",
                 num_cpus=max(os.cpu_count() or 1, int(slots + 0.999)),
@@ -52,14 +52,36 @@ def start_embedded(slots: float) -> None:
                 logging_level="ERROR",
                 _system_config=dict(EMBEDDED_SYSTEM_CONFIG),
             )  # Ray adds to it
-    except BaseException as error:  # Ctrl-C or SIGTERM while Ray starts: leave no half-started Ray
+    except BaseException:  # Ctrl-C or SIGTERM while Ray started, or a failed start: leave no Ray behind
         started = session_guard.descendants(os.getpid(), lambda pid: pid not in before)  # before the raylet ends
         ray.shutdown()
         session_guard.end(started)  # its agents would outlive it by a minute (the guard is not started yet)
-        if isinstance(error, SystemExit) and error.code == signal.SIGTERM:
-            raise KeyboardInterrupt from error  # ray.init's own SIGTERM handler exits with the signal's number
         raise
     session_guard.start(context.address_info["session_dir"])  # its processes end with this one, even on kill -9
+
+
+@contextmanager
+def stops_deferred():
+    """Around the start of an embedded Ray (in the main thread): Ctrl-C and SIGTERM are only noted until
+    ray.init returns, then raised as KeyboardInterrupt; the handlers set before are in force again.
+    Interrupted half-way, ray.init left a core worker half-built, and ending it crashed the process
+    (exit -11); nor does ray.init set its own SIGTERM handler meanwhile (it exits mid-start)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    asked: list[int] = []
+    with signal_handlers_kept():
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, lambda signum, frame: asked.append(signum))
+        utils = ray._private.utils
+        ray_sets = utils.set_sigterm_handler
+        utils.set_sigterm_handler = lambda handler: None  # a private hook of Ray 2.x: see the docstring
+        try:
+            yield
+        finally:
+            utils.set_sigterm_handler = ray_sets
+    if asked:
+        raise KeyboardInterrupt
 
 
 @contextmanager
