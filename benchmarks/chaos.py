@@ -76,12 +76,13 @@ def undisturbed(setup: str, seed: int, folder: Path) -> dict:
     run_dir = folder / f"{setup}-undisturbed"
     with open(folder / f"{setup}-undisturbed.out", "w") as log:
         process = subprocess.run(train_command(setup, seed, run_dir, chaos=False), stdout=log, stderr=subprocess.STDOUT)
+    return undisturbed_summary(run_dir, process.returncode)
+
+
+def undisturbed_summary(run_dir: Path, rc: int) -> dict:
+    """An undisturbed run's exit code and confirmed solve."""
     summary = next((r for r in read_metrics(run_dir) if r["kind"] == "summary"), {})
-    return {
-        "rc": process.returncode,
-        "solve_s": summary.get("solved_at_seconds"),
-        "solve_frames": summary.get("solved_at_frames"),
-    }
+    return {"rc": rc, "solve_s": summary.get("solved_at_seconds"), "solve_frames": summary.get("solved_at_frames")}
 
 
 def chaos(setup: str, seed: int, folder: Path, kills: int, every: tuple[float, float], grace: float) -> dict:
@@ -105,6 +106,12 @@ def chaos(setup: str, seed: int, folder: Path, kills: int, every: tuple[float, f
         print(
             f"  {setup}: kill {len(killed)}/{kills} at {killed[-1]['t']:.0f} s: {victims[pid]} (pid {pid})", flush=True
         )
+    return after_the_last(driver, run_dir, killed, grace)
+
+
+def after_the_last(driver: subprocess.Popen, run_dir: Path, events: list[dict], grace: float) -> dict:
+    """Once the last kill (or node loss) of `events` is made: let the run go on for `grace` seconds, stop
+    it with SIGINT (a clean stop, with a final checkpoint) and judge it."""
     frames_at_last_kill = last_frames(run_dir)
     time.sleep(grace)
     alive = driver.poll() is None
@@ -116,7 +123,7 @@ def chaos(setup: str, seed: int, folder: Path, kills: int, every: tuple[float, f
         driver.kill()
         rc = "killed: no clean stop within 300 s"
     return {
-        **judge(read_metrics(run_dir), killed),
+        **judge(read_metrics(run_dir), events),
         "rc": rc,
         "alive_at_end": alive,
         "frames_at_last_kill": frames_at_last_kill,

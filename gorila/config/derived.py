@@ -10,10 +10,16 @@ def learner_processes(config) -> int:
     return config.actors if config.bundled else config.learners
 
 
+def shards_beside_learners(config) -> bool:
+    """Do the parameter shards run in the learners' processes? Shard placement `learners`, or `auto` on
+    one machine (apart on a cluster joined by address, so that a node lost takes no shard's only home)."""
+    return config.shard_placement == "learners" or (config.shard_placement == "auto" and not config.address)
+
+
 def shard_holders(config) -> int:
     """How many learner processes hold the parameter shards beside their own work (shard placement
     `learners`): min(N_learn, N_param), shard i in holder i mod that number; 0 where the shards run apart."""
-    return min(learner_processes(config), config.param_shards) if config.shard_placement == "learners" else 0
+    return min(learner_processes(config), config.param_shards) if shards_beside_learners(config) else 0
 
 
 AUTO_STALENESS_FLOOR = 100  # the auto threshold for few learners: the constant of earlier versions

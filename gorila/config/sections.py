@@ -69,8 +69,8 @@ class TopologyConfig:
     """N_learn: number of learners computing gradients."""
     param_shards: int = checked(1, lambda v: v >= 1, "be >= 1")
     """N_param: parameter-server shards, each owning one contiguous slice of theta+."""
-    shard_placement: Literal["learners", "apart"] = "learners"
-    """Where the parameter shards run: `learners` (shard i beside learner i mod N_learn) or `apart` (each in a process of its own, the paper's layout). Beside a learner, a shard keeps its slice of theta+ and its optimizer's moments on that learner's device, so that its slice of every gradient and of theta+ never travels (other processes reach it by message). Shards apply the gradients either way."""
+    shard_placement: Literal["auto", "learners", "apart"] = "auto"
+    """Where the parameter shards run: `learners` (shard i beside learner i mod N_learn), `apart` (each in a process of its own, the paper's layout) or `auto`: beside the learners on one machine, apart on a cluster joined with --address, where a node lost with a learner would otherwise take its shards with it and no learner could go on without them. Beside a learner, a shard keeps its slice of theta+ and its optimizer's moments on that learner's device, so that its slice of every gradient and of theta+ never travels (other processes reach it by message). Shards apply the gradients either way."""
     replay: Literal["local", "global"] = "local"
     """Replay memory: `local` (one per actor) or `global` (N_replay shards shared by all actors)."""
     replay_shards: int = checked(1, lambda v: v >= 1, "be >= 1 (a global replay needs at least one shard)")

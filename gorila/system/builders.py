@@ -22,7 +22,7 @@ from gorila.components.replay import ReplayMemory
 from gorila.components.replay.priorities import PriorityRule
 from gorila.components.replay.routing import ReplayWriter, Route
 from gorila.config import Config, ConfigError
-from gorila.config.derived import staleness_limit, synchronous_refresh
+from gorila.config.derived import shards_beside_learners, staleness_limit, synchronous_refresh
 from gorila.core import MinibatchSource, TransitionSink
 from gorila.messages import EnvInfo
 from gorila.records.checkpoints import load_shard_backup
@@ -48,7 +48,7 @@ def parameter_bounds(config: Config, size: int) -> list[tuple[int, int]]:
 def shard_device(config: Config) -> str:
     """Where a shard keeps its slice and its optimizer's moments: beside the learners (`shard_placement:
     learners`), on their device; apart, on the CPU of its own process."""
-    return learner_device(config) if config.shard_placement == "learners" else "cpu"
+    return learner_device(config) if shards_beside_learners(config) else "cpu"
 
 
 def planned_updates(config: Config, info: EnvInfo) -> int:

@@ -128,6 +128,8 @@ class Driver:
         while True:
             raise_if_stop_asked()
             self.dispatch()
+            if self.scheduler.stop_reason is not None:
+                self.drop_calls_of_lost_workers()
             if not self.pending:
                 if self.scheduler.stop_reason is not None:
                     return
@@ -149,6 +151,14 @@ class Driver:
             if budget > 0:
                 self.scheduler.started(worker, budget)
                 self.pending[self.calls.call(handle, Worker.run, budget)] = Job(worker, budget, time.time())
+
+    def drop_calls_of_lost_workers(self) -> None:
+        """A stopping run waits for no call of a worker that was lost and has not answered since (on a
+        cluster it may wait for room for a long time): its work, at most one chunk, is not counted."""
+        for future, job in list(self.pending.items()):
+            if job.worker != EVALUATOR_ID and job.worker in self.recovery.restarting:
+                del self.pending[future]
+                self.scheduler.failed(job.worker, job.budget)
 
     def absorb(self, future) -> None:
         """Take one finished call's result. A component whose code raised ends the run with a
@@ -181,9 +191,10 @@ class Driver:
             counters, stopping = self.scheduler.counters, self.scheduler.stop_reason is not None
             for job in self.recovery.check(self.pending, evaluating=evaluating, worker_steps=counters.worker_steps):
                 self.scheduler.failed(job.worker, job.budget)  # set aside: its work goes to the others
-            for future, job in self.recovery.returned():  # back: its call's report counts as any other
+            for future, job in self.recovery.room.back():  # back: its call's report counts as any other
                 self.scheduler.started(job.worker, job.budget)
                 self.pending[future] = job
+                self.recovery.continue_from(job.worker, counters.worker_steps[job.worker])  # its epsilon
             self.recovery.watch((self.steps, counters.updates), self.pending, stopping=stopping)
             if self.growth is not None and not stopping:
                 self.growth.look()

@@ -22,13 +22,9 @@
   what state it was given, without another fault.
 - A worker whose call has not returned within `call_timeout_seconds` is ended, and so restarted; one
   coming back from a restart has `restart_timeout_seconds` for its first call (a process that starts,
-  builds its environments and waits for its shards' states is not a hung one). One that has not
-  answered by then is set aside (`gorila.system.waiting_room`): on a cluster its process most often
-  waits for room after a node was lost, and the run goes on smaller until Ray places it. A worker that
-  serves parameter shards cannot be done without: it is restarted once more, and after a second such
-  deadline the run ends with an error naming it, as it does when every worker of a kind waits.
-- A component lost with its node (a machine removed, crashed or preempted: every process on it at
-  once) is recorded as such, one line per component.
+  builds its environments and waits for its shards' states is not a hung one); one not back by then
+  waits for room and the run goes on without it (`gorila.system.waiting_room`). A component lost with
+  its node is recorded as such, one line per component (`gorila.system.whereabouts`).
 - A run whose frames and updates stand still for `stall_seconds` (while it is not stopping) is a
   fault of its own, whatever the cause: recorded, and every worker with a call in flight ended, and
   so restarted. A run that keeps standing still thus spends its allowance and gives up.
@@ -50,11 +46,9 @@ from gorila.runtime.calls import WorkerError
 from gorila.system.faults import FaultBudget, not_back, restart_consequence, restarted_while_idle, server_name
 from gorila.system.shard_states import ShardStates
 from gorila.system.waiting_room import WaitingRoom
+from gorila.system.whereabouts import LOOK_TIMEOUT_S, Whereabouts
 
 RESTART_WAIT_S = 1.0  # a worker whose process was lost is asked again after this long
-# How long the periodic look at the servers' processes waits for each to say where it runs: a server
-# that does not answer (a shard held in a stopped worker) is looked at again next time.
-LOOK_TIMEOUT_S = 5.0
 
 
 class Recovery:
@@ -85,11 +79,9 @@ class Recovery:
         self.deaths: Counter = Counter()  # each worker's process deaths recorded as faults
         self.overdue: Counter = Counter()  # restart deadlines each worker has passed since it last answered
         self.restores_owed: Counter = Counter()  # held shards recorded dead with their worker, not yet restored
-        self.server_processes = runtime.processes(system.servers())
-        workers = list(system.workers)
-        self.worker_nodes = dict(zip(workers, self.nodes_of(workers)))  # where each worker last ran
+        self.where = Whereabouts(runtime, system)  # each component's node, the nodes gone
         look = lambda worker: self.calls.call(system.workers[worker], Worker.run, 0)  # a call of no work
-        self.room = WaitingRoom(self.calls, system.workers, look)  # workers set aside till Ray places them
+        self.room = WaitingRoom(self.calls, system.workers, look, config, say)  # set aside till Ray places them
         self.restarting_since: dict[WorkerId, float] = {}  # when each restarting worker was lost
         self.progress, self.moved_at = None, time.time()  # (steps, updates) last seen, and since when
         self.shard_states = ShardStates(runtime, system.shards, *(shard_states or (None, 0)))
@@ -105,7 +97,7 @@ class Recovery:
         seen = worker in self.restarting  # lost before, and no call has succeeded since
         self.restarting.add(worker)
         self.restarting_since.setdefault(worker, time.time())
-        what = f"{worker} {self.died(self.worker_nodes.get(worker))} ({type(getattr(error, 'cause', None) or error).__name__})"
+        what = f"{worker} {self.where.lost(worker)} ({type(getattr(error, 'cause', None) or error).__name__})"
         if worker.role is Kind.EVALUATOR:
             if not seen:
                 self.fault(str(worker), what)
@@ -130,8 +122,8 @@ class Recovery:
             return
         known = self.worker_processes.get(worker)
         self.worker_processes[worker] = process
-        if known != process and (known is not None or worker not in self.worker_nodes):  # new, or restarted
-            self.worker_nodes[worker] = self.nodes_of([worker])[0]
+        if known != process and (known is not None or worker not in self.where.workers):  # new, or restarted
+            self.where.moved(worker)
         if known is None or known == process or recorded:
             return
         if self.account(worker, restarted_while_idle(worker), at_least=0, unknown=1):
@@ -152,15 +144,6 @@ class Recovery:
             self.held_shards_died(worker)
         self.deaths[worker] = max(self.deaths[worker] + new, counted or 0)
         return new
-
-    def nodes_of(self, workers: list) -> list:
-        """The node each of `workers` runs on (None where it does not say in time)."""
-        processes = self.runtime.processes([self.system.workers[w] for w in workers], timeout=LOOK_TIMEOUT_S)
-        return [process[0] if process else None for process in processes]
-
-    def died(self, node: str | None) -> str:
-        """'died', or 'was lost with its node N' when the node it ran on has left the cluster."""
-        return f"was lost with its node {node[:8]}" if node in self.runtime.lost_nodes() else "died"
 
     def held_shards_died(self, worker: WorkerId) -> None:
         """Record the parameter shards served in `worker`'s process as dead with it (one event with the
@@ -194,6 +177,7 @@ class Recovery:
         if not self.runtime.restarts_components:
             return []
         now = time.time()
+        self.where.say_gone(self.say)
         set_aside = self.check_workers(pending, now)
         self.record_unseen_restarts(pending, worker_steps)
         self.record_restores(worker_steps)
@@ -201,14 +185,12 @@ class Recovery:
         if evaluating:
             servers = servers[:-1]  # the evaluator answers only after its evaluation: not now
         processes = self.runtime.processes(servers, timeout=LOOK_TIMEOUT_S)
-        for index, (before, running) in enumerate(zip(self.server_processes, processes)):
+        for index, (before, running) in enumerate(zip(self.where.servers, processes)):
             restored = index < len(self.system.shards)  # a parameter shard: recorded by record_restores
             if running is not None and before is not None and running != before and not restored:
-                name, how = server_name(self.system, index), self.died(before[0]).replace("died", "was restarted")
+                name, how = server_name(self.system, index), self.where.restarted(index)
                 self.fault(name, f"{name} {how} ({restart_consequence(name, self.config.save_replay)})")
-        self.server_processes[: len(processes)] = [
-            now or before for before, now in zip(self.server_processes, processes)
-        ]
+        self.where.servers[: len(processes)] = [now or before for before, now in zip(self.where.servers, processes)]
         return set_aside
 
     def check_workers(self, pending: dict, now: float) -> list:
@@ -224,7 +206,7 @@ class Recovery:
             if worker in busy or worker in self.room or worker.role is Kind.EVALUATOR:
                 continue
             if not self.system.held.get(worker) and now - since > self.deadline(worker):
-                self.set_aside(worker, None, None, now - since)
+                self.room.set_aside(worker, None, None, now - since)
             elif now - since > 2 * self.deadline(worker):
                 raise WorkerError(not_back(worker, now - since, self.config))
         for future, job in list(pending.items()):
@@ -232,7 +214,7 @@ class Recovery:
                 restarting = job.worker in self.restarting
                 if restarting and not self.system.held.get(job.worker):  # its call waits on its restart
                     set_aside.append(pending.pop(future))
-                    self.set_aside(job.worker, future, job, now - job.since)
+                    self.room.set_aside(job.worker, future, job, now - job.since)
                     continue
                 self.overdue[job.worker] += restarting
                 if self.overdue[job.worker] > 1:
@@ -241,25 +223,6 @@ class Recovery:
                 self.say(f"{job.worker} has not answered for {now - job.since:.0f} s{since}: restarting it")
                 self.end(pending, future, now)
         return set_aside
-
-    def set_aside(self, worker: WorkerId, future, job, seconds: float) -> None:
-        """Set `worker` aside (its process waits for room), with its call in flight, if any; WorkerError
-        when no worker of its kind is left at work."""
-        line = self.room.set_aside(worker, future, job)
-        self.say(
-            f"{worker} has not come back {seconds:.0f} s after it was lost: most often no node has room for it "
-            f"({self.config.worker_cpus:g} CPU); {line}"
-        )
-        if self.room.nobody_left():
-            raise WorkerError(not_back(worker, seconds, self.config))
-
-    def returned(self) -> list:
-        """The (future, job) of each worker set aside whose call has now answered: it is back at work."""
-        back = self.room.back()
-        for _, job in back:
-            self.restarting_since.pop(job.worker, None)
-            self.say(f"{job.worker} is back: {self.room.at_work(job.worker.role)} at work")
-        return back
 
     def settle(self, worker_steps: dict) -> None:
         """At the end of the loop (no call in flight): record the deaths that Ray has counted or the
@@ -341,7 +304,7 @@ class Recovery:
                 self.restores_owed[restored.index] -= 1
                 self.say(f"{name} {given}")
             else:
-                how = self.died((self.server_processes[restored.index] or ("",))[0]).replace("died", "was restarted")
+                how = self.where.restarted(restored.index)
                 self.fault(name, f"{name} {how} ({given})")
 
     def fault(self, component: str, what: str) -> None:

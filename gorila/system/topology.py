@@ -22,7 +22,13 @@ from dataclasses import dataclass, field
 
 from gorila.components.replay.routing import ReplaySampler, ReplayWriter, Route, remote_batch_steps
 from gorila.config import Config
-from gorila.config.derived import learner_processes, shard_holders, staleness_limit, synchronous_refresh
+from gorila.config.derived import (
+    learner_processes,
+    shard_holders,
+    shards_beside_learners,
+    staleness_limit,
+    synchronous_refresh,
+)
 from gorila.core import Worker
 from gorila.messages import EnvInfo
 from gorila.placement import ACTOR, BUNDLE, EVALUATOR, LEARNER, PARAMETER_SHARD, REPLAY, Kind, WorkerId
@@ -195,7 +201,7 @@ def describe_topology(config: Config) -> str:
     limit = staleness_limit(config)
     stale = f"gradients over {limit:,} versions stale dropped" if limit else "no gradient dropped as stale"
     refresh = refresh_mode(config)
-    where = "beside the learners" if config.shard_placement == "learners" else "apart"
+    where = "beside the learners" if shards_beside_learners(config) else "apart"
     return f"{shape}, {plural(config.param_shards, 'parameter shard')} {where} ({stale}; {refresh})"
 
 

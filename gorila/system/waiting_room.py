@@ -13,6 +13,8 @@ import time
 from typing import Callable
 
 from gorila.placement import Kind, WorkerId
+from gorila.runtime.calls import WorkerError
+from gorila.system.faults import not_back
 from gorila.system.scheduler import Job
 
 
@@ -21,18 +23,25 @@ class WaitingRoom:
     when it was set aside, else a look (`look(worker)`: a call of no work, made again while Ray
     refuses it). Either is handed back with its Job, for the driver to take its report as any other."""
 
-    def __init__(self, calls, workers, look: Callable):
+    def __init__(self, calls, workers, look: Callable, config, say: Callable[[str], None]):
         self.calls, self.workers, self.look = calls, workers, look
+        self.config, self.say = config, say
         self.waiting: dict[WorkerId, tuple] = {}  # worker -> (a call that answers once it is back, its Job)
 
     def __contains__(self, worker: WorkerId) -> bool:
         return worker in self.waiting
 
-    def set_aside(self, worker: WorkerId, future=None, job: Job | None = None) -> str:
-        """Keep `worker` out of the run until `future` (its call in flight, if any) or a look answers;
-        the line that says what the run goes on with."""
+    def set_aside(self, worker: WorkerId, future, job: Job | None, seconds: float) -> None:
+        """Keep `worker` out of the run until `future` (its call in flight, if any) or a look answers,
+        and say so; WorkerError when no worker of its kind is left at work."""
         self.waiting[worker] = (future, job)
-        return f"the run goes on with {self.at_work(worker.role)} and takes {worker} back once Ray places it"
+        self.say(
+            f"{worker} has not come back {seconds:.0f} s after it was lost: most often no node has room for it "
+            f"({self.config.worker_cpus:g} CPU); the run goes on with {self.at_work(worker.role)} and takes "
+            f"{worker} back once Ray places it"
+        )
+        if self.nobody_left():
+            raise WorkerError(not_back(worker, seconds, self.config))
 
     def back(self) -> list[tuple]:
         """(future, job) of each worker whose call has answered since the last look: it is back. A
@@ -55,6 +64,7 @@ class WaitingRoom:
                 self.waiting[worker] = (None, None)  # refused while it waits: look again next time
                 continue
             back.append(self.waiting.pop(worker))
+            self.say(f"{worker} is back: {self.at_work(worker.role)} at work")
         return back
 
     def at_work(self, role: Kind) -> str:

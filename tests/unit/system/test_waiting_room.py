@@ -56,7 +56,7 @@ def test_a_worker_not_back_by_its_restart_deadline_is_set_aside_and_taken_back_w
     assert "actor 1 has not come back 150 s after it was lost: most often no node has room for it (1 CPU)" in lines[-1]
     assert lines[-1].endswith("the run goes on with 2 of 3 actors and takes actor 1 back once Ray places it")
     # no stall while the others work on; once its call answers, it is back
-    [(future, job)] = recovery.returned()
+    [(future, job)] = recovery.room.back()
     assert job == set_aside[0] and ACTORS[1] not in recovery.room  # the driver takes its call's report
     assert lines[-1] == "actor 1 is back: 3 of 3 actors at work"
 
