@@ -196,8 +196,9 @@ class Driver:
                 self.pending[future] = job
                 self.recovery.continue_from(job.worker, counters.worker_steps[job.worker])  # its epsilon
             self.recovery.watch((self.steps, counters.updates), self.pending, stopping=stopping)
-            if self.growth is not None and not stopping:
-                self.growth.look()
+            joined = self.growth.look() if self.growth is not None and not stopping else None
+            if joined is not None:  # a resumed run's bundle that joins again goes on with its epsilon
+                self.recovery.continue_from(joined, counters.worker_steps[joined])
             self.log()
         if self.runtime.restarts_components:
             self.keeping.copy_shards_when_due(self.recovery.shard_states)
