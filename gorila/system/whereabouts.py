@@ -36,15 +36,15 @@ class Whereabouts:
 
     def lost(self, worker: WorkerId) -> str:
         """'died', or 'was lost with its node N' when the node `worker` last ran on has left."""
-        return self.died(self.workers.get(worker))
+        return self.what_happened(self.workers.get(worker), "died")
 
     def restarted(self, server: int) -> str:
         """'was restarted', or 'was lost with its node N', for entry `server` of `System.servers()`."""
-        node = (self.servers[server] or (None,))[0]
-        return self.died(node).replace("died", "was restarted")
+        return self.what_happened((self.servers[server] or (None,))[0], "was restarted")
 
-    def died(self, node: str | None) -> str:
-        return f"was lost with its node {node[:8]}" if node in self.runtime.lost_nodes() else "died"
+    def what_happened(self, node: str | None, otherwise: str) -> str:
+        """'was lost with its node N' when `node` has left the cluster, else `otherwise`."""
+        return f"was lost with its node {node[:8]}" if node in self.runtime.lost_nodes() else otherwise
 
     def say_gone(self, say: Callable[[str], None]) -> None:
         """One line for each node that left the cluster since the last look, naming what ran there (each
