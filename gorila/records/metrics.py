@@ -167,12 +167,21 @@ class TrainWindow:
         return stats
 
 
-def parameter_server_stats(shards: list[dict]) -> dict:
-    """The metrics of the parameter server, from each shard's `stats()`."""
-    applied = sum(s["applied"] for s in shards)
-    return {
+def parameter_server_stats(shards: list[dict], every_shard: bool = True) -> dict:
+    """The metrics of the parameter server, from each shard's `stats()`. From only some of the shards
+    (`every_shard` false: the others did not answer), only the versions, the newest among those that
+    answered; no sum over part of the server is recorded as the server's."""
+    if not shards:
+        return {}
+    versions = {
         "ps_version": max(s["version"] for s in shards),
         "ps_target_version": max(s["target_version"] for s in shards),
+    }
+    if not every_shard:
+        return versions
+    applied = sum(s["applied"] for s in shards)
+    return {
+        **versions,
         "ps_applied": applied,
         "ps_discarded": sum(s["discarded"] for s in shards),
         "ps_mean_staleness": sum(s["mean_staleness"] * s["applied"] for s in shards) / max(applied, 1),

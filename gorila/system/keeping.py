@@ -59,11 +59,10 @@ class RunKeeping:
         return counted
 
     def server_stats(self) -> dict:
-        """The shards' counters, or none when a shard does not answer in time."""
-        try:
-            return parameter_server_stats(self.params.stats(timeout=OBSERVE_TIMEOUT_S))
-        except TimeoutError:
-            return {}
+        """The shards' counters; while a shard does not answer in time (being restarted), only the
+        versions of those that did."""
+        shards = self.params.answered_stats(timeout=OBSERVE_TIMEOUT_S)
+        return parameter_server_stats(shards, every_shard=len(shards) == len(self.params.shards))
 
     def copy_shards_when_due(self, shard_states: ShardStates) -> None:
         """Every `shard_copy_every_seconds`, keep the shards' states in the driver for their restarts (a

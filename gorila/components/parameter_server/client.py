@@ -14,6 +14,7 @@ processes travel, as numpy arrays. Either way theta+ reaches the caller as one t
 
 from __future__ import annotations
 
+import time
 from collections import deque
 
 import numpy as np
@@ -178,6 +179,21 @@ class ParameterClient:
 
     def stats(self, timeout: float | None = None) -> list[dict]:
         return self._get(self._each(ShardServer.stats), timeout)
+
+    def answered_stats(self, timeout: float) -> list[dict]:
+        """The stats of the shards that answer within `timeout` seconds in all (a shard being restarted
+        after its process or node was lost does not), in shard order."""
+        futures = self._each(ShardServer.stats)
+        deadline, answers = time.monotonic() + timeout, []
+        for calls, future in zip(self.shard_calls, futures):
+            try:
+                answers.append(calls.get([future], max(deadline - time.monotonic(), 0.0))[0])
+            except TimeoutError:
+                continue
+            except Exception as error:
+                if not calls.lost(error):
+                    raise
+        return answers
 
     def states(self, timeout: float | None = None) -> list[dict]:
         return self._get(self._each(ShardServer.state), timeout)

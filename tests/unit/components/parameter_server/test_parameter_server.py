@@ -10,6 +10,7 @@ import torch
 
 from gorila.components.parameter_server import ParameterClient, ParameterShard, slice_bounds
 from gorila.config import Config
+from gorila.records.metrics import parameter_server_stats
 from gorila.runtime.calls import DirectCalls
 
 THETA0 = np.arange(10, dtype=np.float32) / 4 - 1.0  # 10 distinct values
@@ -192,3 +193,27 @@ def test_a_decaying_learning_rate_falls_linearly_to_zero_over_its_updates():
         shard.apply(np.ones(1, np.float32), shard.version)
         moves.append(before - shard.theta.item())
     assert moves == pytest.approx([1.0, 0.75, 0.5, 0.25, 0.0, 0.0])
+
+
+class BeingRestarted:
+    """A shard whose process was lost and is being restarted: no call of it is answered in time."""
+
+    def __getattr__(self, name):
+        def unanswered(*args):
+            raise TimeoutError(f"{name} not answered")
+
+        return unanswered
+
+
+def test_while_a_shard_does_not_answer_the_record_keeps_the_newest_version_of_the_others_and_no_sums():
+    servers, client = make_server("another process")
+    client.push(g(), client.versions)
+    client.drain()
+    client.shards[1] = BeingRestarted()
+
+    answered = client.answered_stats(timeout=0.1)
+
+    assert [s["shard"] for s in answered] == [0, 2]
+    assert parameter_server_stats(answered, every_shard=False) == {"ps_version": 1, "ps_target_version": 0}
+    assert parameter_server_stats(answered)["ps_applied"] == 2
+    assert parameter_server_stats([], every_shard=False) == {}
