@@ -44,7 +44,10 @@ def add_parser(commands, argv: list[str]) -> None:
         help="episodes (default: one per start point, else the run's eval_episodes)",
     )
     evaluate.add_argument(
-        "--epsilon", type=float, default=None, help="exploration rate (default: the run's eval_epsilon)"
+        "--epsilon",
+        type=float,
+        default=None,
+        help="exploration rate (default: DQN's 0.05 under every Atari protocol, else the run's eval_epsilon)",
     )
     evaluate.add_argument("--seed", type=int, default=None, help="evaluation seed")
     evaluate.add_argument(
