@@ -140,6 +140,16 @@ class TrainWindow:
     def empty(self) -> bool:
         return not (self.steps or self.updates)
 
+    def state(self) -> dict:
+        """What a resumed run's window continues from: the last 100 episodes and the run's outlier count
+        (so that its first record averages 100 episodes, as the stopped run's last one did)."""
+        return {"returns": list(self.returns), "lengths": list(self.lengths), "dropped_outliers": self.dropped_outliers}
+
+    def restore(self, state: dict) -> None:
+        self.returns.extend(state.get("returns", []))
+        self.lengths.extend(state.get("lengths", []))
+        self.dropped_outliers = state.get("dropped_outliers", 0)
+
     def close(self, now: float, frames_per_step: int) -> dict:
         """The window's rates and means (None where there is nothing to average); starts a new window.
 

@@ -113,6 +113,7 @@ class Driver:
         )
         if self.resume:
             self.evaluations.rule.restore(self.resume["evaluations"])
+            self.records.window.restore(self.resume.get("episodes", {}))  # none in checkpoints before it
         counters, say = self.scheduler.counters, self.records.say
         self.growth = (
             Growth(config, info, self.runtime, self.system, counters.worker_steps, say) if config.max_bundles else None
@@ -230,11 +231,13 @@ class Driver:
         self.records.train(self.steps, self.keeping.counted(), self.evaluations.rule.last, warming)
 
     def driver_state(self) -> dict:
-        """What a resumed run's driver continues from: its counters, its stop rule, its faults."""
+        """What a resumed run's driver continues from: its counters, its stop rule, its faults, the
+        episodes its training return averages."""
         return dict(
             scheduler=self.scheduler.state(),
             evaluations=self.evaluations.rule.state(),
             faults=self.recovery.faults.count,
+            episodes=self.records.window.state(),
         )
 
     # ---- the whole run -----------------------------------------------------------------------

@@ -66,6 +66,8 @@ def test_an_interrupted_run_resumes_where_it_stopped(tmp_path):
     second = Driver(config, tmp_path / "run", live_progress=False, resume=payload)
     assert len(bundle(second).replay) == replay_at_stop  # the experience came back
     assert bundle(second).actor.steps == first.info.steps(stopped["env_frames"])
+    # the training return goes on averaging the same last episodes
+    assert list(second.records.window.returns) == list(first.records.window.returns) != []
     resumed = second.run()
 
     # a work item's last vector step may overshoot its 256 agent steps by up to envs_per_actor - 1 (a
