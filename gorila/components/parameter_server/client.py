@@ -177,8 +177,8 @@ class ParameterClient:
         """theta- gathered from all shards."""
         return self._join(self._get(self._each(ShardServer.pull_target)))
 
-    def stats(self, timeout: float | None = None) -> list[dict]:
-        return self._get(self._each(ShardServer.stats), timeout)
+    def stats(self) -> list[dict]:
+        return self._get(self._each(ShardServer.stats))
 
     def answered_stats(self, timeout: float) -> list[dict]:
         """The stats of the shards that answer within `timeout` seconds in all (a shard being restarted
