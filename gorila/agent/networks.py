@@ -7,6 +7,8 @@ Parameters and gradients travel between components as one flat float32 vector;
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -168,6 +170,24 @@ def build_q_network(
     return MLPQNetwork(int(np.prod(obs_shape)), num_actions, tuple(hidden_sizes), dueling, layer_norm)
 
 
+TRUNCATED_NORMAL_STD = 0.87962566103423978  # the std of a unit normal cut at +/- 2
+
+
+def he_normal_init(model: nn.Module) -> None:
+    """PQN's reference initialisation (flax's he_normal and lecun_normal): each convolution and dense
+    layer's kernel drawn from a normal cut at two standard deviations, of variance 2 / fan_in where a
+    ReLU follows and 1 / fan_in at the Q-value outputs; every bias 0."""
+    outputs = {id(head.advantage[-1]) for head in model.modules() if isinstance(head, QHead)}
+    outputs |= {id(head.value[-1]) for head in model.modules() if isinstance(head, QHead) and head.dueling}
+    for layer in model.modules():
+        if isinstance(layer, (nn.Linear, nn.Conv2d)):
+            gain = 1.0 if id(layer) in outputs else 2.0
+            std = math.sqrt(gain / layer.weight[0].numel()) / TRUNCATED_NORMAL_STD
+            with torch.no_grad():
+                nn.init.trunc_normal_(layer.weight, 0.0, std, -2 * std, 2 * std)
+                nn.init.zeros_(layer.bias)
+
+
 def is_users_network(network) -> bool:
     """Whether a config's `network` is the user's own factory (a callable or its `module:name`)."""
     return callable(network) or is_reference(network)
@@ -195,9 +215,12 @@ def _auto_network(obs_shape: tuple) -> str:
 
 def q_network_for(config, info) -> nn.Module:
     """The Q-network an experiment's config asks for, shaped for its environment (an `EnvInfo`)."""
-    return build_q_network(
+    model = build_q_network(
         config.network, info.obs_shape, info.num_actions, config.hidden_sizes, config.dueling, config.layer_norm
     )
+    if config.weight_init == "he_normal" and not is_users_network(config.network):
+        he_normal_init(model)
+    return model
 
 
 def flat_parameters(model: nn.Module) -> np.ndarray:

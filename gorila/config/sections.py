@@ -94,7 +94,7 @@ class LearningRuleConfig:
 
 @dataclass
 class NetworkConfig:
-    """The Q-network: its kind, hidden widths, dueling head and LayerNorm."""
+    """The Q-network: its kind, hidden widths, dueling head, LayerNorm and initial weights."""
 
     TITLE: ClassVar[str] = "network"
     network: str | Callable = checked(
@@ -111,6 +111,8 @@ class NetworkConfig:
     """Dueling head (Wang et al. 2016): separate value and advantage streams."""
     layer_norm: bool = False
     """LayerNorm before the ReLU of every hidden layer (PQN; Gallici et al. 2025 show it stabilises learning without theta-): over each cell's filters after a convolution, over the units after a dense layer."""
+    weight_init: Literal["default", "he_normal"] = "default"
+    """Initial weights of the built-in networks: PyTorch's defaults (uniform within 1/sqrt(fan_in)), or he_normal as PQN's reference code has them: truncated-normal kernels of variance 2/fan_in before each ReLU and 1/fan_in at the outputs, zero biases. Behind a LayerNorm a layer's scale drops out of its outputs, so larger initial weights make each optimizer step a smaller change."""
 
 
 @dataclass

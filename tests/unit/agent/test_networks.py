@@ -11,6 +11,7 @@ from gorila.agent.networks import (
     build_q_network,
     flat_gradients,
     flat_parameters,
+    he_normal_init,
     load_flat_parameters,
     num_parameters,
 )
@@ -105,3 +106,36 @@ def test_a_cell_norm_normalises_each_cell_over_its_channels():
     out = CellNorm(16)(maps)
     torch.testing.assert_close(out.mean(dim=1), torch.zeros(2, 5, 5), atol=1e-5, rtol=0)
     torch.testing.assert_close(out.var(dim=1, unbiased=False), torch.ones(2, 5, 5), atol=1e-3, rtol=0)
+
+
+@pytest.mark.parametrize("dueling", [False, True])
+def test_he_normal_init_scales_each_kernel_by_its_fan_in_and_zeroes_the_biases(dueling):
+    torch.manual_seed(0)
+    model = build_q_network("minatar_cnn", (7, 10, 10), 6, dueling=dueling, layer_norm=True)
+    he_normal_init(model)
+    outputs = ["head.advantage.3"] + (["head.value.3"] if dueling else [])
+    for name, layer in model.named_modules():
+        if not isinstance(layer, (torch.nn.Linear, torch.nn.Conv2d)):
+            continue
+        fan_in = layer.weight[0].numel()
+        gain = 1.0 if name in outputs else 2.0
+        std = (gain / fan_in) ** 0.5
+        assert float(layer.weight.std()) == pytest.approx(std, rel=0.25), name
+        assert float(layer.weight.abs().max()) <= 2 * std / 0.8796 + 1e-6, name  # cut at two of its stds
+        assert not layer.bias.any(), name
+
+
+def test_a_config_with_he_normal_builds_its_network_so_and_the_default_leaves_torchs_init():
+    from gorila.agent.networks import q_network_for
+    from gorila.config import Config
+    from gorila.messages import EnvInfo
+
+    info = EnvInfo((4,), "float32", 2, frame_shape=(4,), stack=1, frames_per_step=1, is_atari=False)
+    torch.manual_seed(0)
+    default = q_network_for(Config(hidden_sizes=(64,)), info)
+    torch.manual_seed(0)
+    he = q_network_for(Config(hidden_sizes=(64,), weight_init="he_normal"), info)
+    assert default.head.advantage[0].bias.abs().sum() > 0  # torch's init draws biases
+    assert not he.head.advantage[0].bias.any()
+    hidden = he.head.advantage[0].weight  # 64 units on the 4 inputs
+    assert float(hidden.std()) == pytest.approx((2 / hidden.shape[1]) ** 0.5, rel=0.25)
