@@ -1,5 +1,6 @@
 """The processes of a run started as a subprocess: found under its driver through /proc (Linux), and
-named by what they are (`ray::<Class>` for a component's Ray worker). Used by soak.py and chaos.py."""
+named by what they are (`ray::<Class>` for a component's Ray worker). Used by soak.py, chaos.py and
+memwatch.py."""
 
 from __future__ import annotations
 
@@ -37,6 +38,15 @@ def title(pid: int) -> str | None:
     if name.startswith("ray::"):  # ray::<class>.<method>, or ray::<actor name>:<class>
         return "ray::" + name[5:].rsplit(":", 1)[-1]
     return Path(name).name
+
+
+def resident_kb(pid: int) -> int | None:
+    """A process's resident memory (VmRSS) in kB; None when it is gone."""
+    try:
+        status = (Path("/proc") / str(pid) / "status").read_text()
+    except OSError:
+        return None
+    return next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0)
 
 
 def components(driver: int) -> dict[int, str]:

@@ -22,7 +22,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from processes import children, title
+from processes import children, resident_kb, title
 
 from gorila.records.metrics import read_metrics
 
@@ -30,14 +30,12 @@ from gorila.records.metrics import read_metrics
 def sample(pid: int) -> dict | None:
     """(name, resident MB, open fds) of one process; None when it is gone."""
     try:
-        status = (Path("/proc") / str(pid) / "status").read_text()
         fds = len(os.listdir(f"/proc/{pid}/fd"))
     except OSError:
         return None
-    name = title(pid)
-    if name is None:
+    name, rss_kb = title(pid), resident_kb(pid)
+    if name is None or rss_kb is None:
         return None
-    rss_kb = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0)
     return {"name": name, "rss_mb": rss_kb / 1024, "fds": fds}
 
 
