@@ -12,7 +12,8 @@ PQN_PRESETS: dict[str, dict] = {}
 # the run; epsilon 1 -> 0.05 over the first 10% of the budget (50,000 of 500,000 agent steps: with
 # another total_frames, set epsilon_decay_steps to a tenth of its agent steps). Kept from the reference
 # where this project differs: MinAtar's own games (sticky actions 0.1, the full action set, no episode
-# cap) instead of gymnax's; PyTorch's default initialisation instead of He-normal weights. torch_threads
+# cap) instead of gymnax's; PyTorch's default initialisation instead of He-normal weights (`weight_init`:
+# with He-normal, Freeway's seeds all cross the road but later, benchmarks/baselines/minatar). torch_threads
 # 2 is for one process on 2 cores; with several bundles on Ray give each 1. Evaluations every 100k
 # frames, greedy, as the reference tests its policy during training.
 PQN_PRESETS["pqn"] = dict(
