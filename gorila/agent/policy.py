@@ -56,7 +56,7 @@ class EpsilonGreedyPolicy:
     def greedy(self, obs: np.ndarray) -> np.ndarray:
         return dqn.greedy_actions(self.q_values(obs), self.tie_rng)
 
-    def act(self, obs: np.ndarray, epsilon: float) -> np.ndarray:
+    def act(self, obs: np.ndarray, epsilon: float | np.ndarray) -> np.ndarray:
         """One action per row of `obs` ([B, ...] -> [B] int64)."""
         if self.whole_batch:
             return dqn.greedy_with_epsilon(self.q_values(obs), epsilon, self.rng, self.tie_rng)

@@ -25,14 +25,14 @@ from gorila.messages import EnvInfo, Report
 class EpsilonSchedule:
     """An actor's exploration rate by the agent steps it has taken: `start` for its first `hold_steps`,
     then annealed linearly to `end` over `decay_steps` and held there (DQN's schedule; on an Ape-X
-    ladder `end` is the actor's own rung)."""
+    ladder `end` is the actor's own rung, or an array of one rung per environment copy)."""
 
     start: float
-    end: float
+    end: float | np.ndarray
     decay_steps: int
     hold_steps: int = 0
 
-    def at(self, steps: int) -> float:
+    def at(self, steps: int) -> float | np.ndarray:
         return dqn.linear_epsilon(steps - self.hold_steps, self.start, self.end, self.decay_steps)
 
     @property
@@ -105,8 +105,12 @@ class Actor:
         self.sync()
 
     @property
-    def epsilon(self) -> float:
+    def epsilon(self) -> float | np.ndarray:
         return self.schedule.at(self.steps)
+
+    def count_epsilon(self, epsilon: float | np.ndarray, acted: np.ndarray) -> None:
+        """Add the epsilon of each copy that took an agent step (`acted`) to the report's sum."""
+        self.epsilon_sum += float(epsilon[acted].sum()) if np.ndim(epsilon) else epsilon * int(acted.sum())
 
     def step(self) -> int:
         """One step of every environment copy, one replay entry per copy; the agent steps taken.
@@ -136,7 +140,7 @@ class Actor:
         taken = len(ended) - int(ended.sum())
         self.steps += taken
         self.steps_since_sync += taken
-        self.epsilon_sum += epsilon * taken
+        self.count_epsilon(epsilon, ~ended)
         return taken
 
     def _track_episodes(self, result, ended: np.ndarray) -> None:

@@ -75,7 +75,6 @@ class RolloutActor(Actor):
             self.obs, self.episode_ended = result.obs, result.episode_end.copy()
             q = self.policy.q_values(self.obs)
             rollout.next_max_q[t] = q.max(axis=1)
-            taken = len(ended) - int(ended.sum())
-            self.steps += taken
-            self.epsilon_sum += epsilon * taken
+            self.steps += len(ended) - int(ended.sum())
+            self.count_epsilon(epsilon, ~ended)
         return rollout

@@ -179,7 +179,7 @@ class ExplorationConfig:
     epsilon_start: float = checked(1.0, lambda v: 0.0 <= v <= 1.0, "lie in [0, 1]")
     """Initial exploration rate of every actor."""
     epsilon_end: float = checked(0.05, lambda v: 0.0 <= v <= 1.0, "lie in [0, 1]")
-    """Final exploration rate of every actor; with epsilon_ladder and several actors the ladder sets each actor's instead."""
+    """Final exploration rate of every actor; with epsilon_ladder (and several actors, or ladder_over copies) the ladder sets each actor's, or each copy's, instead."""
     epsilon_decay_steps: int = checked(10_000, lambda v: v >= 0, "be >= 0")
     """Agent steps (per actor, summed over its environment copies) over which epsilon anneals linearly to its final value, as DQN's reference code counts its 1M (Atari: 4 frames each)."""
     epsilon_hold: bool = False
@@ -190,6 +190,8 @@ class ExplorationConfig:
     """Base of the epsilon ladder (Ape-X: 0.4)."""
     ladder_alpha: float = checked(7.0, lambda v: v >= 0, "be >= 0")
     """Exponent spread of the epsilon ladder (Ape-X: 7)."""
+    ladder_over: Literal["actors", "copies"] = "actors"
+    """What the epsilon ladder spreads over: actors, one rung each (Ape-X, whose actors step one copy each), or copies, one rung per environment copy of every actor (actors x envs_per_actor rungs, copy j of actor i on rung i * envs_per_actor + j), so that one actor's copies explore at different rates."""
 
 
 @dataclass

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
 import torch
 
 from gorila.agent import dqn
@@ -36,12 +37,24 @@ def learner_device(config: Config) -> str:
     return "cuda" if config.device != "cpu" and torch.cuda.is_available() else "cpu"
 
 
-def final_epsilon(config: Config, index: int) -> float:
-    """Where actor `index`'s epsilon settles: its Ape-X ladder rung, or epsilon_end for all."""
-    if config.epsilon_ladder and config.actors > 1:
-        # a bundle that joined a growing run (max_bundles) takes the rung of a first one
-        return dqn.epsilon_ladder(index % config.actors, config.actors, config.ladder_base, config.ladder_alpha)
-    return config.epsilon_end
+def on_ladder(config: Config) -> bool:
+    """Whether the actors settle on the rungs of an epsilon ladder rather than all on epsilon_end."""
+    return config.epsilon_ladder and (config.actors > 1 or config.ladder_over == "copies")
+
+
+def final_epsilon(config: Config, index: int) -> float | np.ndarray:
+    """Where actor `index`'s epsilon settles: epsilon_end for all, or its Ape-X ladder rung, or with
+    `ladder_over` copies one rung per environment copy (an array, one entry per copy)."""
+    if not on_ladder(config):
+        return config.epsilon_end
+    actor = index % config.actors  # a bundle that joined a growing run (max_bundles) takes the rung of a first one
+    if config.ladder_over == "copies":
+        copies, rungs = config.envs_per_actor, config.actors * config.envs_per_actor
+        first = actor * copies
+        return np.array(
+            [dqn.epsilon_ladder(first + j, rungs, config.ladder_base, config.ladder_alpha) for j in range(copies)]
+        )
+    return dqn.epsilon_ladder(actor, config.actors, config.ladder_base, config.ladder_alpha)
 
 
 def epsilon_hold_steps(config: Config) -> int:

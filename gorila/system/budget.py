@@ -13,7 +13,7 @@ from __future__ import annotations
 from gorila.agent.dqn import linear_epsilon
 from gorila.config import Config, ConfigError
 from gorila.messages import EnvInfo
-from gorila.system.agent_builders import epsilon_hold_steps, epsilon_schedule
+from gorila.system.agent_builders import epsilon_hold_steps, epsilon_schedule, on_ladder
 from gorila.system.builders import min_sample_size, planned_updates, replay_warmup
 from gorila.system.topology import replay_count
 
@@ -102,7 +102,7 @@ def describe_schedule(config: Config, info: EnvInfo) -> str:
     how often theta- is refreshed, in that actor's (or replay memory's) own agent steps."""
     steps, written = actor_steps(config, info), memory_steps(config, info)
     warmup = replay_warmup(config)
-    end = "the ladder's rungs" if config.epsilon_ladder and config.actors > 1 else f"{config.epsilon_end:g}"
+    end = "the ladder's rungs" if on_ladder(config) else f"{config.epsilon_end:g}"
     hold = epsilon_hold_steps(config)
     over = (
         f"over the {config.epsilon_decay_steps:,} after its first {hold:,}"

@@ -45,7 +45,12 @@ def bench_actor(seconds: float) -> dict:
     actor.continue_from(epsilon_schedule(config, 0).end_step)
     inside = rate(lambda: actor.run(64).steps, seconds)
     actor.close()
-    return {"bare_ale_steps_per_s": bare, "actor_steps_per_s": inside, "ratio": inside / bare, "epsilon": actor.epsilon}
+    return {
+        "bare_ale_steps_per_s": bare,
+        "actor_steps_per_s": inside,
+        "ratio": inside / bare,
+        "epsilon": float(np.mean(actor.epsilon)),
+    }
 
 
 # ---- learner -------------------------------------------------------------------------------------

@@ -290,6 +290,35 @@ def test_an_actor_anneals_epsilon_over_agent_steps_on_atari():
     unheld.env.close()
 
 
+def test_a_ladder_over_copies_gives_each_copy_its_rung_and_counts_each_copys_epsilon():
+    import numpy as np
+
+    from gorila.agent import dqn
+    from gorila.system.agent_builders import actor_for, final_epsilon
+
+    class Theta:
+        def pull(self, prefetch=False):
+            return builders.initial_parameters(config, CARTPOLE_INFO), False
+
+    config = build_config(
+        "cartpole",
+        overrides={"actors": 2, "learners": 2, "envs_per_actor": 3, "epsilon_decay_steps": 0, "ladder_over": "copies"},
+    )
+    rungs = [dqn.epsilon_ladder(i, 6, config.ladder_base, config.ladder_alpha) for i in range(6)]
+    np.testing.assert_allclose(final_epsilon(config, 0), rungs[:3])
+    np.testing.assert_allclose(final_epsilon(config, 1), rungs[3:])  # actor 1's copies: rungs 3-5
+    np.testing.assert_allclose(final_epsilon(config, 2), rungs[:3])  # a bundle that joined takes actor 0's
+    assert final_epsilon(replace(config, ladder_over="actors"), 1) == dqn.epsilon_ladder(1, 2, config.ladder_base, 1.0)
+    one = replace(config, actors=1, learners=1)
+    assert len(final_epsilon(one, 0)) == 3 and final_epsilon(replace(one, ladder_over="actors"), 0) == one.epsilon_end
+    actor = actor_for(config, CARTPOLE_INFO, 1, Theta(), writer=None)
+    actor.writer = type("Sink", (), {"add": lambda self, *entry: None})()
+    taken = sum(actor.step() for _ in range(5))
+    assert taken == 15  # CartPole's first episodes outlast 5 steps
+    assert actor.epsilon_sum == pytest.approx(5 * sum(rungs[3:]))
+    actor.env.close()
+
+
 def test_epsilon_is_held_for_each_actors_share_of_the_warm_up():
     from gorila.system.agent_builders import epsilon_hold_steps
 
