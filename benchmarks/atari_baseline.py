@@ -28,7 +28,7 @@ import yaml
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "baselines" / "atari"
-MARKS = (-10.0, 0.0, 10.0, 18.0)
+MARKS = {"Pong": (-10.0, 0.0, 10.0, 18.0)}  # the returns whose first frames and minutes are reported, by game
 WINDOW = 100
 
 
@@ -42,7 +42,7 @@ def train_curve(run_dir: Path) -> list[dict]:
     return rows
 
 
-def first_reached(rows: list[dict], marks=MARKS) -> dict:
+def first_reached(rows: list[dict], marks: tuple) -> dict:
     """For each mark, the frames and wall seconds at which the mean return first reached it."""
     reached = {}
     for mark in marks:
@@ -97,7 +97,7 @@ def reference(name: str) -> np.ndarray:
     return np.loadtxt(HERE / "reference" / name, comments="#", delimiter="\t", ndmin=2)
 
 
-def figure(rows: list[dict], references: list[str], title: str, path: Path) -> None:
+def figure(rows: list[dict], references: list[str], marks: tuple, title: str, path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -119,7 +119,7 @@ def figure(rows: list[dict], references: list[str], title: str, path: Path) -> N
     by_frames.set(xlabel="frames (millions)", ylabel=f"training return (last {WINDOW} episodes)", title=title)
     by_frames.legend(fontsize=8)
     by_time.plot(minutes, returns, color="C0")
-    for mark in MARKS:
+    for mark in marks:
         hit = np.flatnonzero(returns >= mark)
         if hit.size:
             by_time.plot(minutes[hit[0]], mark, "o", color="C0")
@@ -163,6 +163,7 @@ def main() -> None:
         )
         for r in rows:
             file.write(f"{r['env_frames']}\t{r['wall_time']:.1f}\t{r['updates']}\t{r['return_mean']:.2f}\n")
+    marks = MARKS.get(config["env"], ())
     summary = {
         "name": args.name,
         "command": args.command,
@@ -175,13 +176,13 @@ def main() -> None:
         "updates": rows[-1]["updates"],
         "final_return_100": rows[-1]["return_mean"],
         "best_return_100": max(r["return_mean"] for r in rows),
-        "first_reached": first_reached(rows),
+        "first_reached": first_reached(rows, marks),
         "evaluation": json.loads(args.evaluation.read_text()) if args.evaluation else None,
         "memory": memory_summary(args.memory) if args.memory else None,
         "config": config,
     }
     (OUT / f"{args.name}.json").write_text(json.dumps(summary, indent=1) + "\n")
-    figure(rows, args.reference, f"{config['env']}: {args.name}", OUT / f"{args.name}.png")
+    figure(rows, args.reference, marks, f"{config['env']}: {args.name}", OUT / f"{args.name}.png")
     print(json.dumps({k: summary[k] for k in ("frames", "wall_s", "final_return_100", "first_reached")}, indent=1))
 
 

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from atari_baseline import first_reached, train_curve
+from atari_baseline import MARKS, first_reached, train_curve
 
 from gorila.records.metrics import read_metrics
 
@@ -58,7 +58,7 @@ def main(out: Path, pong_only: bool = False) -> int:
         "Pong return within 10 minutes": max(in_ten) if in_ten else None,
         "goals": GOALS,
     }
-    reached = first_reached(train_curve(out / "pong")) if curve else {}
+    reached = first_reached(train_curve(out / "pong"), MARKS["Pong"]) if curve else {}
     summary["Pong, mean of 100 episodes first reached"] = reached
     (out / "pong.json").write_text(json.dumps(curve, indent=1) + "\n")
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
