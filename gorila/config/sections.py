@@ -191,7 +191,7 @@ class ExplorationConfig:
     ladder_alpha: float = checked(7.0, lambda v: v >= 0, "be >= 0")
     """Exponent spread of the epsilon ladder (Ape-X: 7)."""
     ladder_over: Literal["actors", "copies"] = "actors"
-    """What the epsilon ladder spreads over: actors, one rung each (Ape-X, whose actors step one copy each), or copies, one rung per environment copy of every actor (actors x envs_per_actor rungs, copy j of actor i on rung i * envs_per_actor + j), so that one actor's copies explore at different rates."""
+    """What the epsilon ladder spreads over: actors (one rung each, as in Ape-X) or copies (one rung per environment copy, so that one actor's copies explore at different rates). With copies there are actors x envs_per_actor rungs, copy j of actor i on rung i * envs_per_actor + j."""
 
 
 @dataclass
