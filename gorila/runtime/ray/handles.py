@@ -70,10 +70,11 @@ def restart_count(handle: NamedActor) -> int | None:
 class HostedShard:
     """A handle to parameter shard `index` held by the worker placed as `host` (a `NamedActor`, which
     may not be placed yet): the shard contract's calls go to the host's `shard_call` (its `restore`
-    to `restore_shard`), which serve them beside the worker's own work; where it runs, and whether
-    it waits for its state, are the host's. It travels as the host's name and the index."""
+    to `restore_shard`), which serve them beside the worker's own work; where it runs is the host's,
+    and whether it waits for its state the host says for this shard. It travels as the host's name
+    and the index."""
 
-    HOST_METHODS = ("node_id", "process", "awaiting_state", "stop_awaiting")
+    HOST_METHODS = ("node_id", "process", "stop_awaiting")
 
     def __init__(self, host: NamedActor, index: int):
         self.host, self.index = host, index
@@ -88,6 +89,8 @@ class HostedShard:
             return getattr(self.host, method)
         if method == RESTORE:
             return _Bound(self.host.restore_shard, self.index)
+        if method == "awaiting_state":  # the host answers for each of its shards once per process
+            return _Bound(self.host.awaiting_state, self.index)
         return _Bound(self.host.shard_call, self.index, method)
 
 

@@ -88,8 +88,16 @@ class ShardHost(WaitsForState):
         return Located.process(self)
 
     @ray.method(concurrency_group=CONTROL, max_task_retries=-1)
-    def awaiting_state(self) -> tuple[str, int] | None:
-        return WaitsForState.awaiting_state(self)
+    def awaiting_state(self, index: int) -> tuple[str, int] | None:
+        """(node, pid) of this process while its shard `index` waits for its state; never once that
+        shard has its state here, though the process waits on for another shard's (the driver renews
+        its standing call for shard `index` at once: it must not be answered twice by one process)."""
+        with self._restore_lock:
+            waiting = not self._serving.is_set() and index in self._waiting_shards
+        if not waiting:
+            self._released.wait()
+            return None
+        return Located.process(self)
 
     @ray.method(concurrency_group=SHARDS, max_task_retries=-1)
     def shard_call(self, index: int, method: str, *args):

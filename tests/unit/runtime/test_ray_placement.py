@@ -98,3 +98,34 @@ def test_only_a_role_that_waits_for_its_state_gets_the_waiting_host_and_it_needs
     assert not any(issubclass(host_class(role), WaitsForState) for role in (REPLAY, EVALUATOR, ACTOR, LEARNER, BUNDLE))
     with pytest.raises(TypeError, match="waits for its state but its contract has no restore"):
         host_class(Role("replay_memory", ReplayServer, server=True, waits_for_state=True))
+
+
+def test_a_restarted_worker_answers_the_watch_once_for_each_shard_it_holds(monkeypatch):
+    """The driver renews its standing call for a shard as soon as it has restored it: a process still
+    waiting for its other shard's state must not answer that call again (it would be restored twice,
+    its worker's death recorded twice)."""
+    monkeypatch.setattr(Located, "process", lambda self: ("node", 7))
+
+    class Worker:
+        hosted_shards = {i: ParameterShard(i, np.zeros(3, np.float32), optimizer="sgd") for i in (0, 1)}
+
+    host = host_class(LEARNER.hosting_shards())(Worker)
+    host._serving.clear()  # as a restarted process starts
+    state = ParameterShard(0, np.zeros(3, np.float32), optimizer="sgd").state()
+
+    def standing(index) -> list:
+        answers = []
+        threading.Thread(target=lambda: answers.append(host.awaiting_state(index)), daemon=True).start()
+        return answers
+
+    assert host.awaiting_state(0) == ("node", 7) and host.awaiting_state(1) == ("node", 7)
+    host.restore_shard(0, state)
+    renewed = standing(0)
+    assert host.awaiting_state(1) == ("node", 7)  # shard 1 still waits: answered
+    host.restore_shard(1, state)
+    renewed_too = standing(1)
+    threading.Event().wait(0.3)
+    assert renewed == [] and renewed_too == []  # neither shard is answered twice by this process
+    host.stop_awaiting()
+    threading.Event().wait(0.3)
+    assert renewed == [None] and renewed_too == [None]
