@@ -26,6 +26,8 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from gorila.records.evaluation_files import load_evaluation
+
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "baselines" / "atari"
 MARKS = {"Pong": (-10.0, 0.0, 10.0, 18.0)}  # the returns whose first frames and minutes are reported, by game
@@ -177,7 +179,7 @@ def main() -> None:
         "final_return_100": rows[-1]["return_mean"],
         "best_return_100": max(r["return_mean"] for r in rows),
         "first_reached": first_reached(rows, marks),
-        "evaluation": json.loads(args.evaluation.read_text()) if args.evaluation else None,
+        "evaluation": load_evaluation(args.evaluation) if args.evaluation else None,
         "memory": memory_summary(args.memory) if args.memory else None,
         "config": config,
     }

@@ -190,10 +190,10 @@ def evaluate(
         checkpoint=Path(result["checkpoint"]),
         env=result["env"],
         protocol=result["protocol"],
-        episodes=result["eval_episodes"],
-        return_mean=result["eval_return_mean"],
-        return_std=result["eval_return_std"],
-        returns=result["eval_returns"],
+        episodes=result["episodes"],
+        return_mean=result["return_mean"],
+        return_std=result["return_std"],
+        returns=result["returns"],
         details=result,
     )
 

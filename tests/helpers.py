@@ -48,8 +48,8 @@ def store_final_evaluation(plan, game: str, protocol: str, score: float, starts:
 
     plan.game_dir(game).mkdir(parents=True, exist_ok=True)
     result = {
-        "eval_return_mean": score,
-        "eval_episodes": 30,
+        "return_mean": score,
+        "episodes": 30,
         "env_frames": 20_000,
         "normalised": normalised_scores(game, score, protocol),
     }

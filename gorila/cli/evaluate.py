@@ -77,8 +77,8 @@ def run(args) -> int:
     if result["version_note"]:
         print(f"gorila: note: {result['version_note']}", file=sys.stderr, flush=True)
     print(
-        f"{result['env']}: mean {result['eval_return_mean']:.2f} +/- {result['eval_return_std']:.2f} over "
-        f"{result['eval_episodes']} episodes ({result['protocol'] + ', ' if result['atari'] else ''}epsilon "
+        f"{result['env']}: mean {result['return_mean']:.2f} +/- {result['return_std']:.2f} over "
+        f"{result['episodes']} episodes ({result['protocol'] + ', ' if result['atari'] else ''}epsilon "
         f"{result['epsilon']:g}, {result['env_frames']:,} training frames, {result['wall_seconds']:.1f} s)"
     )
     if result.get("normalised"):

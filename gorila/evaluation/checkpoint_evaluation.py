@@ -25,6 +25,7 @@ from gorila.evaluation.saved_agent import load_saved_agent
 from gorila.plugins import reference_of
 from gorila.records.checkpoints import version_note
 from gorila.records.durable import write_text_atomically
+from gorila.records.evaluation_files import as_evaluation, load_evaluation
 from gorila.system.agent_builders import make_evaluator
 
 EVALUATIONS = "evaluations"  # the folder of a run directory that keeps its evaluations
@@ -87,7 +88,7 @@ def evaluate_checkpoint(
         "wall_seconds": round(time.time() - started, 2),
         "versions": payload.get("versions"),
         "version_note": version_note(payload, file),
-        **result,
+        **as_evaluation(result),
         **source,
         **_normalised(spec, result["eval_return_mean"], protocol, source.get("start_points_source")),
     }
@@ -112,7 +113,7 @@ def save_evaluation(result: dict, run_dir) -> Path:
     """Keep `result` in RUN/evaluations, named by the checkpoint file it played, its protocol, episodes and
     epsilon (a later evaluation of the same name replaces it); the file written."""
     stem = Path(result["checkpoint"]).resolve().stem
-    name = f"{stem}-{result['protocol']}-{result['eval_episodes']}ep-epsilon{result['epsilon']:g}.json"
+    name = f"{stem}-{result['protocol']}-{result['episodes']}ep-epsilon{result['epsilon']:g}.json"
     folder = Path(run_dir) / EVALUATIONS
     folder.mkdir(exist_ok=True)
     return write_text_atomically(folder / name, json.dumps(result, indent=2) + "\n")
@@ -127,13 +128,12 @@ def saved_evaluation(
     digest, found = checkpoint_digest(checkpoint), []
     for path in Path(run_dir, EVALUATIONS).glob("*.json"):
         try:
-            result = json.loads(path.read_text())
-        except (OSError, ValueError):
+            result = load_evaluation(path)
+        except (OSError, ValueError, AttributeError):  # unreadable, or not an object
             continue
         if (
-            isinstance(result, dict)
-            and result.get("checkpoint_sha256") == digest
-            and episodes in (None, result.get("eval_episodes"))
+            result.get("checkpoint_sha256") == digest
+            and episodes in (None, result.get("episodes"))
             and epsilon in (None, result.get("epsilon"))
         ):
             found.append((path.stat().st_mtime, path, result))

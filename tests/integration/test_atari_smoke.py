@@ -44,4 +44,4 @@ def test_atari_preset_trains_checkpoints_and_evaluates(game, tmp_path):
     assert all("wall_time" in r and "env_frames" in r for r in records)
     assert any("eval_return_mean" in r for r in records)
     evaluation = evaluate_checkpoint(tmp_path / "run", episodes=1, max_frames=2_000)
-    assert evaluation["eval_episodes"] == 1 and np.isfinite(evaluation["eval_return_mean"])
+    assert evaluation["episodes"] == 1 and np.isfinite(evaluation["return_mean"])

@@ -56,7 +56,7 @@ def test_human_starts_evaluation_writes_returns_settings_seeds_and_normalised_sc
     )
     assert done.returncode == 0, done.stderr
     result = json.loads((workspace / "hs.json").read_text())
-    assert result["protocol"] == "human-starts" and len(result["eval_returns"]) == 2  # one per start point
+    assert result["protocol"] == "human-starts" and len(result["returns"]) == 2  # one per start point
     assert [seed["start_point"] for seed in result["seeds"]] == [0, 1]
     assert result["settings"]["start_points"]["source"] == "random"
     assert {"human_normalised", "dqn_normalised"} <= set(result) and "human-normalised" in done.stdout
@@ -131,9 +131,7 @@ def test_an_evaluation_of_a_run_is_kept_in_the_run_with_the_checksum_of_its_chec
     assert f"saved: {kept}" in done.stdout
     result = json.loads(kept.read_text())
     played = (run / "checkpoints" / "latest.pt").resolve()
-    assert (
-        result["eval_episodes"] == 2 and result["checkpoint_sha256"] == hashlib.sha256(played.read_bytes()).hexdigest()
-    )
+    assert result["episodes"] == 2 and result["checkpoint_sha256"] == hashlib.sha256(played.read_bytes()).hexdigest()
 
     lone = workspace / "lone.pt"  # a checkpoint outside any run: only --json keeps it
     shutil.copy(played, lone)

@@ -57,4 +57,4 @@ def test_minatar_preset_trains_checkpoints_and_evaluates(env, tmp_path):
     assert ended or env == "MinAtar/Freeway-v0"  # a Freeway episode lasts 2,500 frames
     assert any("eval_return_mean" in r for r in records)
     evaluation = evaluate_checkpoint(tmp_path / "run", episodes=2)
-    assert evaluation["eval_episodes"] == 2 and np.isfinite(evaluation["eval_return_mean"])
+    assert evaluation["episodes"] == 2 and np.isfinite(evaluation["return_mean"])

@@ -32,7 +32,7 @@ def test_a_finished_game_is_skipped(tmp_path):
     first = run_suite(plan(tmp_path), say=said.append)
     assert first["finished"] == ["CartPole-v1"] and not first["failed"]
     result = json.loads((tmp_path / "CartPole-v1" / "final_eval-noop.json").read_text())
-    assert result["eval_episodes"] == 3 and result["checkpoint"].endswith(f"ckpt-{result['env_frames']:012d}.pt")
+    assert result["episodes"] == 3 and result["checkpoint"].endswith(f"ckpt-{result['env_frames']:012d}.pt")
     assert 1024 <= result["env_frames"] <= 1024 + 4 * 1  # each 256-step work item may end a vector step late
     before = {p: p.stat().st_mtime_ns for p in (tmp_path / "CartPole-v1").rglob("*") if p.is_file()}
     said.clear()
@@ -108,7 +108,7 @@ def test_human_starts_are_evaluated_from_each_games_start_points(tmp_path, capsy
     )
     assert outcome["finished"] == ["Pong"]
     result = json.loads((tmp_path / "s" / "Pong" / "final_eval-human-starts.json").read_text())
-    assert result["protocol"] == "human-starts" and result["eval_episodes"] == 2
+    assert result["protocol"] == "human-starts" and result["episodes"] == 2
     assert result["normalised"]["reference_protocol"] == "human-starts"
     markdown = (tmp_path / "s" / "results.md").read_text()
     assert "| human starts | ours | 1 |" in markdown

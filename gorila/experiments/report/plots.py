@@ -54,7 +54,7 @@ def plot_returns(
             at = final["env_frames"] if x == "env_frames" else max(r["wall_time"] for r in records)
             axis.plot(
                 [at],
-                [final["eval_return_mean"]],
+                [final["return_mean"]],
                 "*",
                 color=colour,
                 markersize=14,

@@ -26,6 +26,7 @@ from gorila.experiments.suite.minatar_table import against_published, minatar_ro
 from gorila.experiments.suite.plan import SUITE_FILE, SuitePlan, is_minatar, result_file
 from gorila.experiments.suite.table import collect, footnotes, summaries, summary_lines, table_row
 from gorila.records.checkpoints import CheckpointError, find_checkpoint
+from gorila.records.evaluation_files import load_evaluation
 from gorila.records.metrics import read_metrics
 
 BEST_SEEN_NOTE = "best evaluation seen during training: biased upwards (the maximum of many noisy evaluations)"
@@ -80,7 +81,7 @@ def attach_final_evaluation(run: RunSummary, out: Path, episodes: int | None) ->
     the run's evaluation epsilon (of `episodes` episodes where given), or a new one of it (kept in `out`)."""
     stored = result_file(run.path, "noop")
     if stored.is_file():
-        run.final, run.final_source = json.loads(stored.read_text()), f"stored by gorila suite ({stored.name})"
+        run.final, run.final_source = load_evaluation(stored), f"stored by gorila suite ({stored.name})"
         return
     checkpoint = evaluated_checkpoint(run)
     if checkpoint is None:
@@ -144,7 +145,7 @@ def summary_lines_of(run: RunSummary) -> list[str]:
             human += f", {norm['dqn_normalised']:.1f}% of DQN"
         lines.append(
             f"evaluation of the saved parameters ({f['env_frames']:,} frames): "
-            f"{f['eval_return_mean']:.1f} +/- {f['eval_return_std']:.1f} over {f['eval_episodes']} "
+            f"{f['return_mean']:.1f} +/- {f['return_std']:.1f} over {f['episodes']} "
             f"episodes{human}; {run.final_source}"
         )
     else:
@@ -184,7 +185,7 @@ def load_suite(path: Path) -> SuiteSummary:
         return SuiteSummary(path, plan, rows, minatar_summary(rows), suite_runs(plan), suite_scores(plan))
     results = collect(plan)
     rows = [table_row(game, r) for game, r in results.items()]
-    scores = {g: {p: r["eval_return_mean"] for p, r in res.items()} for g, res in results.items()}
+    scores = {g: {p: r["return_mean"] for p, r in res.items()} for g, res in results.items()}
     return SuiteSummary(path, plan, rows, summaries(scores), suite_runs(plan), suite_scores(plan))
 
 
@@ -200,7 +201,7 @@ def suite_runs(plan: SuitePlan) -> list[RunSummary]:
     for game in games:
         stored = result_file(game.path, "noop")
         if stored.is_file():
-            game.final, game.final_source = json.loads(stored.read_text()), "stored by gorila suite"
+            game.final, game.final_source = load_evaluation(stored), "stored by gorila suite"
     return games
 
 

@@ -115,7 +115,7 @@ def describe_results(results: dict) -> str:
         norm = r.get("normalised")
         human = f", {norm['human_normalised']:.1f}% of human" if norm else ""
         warning = f" (warning: {norm['warning']})" if norm and norm.get("warning") else ""
-        parts.append(f"{protocol} {r['eval_return_mean']:.1f} over {r['eval_episodes']} episodes{human}{warning}")
+        parts.append(f"{protocol} {r['return_mean']:.1f} over {r['episodes']} episodes{human}{warning}")
     return "final evaluation " + "; ".join(parts)
 
 

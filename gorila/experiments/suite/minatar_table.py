@@ -22,6 +22,7 @@ import yaml
 from gorila.evaluation.minatar_reference import published_dqn_curve, published_dqn_return
 from gorila.experiments.suite.plan import FINAL_PARAMETERS, SuitePlan
 from gorila.experiments.suite.table import TABLE_CSV, TABLE_JSON, TABLE_MD, write_csv
+from gorila.records.evaluation_files import load_evaluation
 from gorila.records.markdown import cell_number, table_lines
 from gorila.records.metrics import read_metrics
 
@@ -110,15 +111,15 @@ def minatar_row(plan: SuitePlan, game: str) -> dict:
     """One row: the id that ran, `compared` at the run's end, and the final evaluation of the saved parameters."""
     run_dir = plan.game_dir(game)
     env = ran_env(run_dir, game)
-    final = json.loads(plan.result_file(game, "noop").read_text())
+    final = load_evaluation(plan.result_file(game, "noop"))
     records = read_metrics(run_dir)
     return {
         "game": game,
         "env": env,
         **compared(env, records),
         "frames_per_s": run_speed(records),
-        "ours_final_eval": final["eval_return_mean"],
-        "eval_episodes": final["eval_episodes"],
+        "ours_final_eval": final["return_mean"],
+        "eval_episodes": final["episodes"],
     }
 
 

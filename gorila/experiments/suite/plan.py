@@ -32,6 +32,7 @@ from gorila.envs.registry import MINATAR_PREFIX, resolve_env
 from gorila.evaluation.protocols import get_protocol
 from gorila.evaluation.scores import paper_game
 from gorila.records.checkpoints import LATEST, load_latest_good
+from gorila.records.evaluation_files import load_evaluation
 from gorila.records.metrics import read_metrics
 
 SUITE_FILE = "suite.json"
@@ -208,7 +209,7 @@ def play_game(plan: SuitePlan, game: str, live_progress: bool | None = None) -> 
     results = {}
     for protocol in plan.protocols:
         path = plan.result_file(game, protocol)
-        results[protocol] = json.loads(path.read_text()) if path.is_file() else evaluate_game(plan, game, protocol)
+        results[protocol] = load_evaluation(path) if path.is_file() else evaluate_game(plan, game, protocol)
     return results
 
 

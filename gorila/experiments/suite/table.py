@@ -27,6 +27,7 @@ from gorila.evaluation.scores import (
 )
 from gorila.evaluation.start_points import HUMAN_PLAY, start_points_source
 from gorila.experiments.suite.plan import FINAL_PARAMETERS, SuitePlan
+from gorila.records.evaluation_files import load_evaluation
 from gorila.records.markdown import cell_number, table_lines
 
 TABLE_MD, TABLE_CSV, TABLE_JSON = "results.md", "results.csv", "results.json"
@@ -51,7 +52,7 @@ def collect(plan: SuitePlan) -> dict[str, dict]:
     results = {}
     for game in plan.games:
         found = {
-            p: json.loads(plan.result_file(game, p).read_text())
+            p: load_evaluation(plan.result_file(game, p))
             for p in PUBLISHED_PROTOCOLS
             if plan.result_file(game, p).is_file()
         }
@@ -67,8 +68,8 @@ def table_row(game: str, results: dict) -> dict:
     for protocol in PUBLISHED_PROTOCOLS:
         key, result = column_key(protocol), results.get(protocol)
         ref = published(name, protocol) if name else {}
-        row[f"ours_{key}"] = result["eval_return_mean"] if result else None
-        row[f"episodes_{key}"] = result["eval_episodes"] if result else None
+        row[f"ours_{key}"] = result["return_mean"] if result else None
+        row[f"episodes_{key}"] = result["episodes"] if result else None
         norm = result.get("normalised") if result else None
         row[f"human_normalised_{key}"] = norm["human_normalised"] if norm else None
         if get_protocol(protocol).start_points:
@@ -148,7 +149,7 @@ def write_tables(plan: SuitePlan) -> list[Path]:
     """results.md, results.csv and results.json in the suite directory, from the result files."""
     results = collect(plan)
     rows = [table_row(game, r) for game, r in results.items()]
-    scores = {g: {p: r["eval_return_mean"] for p, r in res.items()} for g, res in results.items()}
+    scores = {g: {p: r["return_mean"] for p, r in res.items()} for g, res in results.items()}
     summary = summaries(scores)
     paths = [plan.out / TABLE_MD, plan.out / TABLE_CSV, plan.out / TABLE_JSON]
     paths[0].write_text(markdown(plan, rows, summary))

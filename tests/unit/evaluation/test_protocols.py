@@ -116,8 +116,8 @@ def pong_run(tmp_path_factory):
 
 def test_machado_result_normalised_against_the_null_op_columns(pong_run):
     result = evaluate_checkpoint(pong_run, episodes=2, protocol="machado", max_frames=400)
-    mean = result["eval_return_mean"]
-    assert result["eval_returns"] and mean == np.mean(result["eval_returns"])
+    mean = result["return_mean"]
+    assert result["returns"] and mean == np.mean(result["returns"])
     # Pong, null-op columns: random -20.7, human 9.3, DQN 18.9
     assert result["human_normalised"] == pytest.approx(100 * (mean + 20.7) / 30.0)
     assert result["dqn_normalised"] == pytest.approx(100 * (mean + 20.7) / 39.6)
@@ -132,8 +132,8 @@ def test_human_starts_result_normalised_against_the_human_start_columns(pong_run
     result = evaluate_checkpoint(
         pong_run, protocol="human-starts", starts=str(tmp_path / "starts"), max_frames=start.frames + 200
     )
-    mean = result["eval_return_mean"]
-    assert result["eval_episodes"] == 1
+    mean = result["return_mean"]
+    assert result["episodes"] == 1
     assert result["seeds"] == [{"start_point": 0, "seed": trajectory.seed, "start_frames": start.frames}]
     # Pong, human-start columns: random -18.0, human 15.5, DQN 16.2
     assert result["human_normalised"] == pytest.approx(100 * (mean + 18.0) / 33.5)
@@ -218,7 +218,7 @@ def test_a_run_trained_under_machado_is_played_as_trained(machado_run, monkeypat
     settings = result["settings"]
     assert emulators == [0.25, 0.25] and settings["sticky_actions"] == 0.25
     assert settings["network_actions"] == 18 and settings["network_action_ale_ids"] == list(range(18))
-    assert settings["full_action_set"] is True and result["eval_episodes"] == 2
+    assert settings["full_action_set"] is True and result["episodes"] == 2
 
 
 def test_null_op_starts_of_a_machado_run_drop_sticky_actions_and_keep_its_actions(machado_run, monkeypatch):
