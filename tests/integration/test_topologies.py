@@ -69,11 +69,13 @@ def test_tiny_run(runtime, topology, tmp_path):
     kinds = [r["kind"] for r in records]
     assert kinds.count("eval") == 1 and kinds.count("summary") == 1 and kinds.count("train") >= 1
     evaluation = next(r for r in records if r["kind"] == "eval")
-    assert evaluation["episodes"] == 2 and len(evaluation["returns"]) == 2
-    assert evaluation["return_mean"] == pytest.approx(sum(evaluation["returns"]) / 2)
-    assert evaluation["return_std"] == pytest.approx(abs(evaluation["returns"][0] - evaluation["returns"][1]) / 2)
-    assert min(evaluation["returns"]) >= 8  # CartPole cannot end in fewer steps
-    assert result["final_eval_return_mean"] == evaluation["return_mean"]
+    assert evaluation["eval_episodes"] == 2 and len(evaluation["eval_returns"]) == 2
+    assert evaluation["eval_return_mean"] == pytest.approx(sum(evaluation["eval_returns"]) / 2)
+    assert evaluation["eval_return_std"] == pytest.approx(
+        abs(evaluation["eval_returns"][0] - evaluation["eval_returns"][1]) / 2
+    )
+    assert min(evaluation["eval_returns"]) >= 8  # CartPole cannot end in fewer steps
+    assert result["final_eval_return_mean"] == evaluation["eval_return_mean"]
 
     trains = [r for r in records if r["kind"] == "train"]
     dropped = sum(r["dropped_outliers"] for r in trains)
