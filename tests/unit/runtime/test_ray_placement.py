@@ -113,10 +113,11 @@ def test_a_restarted_worker_answers_the_watch_once_for_each_shard_it_holds(monke
     host._serving.clear()  # as a restarted process starts
     state = ParameterShard(0, np.zeros(3, np.float32), optimizer="sgd").state()
 
-    def standing(index) -> list:
+    def standing(index) -> tuple[threading.Thread, list]:
         answers = []
-        threading.Thread(target=lambda: answers.append(host.awaiting_state(index)), daemon=True).start()
-        return answers
+        call = threading.Thread(target=lambda: answers.append(host.awaiting_state(index)), daemon=True)
+        call.start()
+        return call, answers
 
     assert host.awaiting_state(0) == ("node", 7) and host.awaiting_state(1) == ("node", 7)
     host.restore_shard(0, state)
@@ -124,8 +125,10 @@ def test_a_restarted_worker_answers_the_watch_once_for_each_shard_it_holds(monke
     assert host.awaiting_state(1) == ("node", 7)  # shard 1 still waits: answered
     host.restore_shard(1, state)
     renewed_too = standing(1)
-    threading.Event().wait(0.3)
-    assert renewed == [] and renewed_too == []  # neither shard is answered twice by this process
+    for call, answers in (renewed, renewed_too):
+        call.join(0.3)
+        assert call.is_alive() and answers == []  # neither shard is answered twice by this process
     host.stop_awaiting()
-    threading.Event().wait(0.3)
-    assert renewed == [None] and renewed_too == [None]
+    for call, answers in (renewed, renewed_too):
+        call.join(10)  # released: each returns at once
+        assert answers == [None]
