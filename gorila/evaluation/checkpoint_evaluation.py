@@ -70,8 +70,8 @@ def evaluate_checkpoint(
     if say is not None:
         evaluator.act = _ticking(evaluator.act, config.eval_episodes, say)
     try:
-        result = evaluator.evaluate(payload["theta"].numpy())
-        played = evaluator.env.episode_seeds(evaluator.round_seed, config.eval_episodes)  # in eval_returns' order
+        result = as_evaluation(evaluator.evaluate(payload["theta"].numpy()))
+        played = evaluator.env.episode_seeds(evaluator.round_seed, config.eval_episodes)  # in the order of its returns
     finally:
         evaluator.close()
     source = _source(rules, header)
@@ -88,9 +88,9 @@ def evaluate_checkpoint(
         "wall_seconds": round(time.time() - started, 2),
         "versions": payload.get("versions"),
         "version_note": version_note(payload, file),
-        **as_evaluation(result),
+        **result,
         **source,
-        **_normalised(spec, result["eval_return_mean"], protocol, source.get("start_points_source")),
+        **_normalised(spec, result["return_mean"], protocol, source.get("start_points_source")),
     }
 
 
