@@ -11,6 +11,11 @@ processes while the driver lives (the driver's children that name the session di
 their descendants) and, once the driver is gone, gives them GRACE_S to end by Ray's own means, then
 kills those still there. When the session ends in order (`ray.shutdown`), the guard just exits.
 
+Noting by ancestry misses a worker that the raylet starts in the last scan's second before the driver
+dies: the raylet dies with the driver, the worker is an orphan that no ancestry reaches, and it waits on
+the dead GCS for a minute. So at the driver's death the guard also reaches the raylet's workers by their
+environment: Ray gives each worker its raylet's pid (RAY_RAYLET_PID), and their children inherit it.
+
 It learns of the driver's death from its stdin, a pipe whose only writer is the driver: the kernel
 closes it when the driver dies, however it dies.
 """
@@ -96,6 +101,30 @@ def descendants(driver: int, chosen: Callable[[int], bool]) -> dict[int, int]:
     return found
 
 
+def raylet_workers(noted: dict[int, int]) -> dict[int, int]:
+    """pid -> start time of the processes whose environment names a noted process as their raylet
+    (RAY_RAYLET_PID) and that started after it (a reused pid is no raylet of theirs)."""
+    found = {}
+    for pid, (_, started) in processes().items():
+        raylet = _raylet_pid(pid)
+        if raylet in noted and started >= noted[raylet] and pid != os.getpid():
+            found[pid] = started
+    return found
+
+
+def _raylet_pid(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as file:
+            variables = file.read().split(b"\0")
+    except OSError:
+        return None  # gone, or another user's
+    for variable in variables:
+        if variable.startswith(b"RAY_RAYLET_PID="):
+            value = variable.split(b"=", 1)[1]
+            return int(value) if value.isdigit() else None
+    return None
+
+
 def alive(pid: int, started: int) -> bool:
     """Is `pid` still the process noted (not a zombie, not a new process under a reused pid)?"""
     fields = _stat(pid)
@@ -103,10 +132,14 @@ def alive(pid: int, started: int) -> bool:
 
 
 def end(noted: dict[int, int]) -> None:
-    """The driver is gone: wait GRACE_S for the noted processes to end, then kill those that did not."""
+    """The driver is gone: wait GRACE_S for the noted processes and their raylets' workers to end, then
+    kill those that did not. `noted` gains the workers found."""
     deadline = time.monotonic() + GRACE_S
-    while time.monotonic() < deadline and any(alive(pid, started) for pid, started in noted.items()):
-        time.sleep(0.1)
+    while True:
+        noted.update(raylet_workers(noted))  # again each round: one may have been mid-exec at the first
+        if time.monotonic() >= deadline or not any(alive(pid, started) for pid, started in noted.items()):
+            break
+        time.sleep(0.2)
     for pid, started in noted.items():
         if alive(pid, started):
             try:

@@ -33,6 +33,18 @@ def newest_checkpoint(run_dir) -> int:
     return int(training_checkpoints(run_dir)[-1].stem.split("-")[1])
 
 
+def kill_past_a_checkpoint(driver: subprocess.Popen, run_dir) -> None:
+    """kill -9 the driver once it has logged train records past its newest checkpoint (which the resume
+    must drop). It is stopped (SIGSTOP) while that is looked at, so no checkpoint comes between the look
+    and the kill; if one came just before, it runs on and is looked at again."""
+    while True:
+        assert wait_for(lambda: read_metrics(run_dir)[-1]["env_frames"] > newest_checkpoint(run_dir), 60)
+        os.kill(driver.pid, signal.SIGSTOP)
+        if read_metrics(run_dir)[-1]["env_frames"] > newest_checkpoint(run_dir):
+            return os.kill(driver.pid, signal.SIGKILL)
+        os.kill(driver.pid, signal.SIGCONT)
+
+
 def test_a_driver_killed_leaves_no_ray_behind_and_resumes_from_its_checkpoint(tmp_path):
     run_dir = tmp_path / "run"
     driver = subprocess.Popen(
@@ -42,12 +54,11 @@ def test_a_driver_killed_leaves_no_ray_behind_and_resumes_from_its_checkpoint(tm
         stderr=subprocess.DEVNULL,
     )
     try:
-        # killed past a checkpoint, with train records logged after it (which the resume must drop)
         assert wait_for(lambda: training_checkpoints(run_dir) and driver.poll() is None, 180), "no checkpoint"
-        assert wait_for(lambda: read_metrics(run_dir)[-1]["env_frames"] > newest_checkpoint(run_dir), 60)
         assert len(in_session(driver.pid)) > 4  # the driver, GCS, raylet, workers, ...
+        kill_past_a_checkpoint(driver, run_dir)
     finally:
-        os.kill(driver.pid, signal.SIGKILL)
+        driver.kill()
         driver.wait()
     assert wait_for(lambda: not in_session(driver.pid), 20), f"left behind: {in_session(driver.pid)}"
 
