@@ -106,13 +106,14 @@ def raylet_workers(noted: dict[int, int]) -> dict[int, int]:
     (RAY_RAYLET_PID) and that started after it (a reused pid is no raylet of theirs)."""
     found = {}
     for pid, (_, started) in processes().items():
-        raylet = _raylet_pid(pid)
+        raylet = raylet_pid(pid)
         if raylet in noted and started >= noted[raylet] and pid != os.getpid():
             found[pid] = started
     return found
 
 
-def _raylet_pid(pid: int) -> int | None:
+def raylet_pid(pid: int) -> int | None:
+    """The pid of the raylet that started process `pid` (RAY_RAYLET_PID in its environment), if any."""
     try:
         with open(f"/proc/{pid}/environ", "rb") as file:
             variables = file.read().split(b"\0")

@@ -49,10 +49,10 @@ def test_a_node_lost_without_room_runs_the_run_smaller_until_a_node_joins_and_it
     joined = from_the_driver(
         trainer, lambda: lost_one in trainer.recovery.room, lambda: (cluster.add_node(num_cpus=1), steps[lost_one])
     )
-    # no evaluation, so no solve that would end the run, before the node has joined (its budget is
-    # ten times the frames collected by then)
+    # no evaluation, so no solve that would end the run, before the lost bundle works again on the node
+    # that joined (its budget is ten times the frames collected by then)
     due = trainer.evaluations.due
-    trainer.evaluations.due = lambda at_steps: bool(joined) and due(at_steps)
+    trainer.evaluations.due = lambda at_steps: bool(joined) and steps[lost_one] > joined[0][1] and due(at_steps)
     result = trainer.run()
     said = capsys.readouterr().out
 

@@ -16,6 +16,7 @@ from gorila.config import build_config
 from gorila.placement import WorkerId
 from gorila.records.metrics import read_metrics
 from gorila.runtime.calls import WorkerError
+from gorila.runtime.session_guard import processes, raylet_pid
 from gorila.system import builders, topology
 from gorila.system.driver import Driver
 from tests.helpers import from_the_driver
@@ -137,10 +138,23 @@ def test_a_run_that_stands_still_is_a_fault_and_the_workers_holding_it_up_are_re
     )
     trainer = Driver(config, run_dir, live_progress=False)
 
-    def stop_the_learner():
-        os.kill(trainer.runtime.processes([trainer.system.workers[WorkerId("learner", 0)]])[0][1], signal.SIGSTOP)
+    learner = WorkerId("learner", 0)
+    pid = trainer.runtime.processes([trainer.system.workers[learner]])[0][1]  # asked now: it answers no call mid-call
 
-    stopped = from_the_driver(trainer, lambda: trainer.scheduler.counters.updates >= 50, stop_the_learner)
+    def stopped_mid_call() -> bool:
+        """Past 50 updates, with a call on the learner in flight: SIGSTOP it, and keep it stopped if that
+        call is still unanswered half a second later (else let it go on, and try again at a later
+        turn). A learner stopped between calls would hold up only the actor, through the shard it hosts."""
+        calls = [future for future, job in trainer.pending.items() if job.worker == learner]
+        if trainer.scheduler.counters.updates < 50 or not calls:
+            return False
+        os.kill(pid, signal.SIGSTOP)
+        answered, _ = trainer.calls.wait(calls, timeout=0.5)
+        if answered:
+            os.kill(pid, signal.SIGCONT)
+        return not answered
+
+    stopped = from_the_driver(trainer, stopped_mid_call, lambda: True)
     result = trainer.run()
     assert stopped, "the learner was never stopped: the test tested nothing"
     assert result["env_frames"] >= 8000 and result["updates"] > 50
@@ -196,15 +210,17 @@ def test_a_killed_global_replay_shard_costs_seconds_and_the_learner_keeps_dqns_r
     assert result["updates"] >= 0.9 * owed, (result["updates"], owed)
 
 
-def component_processes(kind: str) -> set[int]:
-    """The pids of every `ray::<kind>` process on this machine (a component's Ray worker names itself so)."""
+def component_processes(kind: str, raylet: int) -> set[int]:
+    """The pids of the `ray::<kind>` processes started by `raylet` (a component's Ray worker names
+    itself so; another run's on this machine has another raylet)."""
     found = set()
-    for entry in os.listdir("/proc"):
+    for pid in processes():
         try:
-            if entry.isdigit() and open(f"/proc/{entry}/cmdline", "rb").read().startswith(f"ray::{kind}".encode()):
-                found.add(int(entry))
+            named = open(f"/proc/{pid}/cmdline", "rb").read().startswith(f"ray::{kind}".encode())
         except OSError:
             continue
+        if named and raylet_pid(pid) == raylet:
+            found.add(pid)
     return found
 
 
@@ -232,15 +248,16 @@ def test_a_worker_killed_again_while_it_restarts_is_a_second_fault(tmp_path):
         )
     )
     trainer, killed = Driver(config, run_dir, live_progress=False), []
+    first = trainer.runtime.processes([trainer.system.workers[WorkerId("bundle", 0)]])[0][1]  # before it is busy
+    raylet = raylet_pid(first)
 
     def kill_twice():
         """The bundle, then its new process as soon as it appears (the driver waits meanwhile)."""
-        first = trainer.runtime.processes([trainer.system.workers[WorkerId("bundle", 0)]])[0][1]
         os.kill(first, signal.SIGKILL)
         killed.append(first)
         deadline = time.time() + 60
         while time.time() < deadline and len(killed) < 2:
-            for pid in component_processes("Bundle") - {first}:
+            for pid in component_processes("Bundle", raylet) - {first}:
                 os.kill(pid, signal.SIGKILL)
                 killed.append(pid)
             time.sleep(0.01)

@@ -24,7 +24,7 @@ from gorila.core import ShardServer
 from gorila.envs import make_vector_env
 from gorila.messages import env_info
 from gorila.placement import PARAMETER_SHARD
-from gorila.records.checkpoints import load_latest_good
+from gorila.records.checkpoints import load_latest_good, save_shard_backups
 from gorila.records.metrics import read_metrics
 from gorila.runtime.ray import RayRuntime
 from gorila.system import builders, topology
@@ -92,7 +92,7 @@ def kill(runtime, handle) -> tuple[str, int]:
     return tuple(process)
 
 
-def restorations(states: ShardStates, timeout: float = 10.0) -> list:
+def restorations(states: ShardStates, timeout: float = 60.0) -> list:
     """What the watch's thread reports having restored (it reports just after the shard has it)."""
     deadline, found = time.time() + timeout, []
     while not found and time.time() < deadline:
@@ -209,7 +209,10 @@ def kill_shard_0_once_kept(trainer, run_dir, seen: dict) -> None:
     """Take the shards' states into the driver's keeping and their backup files (as its periodic
     backup does), delete the files and kill -9 shard 0; then time how long until it serves again, and
     with which version."""
-    trainer.keeping.copy_shards(trainer.recovery.shard_states, write=True)
+    states = trainer.keeping.params.states()  # as `copy_shards` takes them, but waiting however long it takes
+    frames = trainer.info.frames(trainer.scheduler.counters.steps)
+    trainer.recovery.shard_states.keep(states, frames)
+    save_shard_backups(run_dir, states, frames)
     assert (run_dir / "checkpoints" / "shards" / "shard-0.pt").exists()
     shutil.rmtree(run_dir / "checkpoints" / "shards")
     kept, seen["kept_frames"] = trainer.recovery.shard_states.latest

@@ -88,7 +88,8 @@ def test_a_restarted_shards_host_serves_no_call_before_restore_gives_it_its_stat
     ahead = ParameterShard(0, np.zeros(3, np.float32), optimizer="sgd", learning_rate=1.0)
     ahead.apply(np.ones(3, np.float32), 0)
     host.restore(ahead.state())
-    caller.join(5)
+    caller.join(60)
+    assert not caller.is_alive()
     theta, version, _ = answers[0]
     assert version == 1 and np.array_equal(theta, ahead.theta.numpy())
 
@@ -130,5 +131,5 @@ def test_a_restarted_worker_answers_the_watch_once_for_each_shard_it_holds(monke
         assert call.is_alive() and answers == []  # neither shard is answered twice by this process
     host.stop_awaiting()
     for call, answers in (renewed, renewed_too):
-        call.join(10)  # released: each returns at once
-        assert answers == [None]
+        call.join(60)  # released: each returns at once
+        assert not call.is_alive() and answers == [None]
