@@ -78,10 +78,11 @@ class RunKeeping:
             self.next_backup = now + self.config.shard_backup_every_seconds
         self.copy_shards(shard_states, write)
 
-    def copy_shards(self, shard_states: ShardStates, write: bool) -> None:
-        """Keep the shards' states in the driver, and write them to the run directory where `write`."""
+    def copy_shards(self, shard_states: ShardStates, write: bool, timeout: float | None = OBSERVE_TIMEOUT_S) -> None:
+        """Keep the shards' states in the driver, and write them to the run directory where `write`; a
+        round whose shards do not all answer within `timeout` seconds (None: however long) is skipped."""
         try:
-            states = self.params.states(timeout=OBSERVE_TIMEOUT_S)
+            states = self.params.states(timeout=timeout)
         except TimeoutError:
             return
         frames = self.info.frames(self.scheduler.counters.steps)

@@ -24,7 +24,7 @@ from gorila.core import ShardServer
 from gorila.envs import make_vector_env
 from gorila.messages import env_info
 from gorila.placement import PARAMETER_SHARD
-from gorila.records.checkpoints import load_latest_good, save_shard_backups
+from gorila.records.checkpoints import load_latest_good
 from gorila.records.metrics import read_metrics
 from gorila.runtime.ray import RayRuntime
 from gorila.system import builders, topology
@@ -209,10 +209,7 @@ def kill_shard_0_once_kept(trainer, run_dir, seen: dict) -> None:
     """Take the shards' states into the driver's keeping and their backup files (as its periodic
     backup does), delete the files and kill -9 shard 0; then time how long until it serves again, and
     with which version."""
-    states = trainer.keeping.params.states()  # as `copy_shards` takes them, but waiting however long it takes
-    frames = trainer.info.frames(trainer.scheduler.counters.steps)
-    trainer.recovery.shard_states.keep(states, frames)
-    save_shard_backups(run_dir, states, frames)
+    trainer.keeping.copy_shards(trainer.recovery.shard_states, write=True, timeout=None)  # however busy the machine
     assert (run_dir / "checkpoints" / "shards" / "shard-0.pt").exists()
     shutil.rmtree(run_dir / "checkpoints" / "shards")
     kept, seen["kept_frames"] = trainer.recovery.shard_states.latest
