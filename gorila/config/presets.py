@@ -244,7 +244,6 @@ PRESETS["atari-fast"] = dict(
     runtime="local",
     envs_per_actor=32,
     eval_every_frames=500_000,
-    eval_episodes=10,
     eval_epsilon=0.05,
     checkpoint_every_frames=200_000,
 )
