@@ -10,12 +10,15 @@
 #   preset): the first 1M frames of Pong and Breakout, seeds 0 and 1, the same settings. The filter-off
 #   runs of seed 0 are the first 1M frames of the faithful runs (the budget moves no schedule).
 #
-# Usage: bash benchmarks/atari_runs.sh [RUNS_DIR]    (default: runs/atari-preset)
+# Usage: bash benchmarks/atari_runs.sh [RUNS_DIR] [NAMES]    (default: runs/atari-preset, every run)
+# NAMES, an extended regular expression, keeps the runs whose names match it, so that two instances
+# with disjoint NAMES share two cores (each run on one torch thread, the preset's).
 # Then: python benchmarks/atari_baseline.py RUN ... compiles a run into benchmarks/baselines/atari/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
 runs=${1:-runs/atari-preset}
+names=${2:-.}
 mkdir -p "$runs"
 
 reached() {   # RUN FRAMES: has RUN's metrics reached FRAMES?
@@ -32,7 +35,9 @@ PY
 
 run() {       # NAME GAME SEED FRAMES OUTLIER_K
   local dir="$runs/$1"
-  if [ -f "$dir/metrics.jsonl" ] && reached "$dir" "$4"; then
+  if ! [[ "$1" =~ $names ]]; then
+    return 0
+  elif [ -f "$dir/metrics.jsonl" ] && reached "$dir" "$4"; then
     echo "atari_runs.sh: $1 is done"
   elif [ -f "$dir/config.yaml" ]; then
     echo "atari_runs.sh: $1 resumed ($(date -u +%H:%M))"
