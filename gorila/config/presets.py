@@ -210,8 +210,9 @@ PRESETS["apex"] = dict(
 # - learning from 20,000 agent steps (Dopamine's Rainbow; DQN: 50,000) and a replay of 500,000 (DQN:
 #   1M; 3.9 GB in all): measured on Pong, seed 0, a replay of 100,000 (Tianshou's, 1.2 GB) reached a
 #   training mean of +18 at 4.82M frames and then lost whole games at epsilon 0.05 (0-21 at 9.5M
-#   frames): it held only the last minutes of play, in which a winning agent never sees the opponent
-#   lead; 500,000 reached +18 at 4.00M frames (84 minutes, beside other work);
+#   frames), holding only the last minutes of play, where a winning agent seldom sees the opponent
+#   lead (the likely cause, not yet shown); 500,000 reached +18 at 4.00M frames (84 minutes, beside
+#   other work);
 # - no loss-outlier filter (DQN has none; rare-reward minibatches are the outliers) and gradients clipped
 #   to norm 10 (PQN, Tianshou's policy default is none: a guard against a rare large step).
 # Breakout-like games need FIRE after a lost life, which a nearly greedy agent may never press:
