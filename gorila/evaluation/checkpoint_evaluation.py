@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from gorila.config import Config, ConfigError
+from gorila.config import MAX_SEED, Config, ConfigError
 from gorila.envs import EnvError, resolve_env
 from gorila.envs import atari_constants as atari
 from gorila.evaluation.protocol_env import ProtocolEnv
@@ -206,6 +206,8 @@ def _evaluation_config(config, info, rules, episodes, epsilon, seed, max_frames)
         raise ConfigError(f"--epsilon must lie in [0, 1], got {epsilon:g}")
     if max_frames is not None and max_frames < 1:
         raise ConfigError("--max-frames must be >= 1")
+    if seed is not None and not 0 <= seed <= MAX_SEED:  # the episodes' seeds add 10^9 to it (gorila.seeds)
+        raise ConfigError(f"--seed must lie in [0, {MAX_SEED}], got {seed}")
     sticky = None
     if info.is_atari:
         epsilon = rules.epsilon if epsilon is None else epsilon

@@ -173,9 +173,11 @@ def test_other_protocols_have_no_start_points_to_say_of(pong_run):
     assert "start_points_source" not in result and result["normalised"]["warning"] is None
 
 
-def test_zero_episodes_or_a_start_past_the_cap_is_refused(pong_run, pong_play, tmp_path):
+def test_zero_episodes_a_seed_out_of_range_or_a_start_past_the_cap_is_refused(pong_run, pong_play, tmp_path):
     with pytest.raises(ConfigError, match="--episodes must be >= 1"):
         evaluate_checkpoint(pong_run, episodes=0, protocol="machado")
+    with pytest.raises(ConfigError, match=r"--seed must lie in \[0, 1073741823\], got 2000000000"):
+        evaluate_checkpoint(pong_run, episodes=1, protocol="noop", seed=2_000_000_000)
     trajectory, rewards = pong_play
     start = start_before_second_point(trajectory, rewards)
     save_start_points(tmp_path / "starts", "Pong", [start], "random")
