@@ -14,6 +14,7 @@
 # NAMES, an extended regular expression, keeps the runs whose names match it, so that two instances
 # with disjoint NAMES share two cores (each run on one torch thread, the preset's).
 # Then: python benchmarks/atari_baseline.py RUN ... compiles a run into benchmarks/baselines/atari/.
+# python benchmarks/outlier_filter.py --pair GAME SEED OFF ON ... compiles the filter's pairs into one table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
