@@ -10,6 +10,7 @@ from gorila.cli.errors import UserError
 from gorila.cli.flags import add_config_flags, cli_overrides, config_from_args
 from gorila.cli.launch import LAUNCHED
 from gorila.config import PRESETS, Config, build_config, preset_for_env, scaled_preset
+from gorila.config.parsing import shares_line
 from gorila.plugins import reference_of
 from gorila.records.run_dirs import claim_run_dir
 
@@ -105,6 +106,9 @@ def run(args) -> int:
         (config, _), payload = checked_train_config(args), None
         if args.scale is not None:
             print(scaled_preset(args.preset, args.scale)[1])
+        shared = shares_line(args.preset, args.config, cli_overrides(args), args.scale)
+        if shared:
+            print(shared)
         implied = None if args.preset else preset_for_env(config.env)
         if implied:
             print(
@@ -132,6 +136,12 @@ def print_outcome(config: Config, run_dir: Path, result: dict) -> None:
             )
         else:
             print(f"not solved: eval mean stayed below {config.stop_at_return:g}")
+    if config.stop_at_train_return:
+        reached = result["stop_reason"] == "reached"
+        print(
+            f"training mean of the last 100 episodes {'reached' if reached else 'stayed below'} "
+            f"{config.stop_at_train_return:g}" + (f" at {result['env_frames']:,} frames" if reached else "")
+        )
     print(f"checkpoint: {result['checkpoint']}")
     best_file = Path(result["checkpoint"]).parent / "best.pt"
     if best_file.is_file():

@@ -20,7 +20,7 @@ import yaml
 
 from gorila.config.migration import FRAME_COUNTED_KEY, in_agent_steps
 from gorila.config.presets import preset_for_env
-from gorila.config.scaling import scaled_preset
+from gorila.config.scaling import actor_shares, describe_shares, scaled_preset
 from gorila.config.schema import Config, ConfigError, validate
 from gorila.config.sections import SECTIONS
 
@@ -251,14 +251,33 @@ def build_config(
         raise ConfigError("scale: --scale shrinks a preset; give --preset too")
     file_values = load_yaml(file) if file else {}
     preset = preset or preset_for_env({"env": Config.env, **file_values, **(overrides or {})}["env"])
-    config = Config()
+    config, values = Config(), {}
     if preset:
-        config = apply_overrides(config, scaled_preset(preset, scale)[0])
+        values = scaled_preset(preset, scale)[0]
+        config = apply_overrides(config, values)
     if file:
         config = apply_overrides(config, file_values, source=str(file))
     if overrides:
         config = apply_overrides(config, overrides)
-    return validate(config)
+    shares = run_shares(preset, values, config, given={*file_values, *(overrides or {})})
+    return validate(dataclasses.replace(config, **{key: share for key, (_, share) in shares.items()}))
+
+
+def run_shares(preset: str | None, values: dict, config: Config, given) -> dict[str, tuple[int, int]]:
+    """What `config`'s actors share of the preset's run totals (`actor_shares`), `values` being the
+    preset's values and `given` the fields the run set itself."""
+    return actor_shares(preset, {**values, "bundled": config.bundled}, config.actors, given)
+
+
+def shares_line(preset: str | None, file: str | None, overrides: dict | None, scale: float | None) -> str:
+    """The line saying what the actors of `build_config(preset, file, overrides, scale)` share, or ''."""
+    file_values = load_yaml(file) if file else {}
+    preset = preset or preset_for_env({"env": Config.env, **file_values, **(overrides or {})}["env"])
+    if not preset:
+        return ""
+    config = build_config(preset, file, overrides, scale)
+    given = {*file_values, *(overrides or {})}
+    return describe_shares(preset, config.actors, run_shares(preset, scaled_preset(preset, scale)[0], config, given))
 
 
 def save_yaml(config: Config, path: str | Path) -> None:

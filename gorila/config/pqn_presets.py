@@ -15,7 +15,11 @@ PQN_PRESETS: dict[str, dict] = {}
 # cap) instead of gymnax's; PyTorch's default initialisation instead of He-normal weights (`weight_init`:
 # with He-normal, Freeway's seeds all cross the road but later, benchmarks/baselines/minatar). torch_threads
 # 2 is for one process on 2 cores; with several bundles on Ray give each 1. Evaluations every 100k
-# frames, greedy, as the reference tests its policy during training.
+# frames, greedy, as the reference tests its policy during training. Each gradient is computed on the
+# theta+ with its learner's previous one in it (learner_refresh synchronous; a round trip per update on
+# Ray, none for the one bundle that holds the shard): PQN takes many small steps on each rollout, and
+# with 8 bundles on MinAtar Breakout the pipelined refresh, one own gradient behind, needed 1.5 times
+# the frames to a training mean of 8 (691k against 454k, seed 0; benchmarks/baselines/scaling).
 PQN_PRESETS["pqn"] = dict(
     env="MinAtar/Breakout-v0",
     algorithm="pqn",
@@ -42,6 +46,7 @@ PQN_PRESETS["pqn"] = dict(
     learning_rate=5e-4,
     learning_rate_decay=True,
     optimizer_eps=1e-8,
+    learner_refresh="synchronous",
     torch_threads=2,
     runtime="local",
     eval_every_frames=100_000,
@@ -68,23 +73,3 @@ PQN_PRESETS["pqn-cartpole"] = dict(
     epsilon_decay_steps=100_000,
     eval_every_frames=10_000,
 )
-
-
-# Gorila as Nair et al. (2015) ran it: 100 bundles, each DQN's actor, 1M-transition replay and learner;
-# 31 parameter shards applying AdaGrad, each on a machine of its own; theta- every 60,000
-# parameter-server updates; gradients whose absolute loss lies more than k standard deviations above
-# its running mean dropped (the paper gives no k: 5).
-# Schedules: each bundle is one DQN agent, so it counts as DQN's code does, per agent: its actor anneals
-# epsilon over its own first 1M agent steps and its learner starts once its own replay holds 50,000
-# transitions. The budget is therefore per bundle too: each gets DQN's whole 50M frames (the paper
-# trained for days, up to 6, and states no frame count), 5 billion frames for the 100, so that epsilon
-# ends after 8% of each bundle's steps and learning starts after 0.4%, as in DQN. theta-'s 60,000
-# server updates are 600 of each learner's: with 3.1M updates per learner it moves about 5,200 times.
-# (Counting epsilon and the warm-up over the whole system's steps instead would end exploration after
-# 10,000 steps of each actor and start learners on 500 transitions each.)
-# The paper gives no learning rate. AdaGrad is blind to the gradient's scale (summed or averaged clipped errors step alike):
-# its first step moves each parameter by about the rate itself, later ones by rate / sqrt(updates). On
-# the Nature CNN learning from a replay of random Breakout play (400 updates from theta_0, 2026-11), the
-# mean loss of the first ten updates was 14 at 1e-2 and 0.12 at 3e-3, against 0.005 at 1e-3 and 1e-4 (and
-# 0.004 for DQN's RMSProp); 1e-3 and 1e-4 stayed calm (loss 0.003 and 0.002, |Q| < 0.15), 1e-3 moving the
-# parameters ten times as far: the largest calm rate, which AdaGrad's decay needs over millions of updates.

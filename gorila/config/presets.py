@@ -140,8 +140,26 @@ PRESETS: dict[str, dict] = {
         checkpoint_every_frames=50_000,
     ),
 }
-# Gorila's own run (Nair et al. 2015), with the paper's loss-outlier filter at k = 5 (measured beside
-# none on Pong and Breakout's first 1M frames: benchmarks/baselines/atari/outlier-filter-1m.md).
+# Gorila as Nair et al. (2015) ran it: 100 bundles, each DQN's actor, 1M-transition replay and learner;
+# 31 parameter shards applying AdaGrad, each on a machine of its own; theta- every 60,000
+# parameter-server updates; gradients whose absolute loss lies more than k standard deviations above
+# its running mean dropped (the paper gives no k: 5).
+# Schedules: each bundle is one DQN agent, so it counts as DQN's code does, per agent: its actor anneals
+# epsilon over its own first 1M agent steps and its learner starts once its own replay holds 50,000
+# transitions. The budget is therefore per bundle too: each gets DQN's whole 50M frames (the paper
+# trained for days, up to 6, and states no frame count), 5 billion frames for the 100, so that epsilon
+# ends after 8% of each bundle's steps and learning starts after 0.4%, as in DQN. theta-'s 60,000
+# server updates are 600 of each learner's: with 3.1M updates per learner it moves about 5,200 times.
+# (Counting epsilon and the warm-up over the whole system's steps instead would end exploration after
+# 10,000 steps of each actor and start learners on 500 transitions each.)
+# The paper gives no learning rate. AdaGrad is blind to the gradient's scale (summed or averaged clipped errors step alike):
+# its first step moves each parameter by about the rate itself, later ones by rate / sqrt(updates). On
+# the Nature CNN learning from a replay of random Breakout play (400 updates from theta_0, 2026-11), the
+# mean loss of the first ten updates was 14 at 1e-2 and 0.12 at 3e-3, against 0.005 at 1e-3 and 1e-4 (and
+# 0.004 for DQN's RMSProp); 1e-3 and 1e-4 stayed calm (loss 0.003 and 0.002, |Q| < 0.15), 1e-3 moving the
+# parameters ten times as far: the largest calm rate, which AdaGrad's decay needs over millions of updates.
+# The paper's loss-outlier filter at k = 5 (measured beside none on Pong and Breakout's first 1M
+# frames: benchmarks/baselines/atari/outlier-filter-1m.md).
 PRESETS["gorila-paper"] = dict(
     PRESETS["atari"],
     actors=100,
@@ -273,6 +291,20 @@ PRESETS["machado"] = dict(
 )
 
 PRESETS.update(PQN_PRESETS)
+
+# What a preset gives for its whole run rather than for each actor: a run with more actors (bundles)
+# than the preset has shares these among them, 1/N each (`gorila.config.scaling.actor_shares`), so that
+# N bundles explore, warm up and learn per frame as the preset's one agent does and N machines each do
+# 1/N of its work. Counted per actor instead, as in Gorila's paper, 8 PQN bundles on MinAtar Breakout
+# needed 3.4 times the frames of one to a training mean of 8, and sharing brought that to 1.9 (and with
+# each update waiting for theta+ with its own gradient in it, 1.26: benchmarks/baselines/scaling).
+# gorila-paper's bundles are whole DQN agents, as the paper's were: it shares nothing.
+_DQN_SHARES = ("envs_per_actor", "epsilon_decay_steps", "learning_starts")
+_PQN_SHARES = ("envs_per_actor", "rollout_minibatches", "epsilon_decay_steps")
+SHARED_BY_ACTORS: dict[str, tuple[str, ...]] = {
+    **{name: _DQN_SHARES for name in ("cartpole", "atari", "minatar", "apex", "atari-fast", "machado")},
+    **{name: _PQN_SHARES for name in PQN_PRESETS},
+}
 
 # What a run starts from when it names no preset, by kind of environment: DQN's settings for an Atari
 # game and MinAtar's for a MinAtar game, rather than the base config's CartPole-sized ones (Adam 5e-4,

@@ -1,8 +1,10 @@
-"""A preset's values for a cluster of another size (`gorila train --preset P --scale S`)."""
+"""A preset's values for a cluster of another size: shared among the actors a run asks for
+(`gorila train --preset P --actors N`, `actor_shares`), or the whole system multiplied
+(`gorila train --preset P --scale S`, `scaled_preset`)."""
 
 from __future__ import annotations
 
-from gorila.config.presets import PRESETS
+from gorila.config.presets import PRESETS, SHARED_BY_ACTORS
 from gorila.config.schema import Config, ConfigError
 
 SCALED_COUNTS = (
@@ -52,4 +54,41 @@ def scaled_preset(preset: str, scale: float | None = None) -> tuple[dict, str]:
         f"{preset} scaled by {scale:g}: "
         + (", ".join(changes) or "nothing changed")
         + "; each bundle's replay, minibatch, learning start and exploration as at full size"
+    )
+
+
+def actor_shares(preset: str | None, values: dict, actors: int, given) -> dict[str, tuple[int, int]]:
+    """The preset's run totals (`SHARED_BY_ACTORS`) that `actors` actors (bundles) share: {field: (the
+    preset's value, each actor's share)}, for the fields the run did not set itself (`given`).
+
+    A preset describes one agent's run (most have one actor; `values` are its values, after any
+    --scale). With N actors in its place each takes 1/N of what it gives for the whole run, rounded,
+    at least 1: its epsilon anneal and, in bundles, its learning start in agent steps, its environment
+    copies and (PQN) the minibatches of each pass, so that the run explores, warms up and learns per
+    frame as the preset's one agent does, and N machines each do 1/N of its work
+    (benchmarks/baselines/scaling).
+    """
+    base = values.get("actors", 1)
+    if preset is None or actors == base:
+        return {}
+    bundled = values.get("bundled", True)
+    shares = {}
+    for key in SHARED_BY_ACTORS.get(preset, ()):
+        if key in given or key not in values or (key == "learning_starts" and not bundled):
+            continue  # set by the run itself; or outside bundles, where learning_starts is the run's already
+        whole = values[key]
+        share = max(1, round(whole * base / actors)) if whole else 0
+        if share != whole:
+            shares[key] = (whole, share)
+    return shares
+
+
+def describe_shares(preset: str, actors: int, shares: dict[str, tuple[int, int]]) -> str:
+    """The line that says what the actors share: `pqn shared among 8 bundles: envs_per_actor 128 -> 16, ...`."""
+    if not shares:
+        return ""
+    changes = ", ".join(f"{key} {whole:,} -> {share:,}" for key, (whole, share) in shares.items())
+    return (
+        f"{preset} shared among {actors:,} actors: {changes} each (the preset's totals for the run; "
+        "set a field to give each actor that value instead)"
     )

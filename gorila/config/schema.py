@@ -122,6 +122,11 @@ def validate(config: Config) -> Config:
             f"max_bundles={config.max_bundles} grows a bundled Ray run from its actors={config.actors} bundles: "
             "it needs bundled mode, --runtime ray and max_bundles >= actors (0 turns it off)"
         )
+    if config.address and config.runtime == "local":
+        raise ConfigError(
+            f"address: --address {config.address} joins a Ray cluster, but runtime is local (one process on this "
+            "machine; the atari-fast and pqn presets set it): add --runtime ray"
+        )
     if config.address and config.address != "auto":
         try:
             split_address(config.address)

@@ -35,6 +35,8 @@ class ExperimentConfig:
     """Run directory (config, metrics, checkpoints), created at launch and refused if it is not empty; default runs/<env>-<date>-<time>, with -2, -3, ... added when a launch in the same second took that name."""
     stop_at_return: float = 0.0
     """Stop as soon as a greedy evaluation mean reaches this return (0 = train for the whole budget)."""
+    stop_at_train_return: float = 0.0
+    """Stop as soon as the mean training return of the last 100 episodes, played at the actors' epsilon, reaches this (0 = never): a run measured in frames to a score (benchmarks/scaling.py), with no evaluation on the way out."""
     stop_when_solved: bool = True
     """Stop at the first confirmed evaluation at or above stop_at_return; False trains on for the whole budget and still records when the run was first solved (soak and chaos runs)."""
 

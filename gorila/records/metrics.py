@@ -136,6 +136,10 @@ class TrainWindow:
         if report.replay_size is not None:
             self.replay_size = report.replay_size
 
+    def reached(self, target: float) -> bool:
+        """Has the mean return of the last 100 episodes reached `target` (0: no target)?"""
+        return bool(target) and len(self.returns) == self.returns.maxlen and float(np.mean(self.returns)) >= target
+
     @property
     def empty(self) -> bool:
         return not (self.steps or self.updates)
@@ -195,7 +199,20 @@ def parameter_server_stats(shards: list[dict], every_shard: bool = True) -> dict
         "ps_applied": applied,
         "ps_discarded": sum(s["discarded"] for s in shards),
         "ps_mean_staleness": sum(s["mean_staleness"] * s["applied"] for s in shards) / max(applied, 1),
+        "ps_staleness_p95": staleness_quantile([s.get("staleness_counts") for s in shards], 0.95),
     }
+
+
+def staleness_quantile(histograms: list, q: float) -> int:
+    """The `q` quantile of the applied gradients' staleness, in server versions, from the shards'
+    histograms (entry k: gradients applied k versions late); 0 before any was applied."""
+    counts = [np.asarray(h, np.int64) for h in histograms if h is not None]
+    if not counts:
+        return 0
+    total = np.sum(counts, axis=0)
+    if not total.sum():
+        return 0
+    return int(np.searchsorted(np.cumsum(total), q * total.sum()))
 
 
 def truncate_metrics(run_dir: str | Path, env_frames: int, wall_time: float) -> int:

@@ -183,6 +183,9 @@ class Driver:
             self.recovery.answered(job.worker, result.process, self.scheduler.counters.worker_steps[job.worker])
             self.scheduler.finished(job.worker, job.budget, result)
             self.records.window.add(result)
+            if self.scheduler.stop_reason is None and self.records.window.reached(self.config.stop_at_train_return):
+                self.scheduler.stop(StopReason.REACHED)
+                self.log()  # the record that reached it: calls still in flight may add episodes below it
 
     def periodic(self) -> None:
         if self.evaluations.due(self.steps) and self.scheduler.stop_reason is None:

@@ -54,6 +54,7 @@ class Job:
 class StopReason(enum.Enum):
     BUDGET = "budget"  # total_frames collected
     SOLVED = "solved"  # a confirmed evaluation reached stop_at_return
+    REACHED = "reached"  # the training mean of the last 100 episodes reached stop_at_train_return
     INTERRUPTED = "interrupted"  # Ctrl-C or SIGTERM
 
 

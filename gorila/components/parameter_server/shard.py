@@ -26,6 +26,8 @@ from gorila.components.parameter_server.optimizers import make_optimizer
 # only read gradients, so the warning says nothing here.
 warnings.filterwarnings("ignore", message="The given NumPy array is not writable", category=UserWarning)
 
+STALENESS_BINS = 1024  # a histogram of the staleness of applied gradients: 0 .. 1022 versions, then 1023 or more
+
 
 class ParameterShard:
     """Owns theta+[start:stop], applies gradient slices to it, and counts what it applied or discarded."""
@@ -58,6 +60,7 @@ class ParameterShard:
         self.target_version = 0  # theta- refreshes so far
         self.discarded = 0
         self.staleness_sum = 0
+        self.staleness_counts = np.zeros(STALENESS_BINS, np.int64)  # applied gradients by staleness, the last bin open
 
     def apply(self, gradient: np.ndarray, base_version: int) -> bool:
         """Apply one gradient slice computed on this shard's parameters at `base_version`.
@@ -85,6 +88,7 @@ class ParameterShard:
         self.optimizer.step(self.theta, gradient)
         self.version += 1
         self.staleness_sum += staleness
+        self.staleness_counts[min(staleness, STALENESS_BINS - 1)] += 1
         if self.version % self.target_update_every == 0:
             self.target = self.theta.clone()
             self.target_version += 1
@@ -140,6 +144,7 @@ class ParameterShard:
             "applied": applied,
             "discarded": self.discarded,
             "mean_staleness": self.staleness_sum / applied if applied else 0.0,
+            "staleness_counts": self.staleness_counts.tolist(),
         }
 
     def state(self) -> dict:
@@ -154,6 +159,7 @@ class ParameterShard:
                 "target_version": self.target_version,
                 "discarded": self.discarded,
                 "staleness_sum": self.staleness_sum,
+                "staleness_counts": self.staleness_counts.copy(),
                 "optimizer": self.optimizer.state(),
             }
 
@@ -168,4 +174,6 @@ class ParameterShard:
             self.theta, self.target = state["theta"].to(self.device).clone(), state["target"].to(self.device).clone()
             self.version, self.target_version = state["version"], state["target_version"]
             self.discarded, self.staleness_sum = state["discarded"], state["staleness_sum"]
+            counts = state.get("staleness_counts")  # none in checkpoints before it
+            self.staleness_counts = np.zeros(STALENESS_BINS, np.int64) if counts is None else np.array(counts, np.int64)
             self.optimizer.restore(state["optimizer"])

@@ -16,6 +16,7 @@ from gorila.config import (
     scaled_preset,
     validate,
 )
+from gorila.config.scaling import actor_shares, describe_shares
 from gorila.system import builders
 from tests.helpers import ATARI_INFO, CARTPOLE_INFO
 
@@ -259,6 +260,14 @@ def test_values_out_of_range_are_named(overrides, words):
     assert str(error.value).startswith(words)
 
 
+def test_a_cluster_address_with_the_local_runtime_is_refused_in_one_line():
+    with pytest.raises(ConfigError) as error:
+        build_config("pqn", overrides={"address": "auto"})
+    assert str(error.value).startswith("address: --address auto joins a Ray cluster, but runtime is local")
+    assert "\n" not in str(error.value)
+    assert build_config("pqn", overrides={"address": "auto", "runtime": "ray"}).address == "auto"
+
+
 def test_atari_counts_replay_learning_start_and_exploration_in_agent_steps_as_dqn():
     config = build_config("atari")
     assert (config.replay_capacity, config.learning_starts, config.epsilon_decay_steps) == (
@@ -414,6 +423,26 @@ def test_scale_shrinks_bundles_shards_and_thetas_period_and_says_so():
     atari = build_config("atari", scale=4)  # 1 -> 4 bundles: four times the work
     assert (atari.target_update_every, atari.total_frames) == (10_000, 200_000_000)
     assert build_config("gorila-paper", overrides={"total_frames": 2_000_000}, scale=0.1).total_frames == 2_000_000
+
+
+def test_more_actors_share_a_preset_s_run_totals_and_keep_what_the_run_sets():
+    pqn = build_config("pqn", overrides={"actors": 8, "learners": 8, "runtime": "ray"})
+    assert (pqn.envs_per_actor, pqn.rollout_minibatches, pqn.epsilon_decay_steps) == (16, 4, 6_250)
+    assert (pqn.rollout_steps, pqn.learning_rate, pqn.total_frames) == (32, 5e-4, 500_000)  # not shared
+    own = build_config("pqn", overrides={"actors": 8, "learners": 8, "envs_per_actor": 128})
+    assert (own.envs_per_actor, own.rollout_minibatches) == (128, 4)
+    many = build_config("pqn", overrides={"actors": 300, "learners": 300})
+    assert (many.envs_per_actor, many.rollout_minibatches, many.epsilon_decay_steps) == (1, 1, 167)  # at least 1
+    assert build_config("pqn").envs_per_actor == 128  # the preset's own one actor: nothing shared
+    paper = build_config("gorila-paper", overrides={"env": "Pong", "actors": 8, "learners": 8})
+    assert (paper.epsilon_decay_steps, paper.learning_starts) == (1_000_000, 50_000)  # whole DQN agents
+    apart = build_config("minatar", overrides={"actors": 4, "bundled": False, "replay": "global"})
+    assert (apart.epsilon_decay_steps, apart.learning_starts) == (25_000, 5_000)  # the warm-up is the run's already
+    shares = actor_shares("pqn", PRESETS["pqn"], 8, given={"envs_per_actor"})
+    assert describe_shares("pqn", 8, shares) == (
+        "pqn shared among 8 actors: rollout_minibatches 32 -> 4, epsilon_decay_steps 50,000 -> 6,250 each (the "
+        "preset's totals for the run; set a field to give each actor that value instead)"
+    )
 
 
 @pytest.mark.parametrize(

@@ -37,3 +37,14 @@ def test_a_window_with_nothing_to_average_has_none_and_epsilon_and_q_start_again
     window.add(Report(steps=10, epsilon_sum=1.0))
     later = window.close(now=3.0, frames_per_step=1)
     assert later["epsilon"] == 0.1 and later["q_mean"] is None
+
+
+def test_the_training_target_is_reached_only_by_the_mean_of_a_full_window_of_100_episodes():
+    window = TrainWindow()
+    window.add(Report(steps=10, episode_returns=tuple([9.0] * 99)))
+    assert not window.reached(8.0), "99 episodes are not the last 100"
+    window.add(Report(steps=10, episode_returns=(0.0,)))
+    assert window.reached(8.0) and not window.reached(8.92)  # (99 * 9 + 0) / 100 = 8.91
+    assert not window.reached(0.0), "0 sets no target"
+    window.add(Report(steps=10, episode_returns=tuple([-5.0] * 50)))
+    assert window.reached(1.9) and not window.reached(1.92)  # the last 100: 49 nines, the 0, 50 of -5: 1.91

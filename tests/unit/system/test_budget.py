@@ -4,9 +4,11 @@ and epsilon warning with their numbers (all computed by hand below)."""
 import pytest
 
 from gorila.config import ConfigError, build_config
+from gorila.system.agent_builders import epsilon_schedule
 from gorila.system.budget import check_learning_start, describe_schedule, epsilon_at_end, epsilon_warning
+from gorila.system.builders import replay_warmup
 from gorila.system.preflight import check_fits_env
-from tests.helpers import ATARI_INFO, CARTPOLE_INFO
+from tests.helpers import ATARI_INFO, CARTPOLE_INFO, MINATAR_INFO
 
 
 def paper(**overrides):
@@ -63,8 +65,28 @@ def test_the_launch_line_says_when_epsilon_ends_and_learning_starts():
     apart = build_config("cartpole", overrides={"bundled": False, "actors": 4, "learners": 1, "total_frames": 40_000})
     assert describe_schedule(apart, CARTPOLE_INFO) == (
         "schedule: each of the 4 actors takes about 10,000 agent steps; epsilon 1 -> the ladder's rungs over its "
-        "first 8,000 (80%); learning starts once the replay memories hold 1,000 in all (2.5% of what each "
+        "first 2,000 (20%); learning starts once the replay memories hold 1,000 in all (2.5% of what each "
         "receives); theta- every 128 server updates (about 78 times in the run)"
+    )
+
+
+def test_bundles_share_the_preset_s_exploration_and_warm_up_unless_the_run_sets_them():
+    # 8 bundles, 1,000,000 frames: 125,000 agent steps each. The minatar preset's anneal and warm-up are
+    # its one agent's, shared: each anneals over 100,000 / 8 = 12,500 of its steps and its replay starts
+    # at 5,000 / 8 = 625 (and steps 4 / 8 -> 1 copy); set by the run, each bundle counts them alone.
+    fields = {"actors": 8, "learners": 8, "total_frames": 1_000_000}
+    shared = build_config("minatar", overrides=fields)
+    assert describe_schedule(shared, MINATAR_INFO) == (
+        "schedule: each of the 8 bundles takes about 125,000 agent steps; epsilon 1 -> 0.1 over its first 12,500 "
+        "(10%); learning starts once its replay holds 625 (0.5%); theta- every 125 server updates (about 500 "
+        "times in the run)"
+    )
+    assert (shared.envs_per_actor, epsilon_schedule(shared, 7).end_step, replay_warmup(shared)) == (1, 12_500, 625)
+    own = build_config("minatar", overrides={**fields, "epsilon_decay_steps": 100_000, "learning_starts": 5_000})
+    assert describe_schedule(own, MINATAR_INFO) == (
+        "schedule: each of the 8 bundles takes about 125,000 agent steps; epsilon 1 -> 0.1 over its first 100,000 "
+        "(80%); learning starts once its replay holds 5,000 (4%); theta- every 125 server updates (about 500 "
+        "times in the run)"
     )
 
 

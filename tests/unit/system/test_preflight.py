@@ -120,7 +120,9 @@ def test_the_capacity_rule_is_enough_even_for_one_step_episodes(stack, n_step, s
 
 def test_replay_warmup_counts_per_memory():
     bundled = build_config("cartpole", overrides={"actors": 2, "learners": 2})
-    assert replay_warmup(bundled) == 1_000  # each bundle waits for the whole warm-up
+    assert replay_warmup(bundled) == 500  # each bundle waits for its share of the preset's warm-up
+    own = build_config("cartpole", overrides={"actors": 2, "learners": 2, "learning_starts": 1_000})
+    assert replay_warmup(own) == 1_000  # or for the warm-up the run sets for each
     apart = build_config("cartpole", overrides={"actors": 4, "learners": 1, "bundled": False})
     assert replay_warmup(apart) == 250  # four local replays share it
     assert min_sample_size(apart, 10) == apart.batch_size

@@ -10,7 +10,7 @@ import torch
 
 from gorila.components.parameter_server import ParameterClient, ParameterShard, slice_bounds
 from gorila.config import Config
-from gorila.records.metrics import parameter_server_stats
+from gorila.records.metrics import parameter_server_stats, staleness_quantile
 from gorila.runtime.calls import DirectCalls
 
 THETA0 = np.arange(10, dtype=np.float32) / 4 - 1.0  # 10 distinct values
@@ -105,6 +105,21 @@ def test_stale_gradients_are_discarded_and_counted(where):
     assert [s["discarded"] for s in stats] == [1, 1, 1]
     assert [s["applied"] for s in stats] == [4, 4, 4]
     assert stats[0]["mean_staleness"] == pytest.approx(2 / 4)  # staleness 0, 0, 0, 2
+    assert stats[0]["staleness_counts"][:4] == [3, 0, 1, 0]  # the discarded one is not counted
+    assert parameter_server_stats(stats)["ps_staleness_p95"] == 2
+
+
+def test_the_staleness_quantile_reads_the_shards_histograms_together():
+    low, high = [0] * 8, [0] * 8
+    low[1], high[6] = 90, 10  # 90 gradients 1 version late on one shard, 10 six late on the other
+    assert staleness_quantile([low, high], 0.9) == 1 and staleness_quantile([low, high], 0.95) == 6
+    assert staleness_quantile([[0] * 8], 0.95) == 0 and staleness_quantile([None], 0.95) == 0
+    shard = ParameterShard(0, THETA0, optimizer="sgd", learning_rate=0.1)
+    for base in (0, 0, 0):  # 0, 1 and 2 versions late
+        shard.apply(np.zeros(10, np.float32), base)
+    copy = ParameterShard(0, THETA0, optimizer="sgd", learning_rate=0.1)
+    copy.restore(shard.state())
+    assert copy.stats()["staleness_counts"][:3] == [1, 1, 1]  # a restored shard keeps its histogram
 
 
 def test_zero_max_staleness_keeps_every_gradient():
