@@ -3,8 +3,10 @@
 back before the next (Gallici et al. 2025); its builder hands it the config's PQN and DQN sections
 (gamma, the Huber threshold and the gradient clip are DQN's fields). No replay memory, no theta-, no outlier filter.
 
-The targets are computed once per rollout from the Q-values the actor acted on (the rollout's
-`next_max_q`), as PQN computes them; each minibatch's Q(s, a) is the current theta+'s.
+The targets are computed once per rollout, as PQN computes them, from the Q-values the actor acted on
+(the rollout's `next_max_q`), or, where other bundles moved theta+ since the rollout was acted, from
+the theta+ the learner starts with (`rollout_bootstrap`); each minibatch's Q(s, a) is the current
+theta+'s.
 """
 
 from __future__ import annotations
@@ -58,10 +60,26 @@ class RolloutLearner:
             as_tensor(rollout.rewards),
             as_tensor(rollout.terminals),
             as_tensor(rollout.lasts),
-            as_tensor(rollout.next_max_q),
+            self.bootstraps(rollout),
             self.rule.gamma,
             self.rollouts.q_lambda,
         ).flatten()
+
+    def bootstraps(self, rollout: Rollout) -> torch.Tensor:
+        """max_a Q(s_{t+1}, a) of every step, [T, N]: the acting parameters' (`rollout_bootstrap`
+        acted, or where nothing moved theta+ since the rollout began), else the theta+ this learner
+        starts its passes from, in one forward pass over the rollout (other bundles moved it)."""
+        moved = not np.array_equal(self.params.versions, rollout.versions)
+        if self.rollouts.rollout_bootstrap == "acted" or not moved:
+            return torch.from_numpy(rollout.next_max_q)
+        steps, copies = rollout.next_max_q.shape
+        following = rollout.obs[1:].reshape(-1, *rollout.obs.shape[2:])  # s_{t+1} of all steps but the last
+        with torch.no_grad():
+            ahead = [
+                self.online(torch.as_tensor(part, device=self.device)).max(dim=1).values
+                for part in (following, rollout.last_obs)
+            ]
+        return torch.cat(ahead).reshape(steps, copies).cpu()
 
     def learn(self, rollout: Rollout) -> int:
         """`rollout_epochs` passes over the rollout's agent steps in `rollout_minibatches` shuffled

@@ -29,6 +29,8 @@ class Rollout:
     lasts: np.ndarray  # bool: the observation after the step was its episode's last
     acted: np.ndarray  # bool: an agent step (False: the copy's episode had ended and it only reset)
     next_max_q: np.ndarray  # float32: max_a Q(s_{t+1}, a) under the parameters that acted
+    last_obs: np.ndarray  # [N, ...]: the observation after the last step (s_T)
+    versions: np.ndarray  # the theta+ versions (one per shard) that acted
 
     @property
     def steps(self) -> int:
@@ -58,6 +60,8 @@ class RolloutActor(Actor):
             lasts=np.empty((steps, num_envs), bool),
             acted=np.empty((steps, num_envs), bool),
             next_max_q=np.empty((steps, num_envs), np.float32),
+            last_obs=self.obs,  # replaced at the end
+            versions=self.params.versions.copy(),
         )
         q = self.policy.q_values(self.obs)
         for t in range(steps):
@@ -77,4 +81,5 @@ class RolloutActor(Actor):
             rollout.next_max_q[t] = q.max(axis=1)
             self.steps += len(ended) - int(ended.sum())
             self.count_epsilon(epsilon, ~ended)
+        rollout.last_obs = np.array(self.obs)
         return rollout

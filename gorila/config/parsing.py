@@ -266,7 +266,7 @@ def build_config(
 def run_shares(preset: str | None, values: dict, config: Config, given) -> dict[str, tuple[int, int]]:
     """What `config`'s actors share of the preset's run totals (`actor_shares`), `values` being the
     preset's values and `given` the fields the run set itself."""
-    return actor_shares(preset, {**values, "bundled": config.bundled}, config.actors, given)
+    return actor_shares(preset, {**values, "bundled": config.bundled, "replay": config.replay}, config.actors, given)
 
 
 def shares_line(preset: str | None, file: str | None, overrides: dict | None, scale: float | None) -> str:

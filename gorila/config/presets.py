@@ -294,12 +294,14 @@ PRESETS.update(PQN_PRESETS)
 
 # What a preset gives for its whole run rather than for each actor: a run with more actors (bundles)
 # than the preset has shares these among them, 1/N each (`gorila.config.scaling.actor_shares`), so that
-# N bundles explore, warm up and learn per frame as the preset's one agent does and N machines each do
-# 1/N of its work. Counted per actor instead, as in Gorila's paper, 8 PQN bundles on MinAtar Breakout
-# needed 3.4 times the frames of one to a training mean of 8, and sharing brought that to 1.9 (and with
-# each update waiting for theta+ with its own gradient in it, 1.26: benchmarks/baselines/scaling).
-# gorila-paper's bundles are whole DQN agents, as the paper's were: it shares nothing.
-_DQN_SHARES = ("envs_per_actor", "epsilon_decay_steps", "learning_starts")
+# N bundles explore, warm up and learn per frame as the preset's one agent does, hold the experience of
+# the same last frames in all, and N machines each do 1/N of its work. Counted per actor instead, as in
+# Gorila's paper, 8 PQN bundles on MinAtar Breakout needed 3.4 times the frames of one to a training mean
+# of 8, and sharing brought that to 1.9 (and with each update waiting for theta+ with its own gradient in
+# it, 1.26: benchmarks/baselines/scaling); and the atari preset on 32 bundles would hold 32M transitions
+# (226 GB) with epsilon at 0.69 when its 50M frames end. gorila-paper's bundles are whole DQN agents, as
+# the paper's were: it shares nothing.
+_DQN_SHARES = ("envs_per_actor", "epsilon_decay_steps", "learning_starts", "replay_capacity")
 _PQN_SHARES = ("envs_per_actor", "rollout_minibatches", "epsilon_decay_steps")
 SHARED_BY_ACTORS: dict[str, tuple[str, ...]] = {
     **{name: _DQN_SHARES for name in ("cartpole", "atari", "minatar", "apex", "atari-fast", "machado")},

@@ -26,7 +26,7 @@ from gorila.system.builders import first_shard_states, parameter_client, replay_
 from gorila.system.evaluations import Evaluations
 from gorila.system.growth import Growth
 from gorila.system.keeping import RunKeeping
-from gorila.system.preflight import run_checks
+from gorila.system.preflight import check_node_memory, run_checks
 from gorila.system.recovery import Recovery
 from gorila.system.run_records import RunRecords
 from gorila.system.scheduler import BACKOFF_S, Job, Scheduler, StopReason
@@ -64,6 +64,8 @@ class Driver:
         raise_if_stop_asked()
         self.runtime = make_runtime(config)
         try:
+            if config.address:  # each node's share of the replay memories must fit it
+                check_node_memory(config, self.info, self.runtime.nodes())
             raise_if_stop_asked()
             self._place(backups, replays)
         except BaseException:

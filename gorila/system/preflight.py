@@ -178,7 +178,8 @@ def check_replay_memory(config: Config, info: EnvInfo) -> None:
 
     Replay arrays are allocated lazily (the kernel maps pages as they are written), so without this
     check an oversized run starts fine and is killed once its replay fills. On a cluster (--address)
-    the replay memories spread over its machines: this one's memory says nothing.
+    the replay memories spread over its machines: this one's memory says nothing, and the driver checks
+    each node's share once it has joined (`check_node_memory`).
     """
     if config.runtime == "ray" and config.address:
         return
@@ -191,6 +192,30 @@ def check_replay_memory(config: Config, info: EnvInfo) -> None:
             f"replay memor{'ies' if memories > 1 else 'y'}, {per_entry:,} bytes each) but this machine has "
             f"{available / 1e9:.1f} GB available; lower replay_capacity or the number of actors"
         )
+
+
+def check_node_memory(config: Config, info: EnvInfo, nodes: list[dict]) -> None:
+    """On a cluster, no node can be given more replay memory than it has (`nodes`: each one's CPUs and
+    memory, as the runtime reports them). A node with room for k workers (its CPUs / worker_cpus) may
+    be given the k largest local replay memories; a global replay's shards ask for no CPUs of their
+    own (server_cpus 0), so any one node may be given all of them. This machine's memory says nothing
+    there (`check_replay_memory`), and a node that runs out kills its replays hours in, once they fill."""
+    layout = replay_layout(config)
+    if not layout:
+        return
+    per_entry = StreamStorage.bytes_per_entry(info.frame_shape, info.obs_dtype)
+    sizes = sorted(((capacity // streams) * streams * per_entry for capacity, streams in layout), reverse=True)
+    by_cpus = config.replay == "local" and config.worker_cpus > 0
+    for node in nodes:
+        room = int(node["cpus"] // config.worker_cpus) if by_cpus else len(sizes)
+        need = sum(sizes[:room])
+        if node["memory"] and need > node["memory"]:
+            raise ConfigError(
+                f"replay_capacity: node {node['node']} has room for {min(room, len(sizes))} of the "
+                f"{len(sizes)} replay memories, {need / 1e9:.1f} GB once full, but {node['memory'] / 1e9:.1f} GB "
+                "of memory for Ray's tasks; lower replay_capacity (each replay memory holds that many transitions) "
+                "or raise worker_cpus so that fewer share a node"
+            )
 
 
 def check_devices(config: Config) -> None:

@@ -159,7 +159,7 @@ class ParameterShard:
                 "target_version": self.target_version,
                 "discarded": self.discarded,
                 "staleness_sum": self.staleness_sum,
-                "staleness_counts": self.staleness_counts.copy(),
+                "staleness_counts": torch.from_numpy(self.staleness_counts.copy()),  # checkpoints hold tensors only
                 "optimizer": self.optimizer.state(),
             }
 

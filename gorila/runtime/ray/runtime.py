@@ -130,6 +130,18 @@ class RayRuntime:
         """End a component that stopped answering; Ray starts it again."""
         ray.kill(handle.handle, no_restart=False)
 
+    def nodes(self) -> list[dict]:
+        """Each live node of the cluster: its address, and the CPUs and memory (bytes) Ray gives its tasks."""
+        return [
+            {
+                "node": node["NodeManagerAddress"],
+                "cpus": node["Resources"].get("CPU", 0.0),
+                "memory": node["Resources"].get("memory", 0.0),
+            }
+            for node in ray.nodes()
+            if node["Alive"]
+        ]
+
     def free_cpus(self) -> float:
         """The CPUs free on the cluster's nodes (Ray's view, a moment behind its placements)."""
         return ray.available_resources().get("CPU", 0.0)

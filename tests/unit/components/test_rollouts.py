@@ -57,6 +57,35 @@ def test_the_learner_makes_its_passes_of_minibatches_on_the_q_lambda_targets():
     bundle.close()
 
 
+def test_targets_bootstrap_from_the_theta_the_learner_starts_with_once_another_bundle_moved_it():
+    config, bundle, shard = pqn_bundle()
+    rollout = bundle.actor.rollout()
+    assert rollout.last_obs.shape == (config.envs_per_actor, 4)
+    acted = q_lambda_targets(
+        *(torch.from_numpy(a) for a in (rollout.rewards, rollout.terminals, rollout.lasts, rollout.next_max_q)),
+        config.gamma,
+        config.q_lambda,
+    )
+    bundle.learner.refresh()
+    torch.testing.assert_close(bundle.learner.targets(rollout), acted.flatten())  # nothing moved theta+
+    shard.apply(np.full(shard.theta.numel(), 0.5, np.float32), shard.version)  # another bundle's update
+    bundle.learner.refresh()
+    with torch.no_grad():
+        ahead = np.concatenate([rollout.obs[1:].reshape(-1, 4), rollout.last_obs])
+        current = bundle.learner.online(torch.as_tensor(ahead)).max(dim=1).values.reshape(rollout.acted.shape)
+    assert not torch.allclose(current, torch.from_numpy(rollout.next_max_q), atol=1e-3)
+    expected = q_lambda_targets(
+        *(torch.from_numpy(a) for a in (rollout.rewards, rollout.terminals, rollout.lasts)),
+        current,
+        config.gamma,
+        config.q_lambda,
+    )
+    torch.testing.assert_close(bundle.learner.targets(rollout), expected.flatten())
+    bundle.learner.rollouts.rollout_bootstrap = "acted"  # PQN's reference: the acting Q-values whatever moved
+    torch.testing.assert_close(bundle.learner.targets(rollout), acted.flatten())
+    bundle.close()
+
+
 def test_learning_from_a_rollout_brings_q_towards_its_targets():
     _, bundle, _ = pqn_bundle(learning_rate=1e-3, learning_rate_decay=False)
     rollout = bundle.actor.rollout()

@@ -436,8 +436,11 @@ def test_more_actors_share_a_preset_s_run_totals_and_keep_what_the_run_sets():
     assert build_config("pqn").envs_per_actor == 128  # the preset's own one actor: nothing shared
     paper = build_config("gorila-paper", overrides={"env": "Pong", "actors": 8, "learners": 8})
     assert (paper.epsilon_decay_steps, paper.learning_starts) == (1_000_000, 50_000)  # whole DQN agents
+    dqn = build_config("minatar", overrides={"actors": 8, "learners": 8})
+    assert (dqn.replay_capacity, dqn.learning_starts, dqn.envs_per_actor) == (12_500, 625, 1)  # 4 / 8 -> 1
     apart = build_config("minatar", overrides={"actors": 4, "bundled": False, "replay": "global"})
-    assert (apart.epsilon_decay_steps, apart.learning_starts) == (25_000, 5_000)  # the warm-up is the run's already
+    assert (apart.epsilon_decay_steps, apart.learning_starts, apart.replay_capacity) == (25_000, 5_000, 100_000)
+    # outside bundles the warm-up counts all replay memories already; a global replay's capacity is the run's
     shares = actor_shares("pqn", PRESETS["pqn"], 8, given={"envs_per_actor"})
     assert describe_shares("pqn", 8, shares) == (
         "pqn shared among 8 actors: rollout_minibatches 32 -> 4, epsilon_decay_steps 50,000 -> 6,250 each (the "

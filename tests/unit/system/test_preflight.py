@@ -2,6 +2,7 @@
 run directories that two launches could share or that cannot be written."""
 
 import socket
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -17,6 +18,7 @@ from gorila.system.preflight import (
     check_address,
     check_devices,
     check_fits_env,
+    check_node_memory,
     check_replay_memory,
     preflight,
     probe_env,
@@ -135,8 +137,10 @@ def test_bytes_per_entry_matches_the_arrays_a_storage_allocates():
 
 
 def test_replay_memory_need_of_the_atari_preset():
+    shared = replay_memory_need(build_config("atari", overrides={"actors": 3, "learners": 3}), ATARI_INFO)
+    assert shared[1] == 999_999  # the preset's 1M shared: 333,333 each
     need, transitions, per_entry = replay_memory_need(
-        build_config("atari", overrides={"actors": 3, "learners": 3}), ATARI_INFO
+        build_config("atari", overrides={"actors": 3, "learners": 3, "replay_capacity": 1_000_000}), ATARI_INFO
     )
     assert (transitions, per_entry) == (3_000_000, 84 * 84 + 18)  # each frame stored once
     assert need == 3_000_000 * (84 * 84 + 18)
@@ -147,11 +151,31 @@ def test_a_replay_larger_than_this_machine_is_refused_with_the_numbers():
     if available is None:
         pytest.skip("no /proc/meminfo here")
     actors = int(available // (1_000_000 * (84 * 84 + 18))) + 1  # one bundle more than fits
-    config = build_config("atari", overrides={"actors": actors, "learners": actors, "runtime": "local"})
+    fields = {"actors": actors, "learners": actors, "runtime": "local", "replay_capacity": 1_000_000}
+    config = build_config("atari", overrides=fields)
     line = error_of(check_replay_memory, config, ATARI_INFO)
     assert line.startswith(f"replay_capacity: the replay needs {actors * 7.074:.1f} GB")
     assert f"{available / 1e9:.1f} GB available" in line
     check_replay_memory(build_config("atari", overrides={"runtime": "local", "replay_capacity": 10_000}), ATARI_INFO)
+
+
+def test_a_cluster_node_given_more_replay_than_its_memory_is_refused_with_the_numbers():
+    # 8 bundles of the atari preset with 1M transitions each (7,074 bytes a transition): 7.07 GB a bundle
+    config = build_config(
+        "atari", overrides={"actors": 8, "learners": 8, "replay_capacity": 1_000_000, "address": "auto"}
+    )
+    roomy = [{"node": "10.0.0.1", "cpus": 4.0, "memory": 40e9}, {"node": "10.0.0.2", "cpus": 4.0, "memory": 40e9}]
+    check_node_memory(config, ATARI_INFO, roomy)  # 4 bundles a node: 28.3 GB each
+    small = [roomy[0], {"node": "10.0.0.2", "cpus": 4.0, "memory": 20e9}]
+    line = error_of(check_node_memory, config, ATARI_INFO, small)
+    assert line == (
+        "replay_capacity: node 10.0.0.2 has room for 4 of the 8 replay memories, 28.3 GB once full, but 20.0 GB of "
+        "memory for Ray's tasks; lower replay_capacity (each replay memory holds that many transitions) or raise "
+        "worker_cpus so that fewer share a node"
+    )
+    check_node_memory(replace(config, worker_cpus=2.0), ATARI_INFO, small)  # 2 bundles a node: 14.1 GB
+    shared = build_config("atari", overrides={"actors": 8, "learners": 8, "address": "auto"})
+    check_node_memory(shared, ATARI_INFO, small)  # the preset's 1M shared among the 8: 3.5 GB a node
 
 
 def test_gpus_that_are_not_here_are_refused_at_once():

@@ -10,6 +10,7 @@ import torch
 
 from gorila.components.parameter_server import ParameterClient, ParameterShard, slice_bounds
 from gorila.config import Config
+from gorila.records.checkpoints import FORMAT, load_checkpoint
 from gorila.records.metrics import parameter_server_stats, staleness_quantile
 from gorila.runtime.calls import DirectCalls
 
@@ -109,7 +110,7 @@ def test_stale_gradients_are_discarded_and_counted(where):
     assert parameter_server_stats(stats)["ps_staleness_p95"] == 2
 
 
-def test_the_staleness_quantile_reads_the_shards_histograms_together():
+def test_the_staleness_quantile_reads_the_shards_histograms_together(tmp_path):
     low, high = [0] * 8, [0] * 8
     low[1], high[6] = 90, 10  # 90 gradients 1 version late on one shard, 10 six late on the other
     assert staleness_quantile([low, high], 0.9) == 1 and staleness_quantile([low, high], 0.95) == 6
@@ -117,8 +118,10 @@ def test_the_staleness_quantile_reads_the_shards_histograms_together():
     shard = ParameterShard(0, THETA0, optimizer="sgd", learning_rate=0.1)
     for base in (0, 0, 0):  # 0, 1 and 2 versions late
         shard.apply(np.zeros(10, np.float32), base)
+    saved = tmp_path / "shard.pt"
+    torch.save({"format": FORMAT, "shard": shard.state()}, saved)  # a checkpoint holds tensors and plain data only
     copy = ParameterShard(0, THETA0, optimizer="sgd", learning_rate=0.1)
-    copy.restore(shard.state())
+    copy.restore(load_checkpoint(saved)["shard"])
     assert copy.stats()["staleness_counts"][:3] == [1, 1, 1]  # a restored shard keeps its histogram
 
 
