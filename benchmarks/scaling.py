@@ -16,7 +16,8 @@ price of 1 is a speed-up of N when fps_N = fps_1. Writes
 DIR/results.json (every run under "runs", every N under "by_bundles"), DIR/results.md and
 DIR/scaling.png (the training return by frames and by the predicted wall time on N machines). Runs
 already in DIR/results.json with the same settings are kept, so a study cut short goes on where it
-stopped when the same command is run again.
+stopped when the same command is run again, and a run stopped by hand (SIGTERM to its `gorila
+train`) counts as far as it went.
 
 Usage: python benchmarks/scaling.py --preset pqn --env MinAtar/Breakout-v0 --bundles 1,2,4,8,16
        --score 8 --seeds 0,1 [--topology bundled|global] [--learners L] [--frames-cap F] [--set k=v ...]
@@ -38,6 +39,7 @@ import time
 from pathlib import Path
 from statistics import median
 
+INTERRUPTED = 130  # gorila train's exit code after Ctrl-C or SIGTERM, with its final checkpoint written
 WINDOW = 100  # the training mean is over the last 100 episodes, as MinAtar's and DQN's curves
 
 
@@ -420,10 +422,10 @@ def run_once(args, runs: dict, key: str, fields: dict, run_dir: Path, what: str)
     print(f"{what}: training ({run_dir})", flush=True)
     start = time.time()
     code, tail = train(args, fields, run_dir)
-    if code != 0:
+    if code not in (0, INTERRUPTED):
         print(f"{what}: gorila train exited {code}:\n{tail}", file=sys.stderr)
         return False
-    runs[key] = measured(run_dir, args.score)
+    runs[key] = measured(run_dir, args.score)  # a run stopped by a signal counts as far as it went
     print(f"{what}: {summary_of(runs[key], args.score)} ({time.time() - start:.0f} s)", flush=True)
     return True
 

@@ -25,9 +25,10 @@ import numpy as np
 
 from gorila.components.parameter_server import slice_bounds
 from gorila.config import build_config
-from gorila.envs import env_info, make_vector_env_for
+from gorila.envs import make_vector_env_for
 from gorila.experiments.bench.common import rate
 from gorila.experiments.bench.stages import shard_figures
+from gorila.messages import env_info
 from gorila.system.builders import initial_parameters, make_shard
 
 NETWORKS = {  # the preset whose network and optimizer each line measures

@@ -107,6 +107,11 @@ PRESETS: dict[str, dict] = {
     #   it) leaves nothing to learn from;
     # - epsilon annealed over 100k frames and learning after 5,000, as the paper; theta- refreshed every
     #   125 updates (2,000 frames; the paper: 1,000).
+    # - with several bundles on Ray, each update waits for the theta+ with its learner's previous gradient
+    #   in it (learner_refresh synchronous; one bundle holds its shard and waits for nothing): 16 bundles on
+    #   Breakout, seed 0, reached a training mean of 6 at 229,888 frames with it, gradients 15 versions late
+    #   on average, and refreshing pipelined never passed 4 in 879,616 frames, 30 versions late, its loss
+    #   growing (one bundle: 6 at 136,433; benchmarks/baselines/scaling).
     # torch_threads 2 is for one process on 2 cores (the local runtime); on Ray give each bundle 1.
     "minatar": dict(
         env="MinAtar/Breakout-v0",
@@ -133,6 +138,7 @@ PRESETS: dict[str, dict] = {
         target_update_every=125,
         actor_sync_every=4,
         learner_sync_every=1,
+        learner_refresh="synchronous",
         torch_threads=2,
         eval_every_frames=25_000,
         eval_episodes=20,
