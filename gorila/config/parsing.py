@@ -249,6 +249,20 @@ def build_config(
     Without a preset, an Atari or MinAtar game starts from its kind's preset (`preset_for_env`)."""
     if scale is not None and not preset:
         raise ConfigError("scale: --scale shrinks a preset; give --preset too")
+    config, _, shares = _assembled(preset, file, overrides, scale)
+    return validate(dataclasses.replace(config, **{key: share for key, (_, share) in shares.items()}))
+
+
+def shares_line(preset: str | None, file: str | None, overrides: dict | None, scale: float | None) -> str:
+    """The line saying what the actors of `build_config(preset, file, overrides, scale)` share, or ''."""
+    config, preset, shares = _assembled(preset, file, overrides, scale)
+    return describe_shares(preset, config.actors, shares) if preset else ""
+
+
+def _assembled(preset, file, overrides, scale) -> tuple[Config, str | None, dict[str, tuple[int, int]]]:
+    """The preset's values, then the file's, then the overrides, not yet validated; the preset used
+    (the one an Atari or MinAtar game implies where none is named); and what the run's actors share of
+    the preset's totals (`actor_shares`: the fields the file and overrides set are their own)."""
     file_values = load_yaml(file) if file else {}
     preset = preset or preset_for_env({"env": Config.env, **file_values, **(overrides or {})}["env"])
     config, values = Config(), {}
@@ -259,25 +273,9 @@ def build_config(
         config = apply_overrides(config, file_values, source=str(file))
     if overrides:
         config = apply_overrides(config, overrides)
-    shares = run_shares(preset, values, config, given={*file_values, *(overrides or {})})
-    return validate(dataclasses.replace(config, **{key: share for key, (_, share) in shares.items()}))
-
-
-def run_shares(preset: str | None, values: dict, config: Config, given) -> dict[str, tuple[int, int]]:
-    """What `config`'s actors share of the preset's run totals (`actor_shares`), `values` being the
-    preset's values and `given` the fields the run set itself."""
-    return actor_shares(preset, {**values, "bundled": config.bundled, "replay": config.replay}, config.actors, given)
-
-
-def shares_line(preset: str | None, file: str | None, overrides: dict | None, scale: float | None) -> str:
-    """The line saying what the actors of `build_config(preset, file, overrides, scale)` share, or ''."""
-    file_values = load_yaml(file) if file else {}
-    preset = preset or preset_for_env({"env": Config.env, **file_values, **(overrides or {})}["env"])
-    if not preset:
-        return ""
-    config = build_config(preset, file, overrides, scale)
-    given = {*file_values, *(overrides or {})}
-    return describe_shares(preset, config.actors, run_shares(preset, scaled_preset(preset, scale)[0], config, given))
+    topology = {"bundled": config.bundled, "replay": config.replay}
+    shares = actor_shares(preset, {**values, **topology}, config.actors, {*file_values, *(overrides or {})})
+    return config, preset, shares
 
 
 def save_yaml(config: Config, path: str | Path) -> None:

@@ -156,9 +156,14 @@ def check_replay_sizes(config: Config, info: EnvInfo) -> None:
 
 def replay_memory_need(config: Config, info: EnvInfo) -> tuple[int, int, int]:
     """(bytes, transitions, bytes per transition) of all replay memories once full; frames stored once."""
-    transitions = sum((capacity // streams) * streams for capacity, streams in replay_layout(config))
+    transitions = sum(replay_entries(config))
     per_entry = StreamStorage.bytes_per_entry(info.frame_shape, info.obs_dtype)
     return transitions * per_entry, transitions, per_entry
+
+
+def replay_entries(config: Config) -> list[int]:
+    """Transitions each replay memory holds once full (whole streams of capacity // streams each)."""
+    return [(capacity // streams) * streams for capacity, streams in replay_layout(config)]
 
 
 def available_memory_bytes() -> int | None:
@@ -200,11 +205,10 @@ def check_node_memory(config: Config, info: EnvInfo, nodes: list[dict]) -> None:
     be given the k largest local replay memories; a global replay's shards ask for no CPUs of their
     own (server_cpus 0), so any one node may be given all of them. This machine's memory says nothing
     there (`check_replay_memory`), and a node that runs out kills its replays hours in, once they fill."""
-    layout = replay_layout(config)
-    if not layout:
-        return
     per_entry = StreamStorage.bytes_per_entry(info.frame_shape, info.obs_dtype)
-    sizes = sorted(((capacity // streams) * streams * per_entry for capacity, streams in layout), reverse=True)
+    sizes = sorted((entries * per_entry for entries in replay_entries(config)), reverse=True)
+    if not sizes:
+        return
     by_cpus = config.replay == "local" and config.worker_cpus > 0
     for node in nodes:
         room = int(node["cpus"] // config.worker_cpus) if by_cpus else len(sizes)
