@@ -32,7 +32,7 @@ from gorila.system.run_records import RunRecords
 from gorila.system.scheduler import BACKOFF_S, Job, Scheduler, StopReason
 from gorila.system.signals import exit_code, raise_if_stop_asked, restore_signals, stop_honoured, stop_on_signals
 from gorila.system.stop_rule import Candidate, Verdict
-from gorila.system.topology import build_system, replay_count, wait_ready
+from gorila.system.topology import build_system, replay_count, replay_layout, wait_ready
 
 WAIT_S = 0.2  # longest wait for a report before the periodic jobs run again
 EVALUATOR_ID = WorkerId(Kind.EVALUATOR, 0)  # the evaluator's calls, tracked beside the workers'
@@ -232,7 +232,8 @@ class Driver:
     # ---- records -----------------------------------------------------------------------------
     def log(self) -> None:
         self.next_log = time.time() + self.config.log_every_seconds
-        warming = replay_warmup(self.config) if not self.scheduler.counters.updates else None
+        learns_from_replay = bool(replay_layout(self.config))  # PQN has none: it learns from its first rollout
+        warming = replay_warmup(self.config) if learns_from_replay and not self.scheduler.counters.updates else None
         self.records.train(self.steps, self.keeping.counted(), self.evaluations.rule.last, warming)
 
     def driver_state(self) -> dict:
