@@ -302,10 +302,11 @@ PRESETS.update(PQN_PRESETS)
 # What a preset gives for its whole run rather than for each actor: a run with more actors (bundles)
 # than the preset has shares these among them, 1/N each (`gorila.config.scaling.actor_shares`), so that
 # N bundles explore, warm up and learn per frame as the preset's one agent does, hold the experience of
-# the same last frames in all, and N machines each do 1/N of its work. Counted per actor instead, as in
-# Gorila's paper, 8 PQN bundles on MinAtar Breakout needed 3.4 times the frames of one to a training mean
-# of 8, and sharing brought that to 1.9 (and with each update waiting for theta+ with its own gradient in
-# it, 1.26: benchmarks/baselines/scaling); and the atari preset on 32 bundles would hold 32M transitions
+# the same last frames in all, and N machines each do 1/N of its work. With each bundle stepping the pqn
+# preset's 128 copies in 32 minibatches, a whole agent as the paper's bundles were, 8 PQN bundles on
+# MinAtar Breakout needed 3.4 times one bundle's frames to a training mean of 8 (seed 0); shared, 1.5-1.7,
+# and with the pqn presets' refresh and bootstrap 1.12 (median of 2 seeds; benchmarks/baselines/scaling);
+# and the atari preset on 32 bundles would hold 32M transitions
 # (226 GB) with epsilon at 0.69 when its 50M frames end. gorila-paper's bundles are whole DQN agents, as
 # the paper's were: it shares nothing.
 _DQN_SHARES = ("envs_per_actor", "epsilon_decay_steps", "learning_starts", "replay_capacity")
