@@ -17,7 +17,10 @@ DIR/results.json (every run under "runs", every N under "by_bundles"), DIR/resul
 DIR/scaling.png (the training return by frames and by the predicted wall time on N machines). Runs
 already in DIR/results.json with the same settings are kept, so a study cut short goes on where it
 stopped when the same command is run again, and a run stopped by hand (SIGTERM to its `gorila
-train`) counts as far as it went.
+train`) counts as far as it went. Runs are checkpointed only when asked (`--set
+checkpoint_every_frames=F`, and `--set save_replay=true` to keep the replay): a run that has a checkpoint
+but never finished (the script itself was ended, e.g. a long Atari run at the end of a working day)
+goes on from that checkpoint with `gorila train --resume` when the command is run again.
 
 Usage: python benchmarks/scaling.py --preset pqn --env MinAtar/Breakout-v0 --bundles 1,2,4,8,16
        --score 8 --seeds 0,1 [--topology bundled|global] [--learners L] [--frames-cap F] [--set k=v ...]
@@ -156,14 +159,17 @@ def run_key(bundles: int, seed: int) -> str:
     return f"{bundles}-{seed}"
 
 
-def train(args: argparse.Namespace, fields: dict, run_dir: Path) -> tuple[int, str]:
-    """One `gorila train` from launch with `fields` set; its exit code and the tail of its output."""
+def train(args: argparse.Namespace, fields: dict, run_dir: Path, resume: bool = False) -> tuple[int, str]:
+    """One `gorila train` with `fields` set, from launch or (`resume`) from the run's latest checkpoint;
+    its exit code and the tail of its output."""
     fields = {**fields, "run_dir": str(run_dir)}
     command = [sys.executable, "-m", "gorila", "train", "--preset", args.preset]
     command += [f"--set={key}={value}" for key, value in fields.items() if key != "env"]
     command += ["--env", args.env, *[f"--set={item}" for item in args.set]]
+    if resume:  # the run's own config, as saved: nothing to set again
+        command = [sys.executable, "-m", "gorila", "train", "--resume", str(run_dir)]
     env = {**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
-    with open(run_dir.parent / f"{run_dir.name}.log", "w") as log:
+    with open(run_dir.parent / f"{run_dir.name}.log", "a" if resume else "w") as log:
         code = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT, env=env).returncode
     return code, (run_dir.parent / f"{run_dir.name}.log").read_text()[-1500:]
 
@@ -418,16 +424,27 @@ def run_once(args, runs: dict, key: str, fields: dict, run_dir: Path, what: str)
     if key in runs:
         print(f"{what}: kept from the earlier results.json", flush=True)
         return True
-    shutil.rmtree(run_dir, ignore_errors=True)  # a run cut short starts again from launch
-    print(f"{what}: training ({run_dir})", flush=True)
+    resume = has_checkpoint(run_dir)
+    if resume:  # a long run cut short (this script ended with it) goes on from its latest checkpoint
+        print(f"{what}: resuming from its latest checkpoint ({run_dir})", flush=True)
+    else:  # one without a checkpoint starts again from launch
+        shutil.rmtree(run_dir, ignore_errors=True)
+        print(f"{what}: training ({run_dir})", flush=True)
     start = time.time()
-    code, tail = train(args, fields, run_dir)
+    code, tail = train(args, fields, run_dir, resume)
     if code not in (0, INTERRUPTED):
         print(f"{what}: gorila train exited {code}:\n{tail}", file=sys.stderr)
         return False
     runs[key] = measured(run_dir, args.score)  # a run stopped by a signal counts as far as it went
     print(f"{what}: {summary_of(runs[key], args.score)} ({time.time() - start:.0f} s)", flush=True)
     return True
+
+
+def has_checkpoint(run_dir: Path) -> bool:
+    """Does `run_dir` hold a training checkpoint (a run given --set checkpoint_every_frames=F)?"""
+    from gorila.records.checkpoints import training_checkpoints
+
+    return run_dir.is_dir() and bool(training_checkpoints(run_dir))
 
 
 def summary_of(run: dict, score: float) -> str:

@@ -76,6 +76,7 @@ def make_shard(
         learning_rate=config.learning_rate,
         optimizer_eps=config.optimizer_eps,
         rmsprop_alpha=config.rmsprop_alpha,
+        adam_beta1=config.adam_beta1,
         max_staleness=staleness_limit(config),
         target_update_every=config.target_update_every,
         decay_updates=planned_updates(config, info) if config.learning_rate_decay else 0,

@@ -128,9 +128,16 @@ OPTIMIZERS = {"sgd": SGD, "adagrad": AdaGrad, "rmsprop": DQNRMSProp, "adam": Ada
 
 
 def make_optimizer(
-    name: str, size: int, learning_rate: float, eps: float, rmsprop_alpha: float, device: torch.device | str = "cpu"
+    name: str,
+    size: int,
+    learning_rate: float,
+    eps: float,
+    rmsprop_alpha: float,
+    device: torch.device | str = "cpu",
+    adam_beta1: float = 0.9,
 ):
     """The update rule a shard applies to a slice of `size` parameters kept on `device`."""
     if name not in OPTIMIZERS:
         raise ValueError(f"unknown optimizer {name!r}")
-    return OPTIMIZERS[name](size, learning_rate=learning_rate, eps=eps, alpha=rmsprop_alpha).on(device)
+    rule = OPTIMIZERS[name](size, learning_rate=learning_rate, eps=eps, alpha=rmsprop_alpha, betas=(adam_beta1, 0.999))
+    return rule.on(device)

@@ -41,6 +41,7 @@ class ParameterShard:
         learning_rate: float = 1e-3,
         optimizer_eps: float = 1e-8,
         rmsprop_alpha: float = 0.95,
+        adam_beta1: float = 0.9,
         max_staleness: int = 0,
         target_update_every: int = 1000,
         decay_updates: int = 0,
@@ -50,7 +51,7 @@ class ParameterShard:
         self.theta = torch.tensor(np.asarray(initial, dtype=np.float32), device=self.device)  # our own copy
         self.target = self.theta.clone()
         self.optimizer = make_optimizer(
-            optimizer, self.theta.numel(), learning_rate, optimizer_eps, rmsprop_alpha, self.device
+            optimizer, self.theta.numel(), learning_rate, optimizer_eps, rmsprop_alpha, self.device, adam_beta1
         )
         self._lock = threading.RLock()
         self.max_staleness = max_staleness

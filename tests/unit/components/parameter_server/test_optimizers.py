@@ -17,7 +17,14 @@ GRADIENTS = [
 
 def run(name, **settings):
     theta = torch.tensor([1.0, 2.0, 3.0])
-    rule = make_optimizer(name, 3, settings.get("lr", 0.1), settings.get("eps", 0.01), settings.get("alpha", 0.95))
+    rule = make_optimizer(
+        name,
+        3,
+        settings.get("lr", 0.1),
+        settings.get("eps", 0.01),
+        settings.get("alpha", 0.95),
+        adam_beta1=settings.get("beta1", 0.9),
+    )
     for g in GRADIENTS:
         rule.step(theta, torch.from_numpy(g))
     return theta.numpy()
@@ -74,6 +81,17 @@ def test_rules_match_torch_optimizers(name, reference):
         parameter.grad = torch.from_numpy(g.copy())
         optimizer.step()
     np.testing.assert_allclose(run(name, lr=0.1, eps=0.01), parameter.detach().numpy(), rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("beta1", [0.0, 0.5])
+def test_adams_first_moment_decay_is_the_one_asked_for(beta1):
+    parameter = torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
+    optimizer = torch.optim.Adam([parameter], lr=0.1, eps=0.01, betas=(beta1, 0.999))
+    for g in GRADIENTS:
+        parameter.grad = torch.from_numpy(g.copy())
+        optimizer.step()
+    np.testing.assert_allclose(run("adam", beta1=beta1), parameter.detach().numpy(), rtol=1e-5, atol=1e-7)
+    assert not np.allclose(run("adam", beta1=beta1), run("adam"))  # the default, 0.9, steps elsewhere
 
 
 def test_rules_never_write_the_gradient():

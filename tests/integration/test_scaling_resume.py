@@ -1,0 +1,51 @@
+"""benchmarks/scaling.py on a long run cut short: ended with its `gorila train` (SIGTERM to the process
+group, as at the end of a working day), the same command goes on from the run's latest checkpoint
+instead of training from launch again, and the finished run counts every frame of both parts."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from gorila.records.checkpoints import training_checkpoints
+from gorila.records.metrics import read_metrics
+
+ROOT = Path(__file__).resolve().parents[2]
+BUDGET = 24_000
+
+
+def command(out: Path, runs: Path) -> list[str]:
+    return [
+        sys.executable,
+        str(ROOT / "benchmarks" / "scaling.py"),
+        "--preset", "cartpole", "--env", "CartPole-v1", "--bundles", "1", "--score", "1000",
+        "--frames-cap", str(BUDGET), "--set", "checkpoint_every_frames=2000", "--set", "log_every_seconds=0.5",
+        "--out", str(out), "--runs", str(runs),
+    ]  # fmt: skip
+
+
+def test_a_study_cut_short_resumes_its_run_from_the_latest_checkpoint(tmp_path):
+    out, runs = tmp_path / "out", tmp_path / "runs"
+    run_dir = runs / "n1-seed0"
+    first = subprocess.Popen(command(out, runs), cwd=ROOT, start_new_session=True, stdout=subprocess.DEVNULL)
+    deadline = time.monotonic() + 240
+    while not (run_dir.is_dir() and training_checkpoints(run_dir)):
+        assert first.poll() is None, "the first part ended before its first checkpoint"
+        assert time.monotonic() < deadline, "no checkpoint within 240 s"
+        time.sleep(0.2)
+    os.killpg(first.pid, signal.SIGTERM)  # the script and its gorila train, as a terminal's end would
+    first.wait(timeout=120)
+    assert not (out / "results.json").is_file() or "1-0" not in json.loads((out / "results.json").read_text())["runs"]
+    cut_at = max(r["env_frames"] for r in read_metrics(run_dir) if r["kind"] == "train")
+    assert cut_at < BUDGET
+
+    second = subprocess.run(command(out, runs), cwd=ROOT, capture_output=True, text=True, timeout=400)
+    assert second.returncode == 0, second.stderr[-2000:]
+    assert "N = 1, seed 0: resuming from its latest checkpoint" in second.stdout
+    run = json.loads((out / "results.json").read_text())["runs"]["1-0"]
+    assert run["frames"] >= BUDGET and run["stop_reason"] == "budget" and run["frames_to_score"] is None
+    frames = [r["env_frames"] for r in read_metrics(run_dir) if r["kind"] == "train"]
+    assert frames[0] < cut_at < frames[-1]  # one run's records, before the cut and after it
