@@ -20,7 +20,7 @@ import yaml
 
 from gorila.config.migration import FRAME_COUNTED_KEY, in_agent_steps
 from gorila.config.presets import preset_for_env
-from gorila.config.scaling import actor_shares, describe_shares, learners_momentum, scaled_preset
+from gorila.config.scaling import actor_shares, describe_shares, scaled_preset
 from gorila.config.schema import Config, ConfigError, validate
 from gorila.config.sections import SECTIONS
 
@@ -262,8 +262,7 @@ def shares_line(preset: str | None, file: str | None, overrides: dict | None, sc
 def _assembled(preset, file, overrides, scale) -> tuple[Config, str | None, dict[str, tuple[int, int]]]:
     """The preset's values, then the file's, then the overrides, not yet validated; the preset used
     (the one an Atari or MinAtar game implies where none is named); and what the run's actors share of
-    the preset's totals (`actor_shares`) and its learners' momentum (`learners_momentum`): the fields the
-    file and overrides set are their own."""
+    the preset's totals (`actor_shares`: the fields the file and overrides set are their own)."""
     file_values = load_yaml(file) if file else {}
     preset = preset or preset_for_env({"env": Config.env, **file_values, **(overrides or {})}["env"])
     config, values = Config(), {}
@@ -275,9 +274,7 @@ def _assembled(preset, file, overrides, scale) -> tuple[Config, str | None, dict
     if overrides:
         config = apply_overrides(config, overrides)
     topology = {"bundled": config.bundled, "replay": config.replay}
-    given = {*file_values, *(overrides or {})}
-    shares = actor_shares(preset, {**values, **topology}, config.actors, given)
-    shares.update(learners_momentum(preset, values, config.learners, given))
+    shares = actor_shares(preset, {**values, **topology}, config.actors, {*file_values, *(overrides or {})})
     return config, preset, shares
 
 

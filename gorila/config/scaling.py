@@ -86,46 +86,12 @@ def actor_shares(preset: str | None, values: dict, actors: int, given) -> dict[s
     return shares
 
 
-MOMENTUM_RULES = ("adam", "radam")  # the shards' update rules with a first moment (momentum)
-
-
-def learners_momentum(preset: str | None, values: dict, learners: int, given) -> dict[str, tuple[float, float]]:
-    """Adam's first-moment decay for `learners` learners updating one theta+ asynchronously, where the
-    preset describes fewer: {"adam_beta1": (the preset's, the run's)}, or {} where the run sets it
-    (`given`), the preset shares nothing (`SHARED_BY_ACTORS`) or its update rule has no momentum.
-
-    Asynchrony is momentum of its own: M workers pushing to one theta+ move it as SGD with momentum
-    1 - 1/M would (Mitliagkas et al. 2016, "Asynchrony begets momentum"). Keeping the product of the
-    two memories' complements at one learner's, (1 - beta1_M) / M = 1 - beta1, gives
-    beta1_M = max(0, 1 - M (1 - beta1)): 0.9 becomes 0.8 for 2 learners, 0.6 for 4, 0.2 for 8 and 0
-    from 10. With 0.9 kept, 8 PQN bundles on MinAtar Breakout needed 499k frames to a training mean of
-    8 and 16 bundles 839k (medians of 2 seeds; one bundle 448k); benchmarks/baselines/scaling has them
-    with the rule.
-    """
-    base = values.get("learners", 1)
-    if preset not in SHARED_BY_ACTORS or not SHARED_BY_ACTORS[preset] or "adam_beta1" in given:
-        return {}
-    if values.get("optimizer", Config.optimizer) not in MOMENTUM_RULES or learners <= base:
-        return {}
-    whole = values.get("adam_beta1", Config.adam_beta1)
-    ratio = learners / base
-    return {"adam_beta1": (whole, round(max(0.0, 1.0 - ratio * (1.0 - whole)), 6))}
-
-
 def describe_shares(preset: str, actors: int, shares: dict[str, tuple[int, int]]) -> str:
     """The line that says what the actors share: `pqn shared among 8 bundles: envs_per_actor 128 -> 16, ...`."""
-    momentum = shares.get("adam_beta1")
-    shares = {key: value for key, value in shares.items() if key != "adam_beta1"}
-    lines = []
-    if shares:
-        changes = ", ".join(f"{key} {whole:,} -> {share:,}" for key, (whole, share) in shares.items())
-        lines.append(
-            f"{preset} shared among {actors:,} actors: {changes} each (the preset's totals for the run; "
-            "set a field to give each actor that value instead)"
-        )
-    if momentum:
-        lines.append(
-            f"{preset} with more learners: adam_beta1 {momentum[0]:g} -> {momentum[1]:g} (their asynchrony "
-            "adds momentum of its own; set adam_beta1 to keep it)"
-        )
-    return "\n".join(lines)
+    if not shares:
+        return ""
+    changes = ", ".join(f"{key} {whole:,} -> {share:,}" for key, (whole, share) in shares.items())
+    return (
+        f"{preset} shared among {actors:,} actors: {changes} each (the preset's totals for the run; "
+        "set a field to give each actor that value instead)"
+    )

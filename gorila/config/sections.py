@@ -214,7 +214,9 @@ class ParameterServerConfig:
     rmsprop_alpha: float = checked(0.95, lambda v: 0.0 < v < 1.0, "lie in (0, 1)")
     """Smoothing constant of RMSProp's squared-gradient average."""
     adam_beta1: float = checked(0.9, lambda v: 0.0 <= v < 1.0, "lie in [0, 1)")
-    """Decay of Adam's and RAdam's first moment (their momentum; Kingma & Ba: 0.9)."""
+    """Decay of Adam's and RAdam's first moment, their momentum (Kingma & Ba: 0.9), for gradients that are never late."""
+    staleness_momentum: bool = True
+    """Shards take out of Adam's momentum what their gradients' staleness adds (asynchrony is momentum of its own, Mitliagkas et al. 2016): beta1 = max(0, 1 - (1 + s)(1 - adam_beta1)), s the running mean staleness of the last ~100 updates; a learner that waits for its own gradient alone keeps adam_beta1. 8 PQN bundles on MinAtar Breakout: see benchmarks/baselines/scaling."""
     target_update_every: int = checked(200, lambda v: v >= 1, "be >= 1")
     """theta- <- theta+ every this many parameter-server updates (gradients applied, all learners together). DQN's code refreshes it every 10,000 agent steps, 2,500 updates at one per 4 steps; Gorila every 60,000 updates."""
     max_staleness: int = checked(0, lambda v: v >= -1, "be >= 1, 0 (auto) or -1 (keep every gradient)")

@@ -200,7 +200,15 @@ def parameter_server_stats(shards: list[dict], every_shard: bool = True) -> dict
         "ps_discarded": sum(s["discarded"] for s in shards),
         "ps_mean_staleness": sum(s["mean_staleness"] * s["applied"] for s in shards) / max(applied, 1),
         "ps_staleness_p95": staleness_quantile([s.get("staleness_counts") for s in shards], 0.95),
+        **_mean_momentum(shards),
     }
+
+
+def _mean_momentum(shards: list[dict]) -> dict:
+    """{"ps_adam_beta1": the shards' mean first-moment decay} where their rule has one (it falls with
+    their gradients' staleness, `staleness_momentum`), else {}."""
+    values = [s["adam_beta1"] for s in shards if s.get("adam_beta1") is not None]
+    return {"ps_adam_beta1": round(float(np.mean(values)), 4)} if values else {}
 
 
 def staleness_quantile(histograms: list, q: float) -> int:

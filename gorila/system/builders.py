@@ -77,6 +77,7 @@ def make_shard(
         optimizer_eps=config.optimizer_eps,
         rmsprop_alpha=config.rmsprop_alpha,
         adam_beta1=config.adam_beta1,
+        staleness_momentum=config.staleness_momentum,
         max_staleness=staleness_limit(config),
         target_update_every=config.target_update_every,
         decay_updates=planned_updates(config, info) if config.learning_rate_decay else 0,

@@ -86,21 +86,34 @@ class DQNRMSProp(UpdateRule):
 
 
 class Adam(UpdateRule):
+    """Kingma & Ba's rule. `beta1` may change between steps (a shard lowers it as its gradients' staleness
+    adds momentum of its own): the first moment's bias correction is then the weight its average has
+    gathered, c1 = 1 - prod(beta1_i), which is 1 - beta1 ** steps while beta1 stays put."""
+
     def __init__(self, size: int, learning_rate: float, eps: float = 1e-8, betas=(0.9, 0.999), **_):
         self.lr, self.eps, (self.beta1, self.beta2) = learning_rate, eps, betas
         self.first, self.second = torch.zeros(size), torch.zeros(size)
         self.steps = 0
+        self.first_weight = 0.0  # c1: the weight of the gradients in the first moment, 1 - prod(beta1_i)
         self._denominator = torch.empty(size)  # scratch, reused: no allocation per gradient
 
-    def step(self, theta: torch.Tensor, gradient: torch.Tensor) -> None:
-        """theta -= lr / c1 * m / (sqrt(v / c2) + eps), c = 1 - beta ** steps, in six passes and no
-        allocation: sqrt(c2) moves from the denominator into the step size and eps."""
+    def _moments(self, gradient: torch.Tensor) -> None:
         self.steps += 1
         self.first.lerp_(gradient, 1 - self.beta1)
+        self.first_weight += (1 - self.beta1) * (1 - self.first_weight)
         self.second.mul_(self.beta2).addcmul_(gradient, gradient, value=1 - self.beta2)
+
+    def step(self, theta: torch.Tensor, gradient: torch.Tensor) -> None:
+        """theta -= lr / c1 * m / (sqrt(v / c2) + eps), c2 = 1 - beta2 ** steps, in six passes and no
+        allocation: sqrt(c2) moves from the denominator into the step size and eps."""
+        self._moments(gradient)
         root_c2 = math.sqrt(1 - self.beta2**self.steps)
         denominator = torch.sqrt(self.second, out=self._denominator).add_(self.eps * root_c2)
-        theta.addcdiv_(self.first, denominator, value=-self.lr * root_c2 / (1 - self.beta1**self.steps))
+        theta.addcdiv_(self.first, denominator, value=-self.lr * root_c2 / self.first_weight)
+
+    def restore(self, state: dict) -> None:
+        """`UpdateRule.restore`; a state saved before `first_weight` was kept had a constant beta1."""
+        super().restore({"first_weight": 1 - state.get("beta1", self.beta1) ** state.get("steps", 0), **state})
 
 
 class RAdam(Adam):
@@ -109,19 +122,17 @@ class RAdam(Adam):
     def step(self, theta: torch.Tensor, gradient: torch.Tensor) -> None:
         """Adam's moments; the step lr * r_t * m_hat / (sqrt(v_hat) + eps) where rho_t, the length of
         the average the second moment approximates, is above the threshold, else lr * m_hat."""
-        self.steps += 1
-        b1, b2, t = self.beta1, self.beta2, self.steps
-        self.first.lerp_(gradient, 1 - b1)
-        self.second.mul_(b2).addcmul_(gradient, gradient, value=1 - b2)
+        self._moments(gradient)
+        b2, t, c1 = self.beta2, self.steps, self.first_weight
         rho_inf = 2 / (1 - b2) - 1
         rho = rho_inf - 2 * t * b2**t / (1 - b2**t)
         if rho <= self.RHO_THRESHOLD:
-            theta.add_(self.first, alpha=-self.lr / (1 - b1**t))
+            theta.add_(self.first, alpha=-self.lr / c1)
             return
         rectifier = math.sqrt((rho - 4) * (rho - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho))
         root_c2 = math.sqrt(1 - b2**t)
         denominator = torch.sqrt(self.second, out=self._denominator).add_(self.eps * root_c2)
-        theta.addcdiv_(self.first, denominator, value=-self.lr * rectifier * root_c2 / (1 - b1**t))
+        theta.addcdiv_(self.first, denominator, value=-self.lr * rectifier * root_c2 / c1)
 
 
 OPTIMIZERS = {"sgd": SGD, "adagrad": AdaGrad, "rmsprop": DQNRMSProp, "adam": Adam, "radam": RAdam}

@@ -2,8 +2,10 @@
 
 Each shard applies asynchronous SGD to its own slice only (Nair et al. 2015, section 4): it never
 sees the other slices. With `decay_updates` its learning rate falls linearly to 0 over that many of
-its updates (PQN's schedule). It also keeps its slice of theta-, refreshed every `target_update_every` of its
-own updates, and discards gradients computed on parameters too many of its versions old.
+its updates (PQN's schedule). With `staleness_momentum` it takes out of Adam's momentum what the
+staleness of its gradients already adds (`momentum_for_staleness`). It also keeps its slice of theta-,
+refreshed every `target_update_every` of its own updates, and discards gradients computed on
+parameters too many of its versions old.
 
 A shard keeps its slice and its optimizer's moments on a `device`: a shard beside a learner keeps them
 where that learner computes (its GPU), so that the learner's gradient and theta+ never leave it. The
@@ -27,6 +29,19 @@ from gorila.components.parameter_server.optimizers import make_optimizer
 warnings.filterwarnings("ignore", message="The given NumPy array is not writable", category=UserWarning)
 
 STALENESS_BINS = 1024  # a histogram of the staleness of applied gradients: 0 .. 1022 versions, then 1023 or more
+STALENESS_SMOOTHING = 0.01  # the running mean of staleness that sets the momentum weighs the last ~100 updates most
+
+
+def momentum_for_staleness(beta1: float, staleness: float) -> float:
+    """Adam's first-moment decay for gradients `staleness` versions late on average.
+
+    Asynchrony is momentum of its own: gradients that land s versions late on average move theta+ as
+    SGD with momentum 1 - 1/(1 + s) would (Mitliagkas et al. 2016, "Asynchrony begets momentum", with
+    1 + s learners in flight). Keeping the product of the two memories' complements at one synchronous
+    learner's, (1 - beta1_s) / (1 + s) = 1 - beta1, gives beta1_s = max(0, 1 - (1 + s)(1 - beta1)): with
+    0.9, 0.8 at s = 1, 0.5 at 4 and 0 from 9.
+    """
+    return max(0.0, 1.0 - (1.0 + staleness) * (1.0 - beta1))
 
 
 class ParameterShard:
@@ -42,6 +57,7 @@ class ParameterShard:
         optimizer_eps: float = 1e-8,
         rmsprop_alpha: float = 0.95,
         adam_beta1: float = 0.9,
+        staleness_momentum: bool = False,
         max_staleness: int = 0,
         target_update_every: int = 1000,
         decay_updates: int = 0,
@@ -53,6 +69,9 @@ class ParameterShard:
         self.optimizer = make_optimizer(
             optimizer, self.theta.numel(), learning_rate, optimizer_eps, rmsprop_alpha, self.device, adam_beta1
         )
+        self.adam_beta1 = adam_beta1
+        self.staleness_momentum = staleness_momentum and hasattr(self.optimizer, "beta1")  # rules with momentum
+        self.recent_staleness = 0.0  # running mean of the applied gradients' staleness (STALENESS_SMOOTHING)
         self._lock = threading.RLock()
         self.max_staleness = max_staleness
         self.target_update_every = target_update_every
@@ -86,6 +105,9 @@ class ParameterShard:
             return False
         if self.decay_updates:  # linearly to 0 at the run's last update, as optax's linear_schedule
             self.optimizer.lr = self.learning_rate * max(0.0, 1.0 - self.version / self.decay_updates)
+        self.recent_staleness += STALENESS_SMOOTHING * (staleness - self.recent_staleness)
+        if self.staleness_momentum:
+            self.optimizer.beta1 = momentum_for_staleness(self.adam_beta1, self.recent_staleness)
         self.optimizer.step(self.theta, gradient)
         self.version += 1
         self.staleness_sum += staleness
@@ -146,6 +168,7 @@ class ParameterShard:
             "discarded": self.discarded,
             "mean_staleness": self.staleness_sum / applied if applied else 0.0,
             "staleness_counts": self.staleness_counts.tolist(),
+            "adam_beta1": getattr(self.optimizer, "beta1", None),
         }
 
     def state(self) -> dict:
@@ -161,6 +184,7 @@ class ParameterShard:
                 "discarded": self.discarded,
                 "staleness_sum": self.staleness_sum,
                 "staleness_counts": torch.from_numpy(self.staleness_counts.copy()),  # checkpoints hold tensors only
+                "recent_staleness": self.recent_staleness,
                 "optimizer": self.optimizer.state(),
             }
 
@@ -177,4 +201,5 @@ class ParameterShard:
             self.discarded, self.staleness_sum = state["discarded"], state["staleness_sum"]
             counts = state.get("staleness_counts")  # none in checkpoints before it
             self.staleness_counts = np.zeros(STALENESS_BINS, np.int64) if counts is None else np.array(counts, np.int64)
+            self.recent_staleness = state.get("recent_staleness", 0.0)  # none in checkpoints before it
             self.optimizer.restore(state["optimizer"])

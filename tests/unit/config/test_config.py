@@ -16,7 +16,7 @@ from gorila.config import (
     scaled_preset,
     validate,
 )
-from gorila.config.scaling import actor_shares, describe_shares, learners_momentum
+from gorila.config.scaling import actor_shares, describe_shares
 from gorila.system import builders
 from tests.helpers import ATARI_INFO, CARTPOLE_INFO
 
@@ -445,30 +445,6 @@ def test_more_actors_share_a_preset_s_run_totals_and_keep_what_the_run_sets():
     assert describe_shares("pqn", 8, shares) == (
         "pqn shared among 8 actors: rollout_minibatches 32 -> 4, epsilon_decay_steps 50,000 -> 6,250 each (the "
         "preset's totals for the run; set a field to give each actor that value instead)"
-    )
-
-
-@pytest.mark.parametrize("learners, beta1", [(1, 0.9), (2, 0.8), (4, 0.6), (8, 0.2), (10, 0.0), (16, 0.0)])
-def test_more_learners_take_momentum_from_adam_as_their_asynchrony_adds_its_own(learners, beta1):
-    # (1 - beta1_M) / M = 1 - 0.9: the momentum 1 - 1/M of M asynchronous learners times Adam's keeps one learner's
-    config = build_config("pqn", overrides={"actors": learners, "learners": learners, "runtime": "ray"})
-    assert config.adam_beta1 == pytest.approx(beta1)
-
-
-def test_the_momentum_rule_keeps_what_the_run_sets_and_leaves_rules_without_momentum_alone():
-    assert build_config("pqn", overrides={"actors": 8, "learners": 8, "adam_beta1": 0.7}).adam_beta1 == 0.7
-    assert learners_momentum("pqn", PRESETS["pqn"], 8, given={"adam_beta1"}) == {}
-    assert learners_momentum("minatar", PRESETS["minatar"], 8, given=set()) == {}  # DQN's RMSProp: no momentum
-    assert learners_momentum("gorila-paper", PRESETS["gorila-paper"], 200, given=set()) == {}  # shares nothing
-    fast = build_config("atari-fast", overrides={"env": "Pong", "actors": 4, "learners": 4})
-    assert fast.adam_beta1 == pytest.approx(0.6)  # Adam's 0.9 with 4 learners
-    shares = {
-        **actor_shares("pqn", PRESETS["pqn"], 8, given=set()),
-        **learners_momentum("pqn", PRESETS["pqn"], 8, set()),
-    }
-    assert describe_shares("pqn", 8, shares).splitlines()[1] == (
-        "pqn with more learners: adam_beta1 0.9 -> 0.2 (their asynchrony adds momentum of its own; set "
-        "adam_beta1 to keep it)"
     )
 
 

@@ -2,6 +2,7 @@
 client test both with shards in the client's process (called directly, with tensors) and with shards
 reached as across a process boundary (arrays pickled both ways, as a message carries them)."""
 
+import math
 import pickle
 
 import numpy as np
@@ -211,6 +212,58 @@ def test_a_decaying_learning_rate_falls_linearly_to_zero_over_its_updates():
         shard.apply(np.ones(1, np.float32), shard.version)
         moves.append(before - shard.theta.item())
     assert moves == pytest.approx([1.0, 0.75, 0.5, 0.25, 0.0, 0.0])
+
+
+@pytest.mark.parametrize("staleness, beta1", [(0, 0.9), (1, 0.8), (4, 0.5), (9, 0.0), (30, 0.0)])
+def test_stale_gradients_take_their_own_momentum_out_of_adams(staleness, beta1):
+    # (1 - beta1_s) / (1 + s) = 1 - 0.9: 1 + s learners in flight are momentum 1 - 1/(1 + s) already
+    shard = ParameterShard(0, THETA0, optimizer="adam", learning_rate=0.1, staleness_momentum=True)
+    shard.version = 1_000  # gradients computed `staleness` versions ago, for long enough to be the running mean
+    for _ in range(2_000):
+        shard.apply(np.zeros(10, np.float32), shard.version - staleness)
+    assert shard.recent_staleness == pytest.approx(staleness, abs=1e-6)
+    assert shard.optimizer.beta1 == pytest.approx(beta1, abs=1e-6)
+    assert shard.stats()["adam_beta1"] == shard.optimizer.beta1
+    assert parameter_server_stats([shard.stats()], every_shard=True)["ps_adam_beta1"] == pytest.approx(beta1, abs=1e-4)
+    kept = ParameterShard(0, THETA0, optimizer="adam", learning_rate=0.1)  # not asked: Adam's own 0.9
+    kept.apply(np.zeros(10, np.float32), -staleness)
+    assert kept.optimizer.beta1 == 0.9
+
+
+def test_a_learner_that_waits_for_its_own_gradient_keeps_adams_momentum_and_its_steps_exactly():
+    asked = ParameterShard(0, THETA0, optimizer="radam", learning_rate=0.1, staleness_momentum=True)
+    plain = ParameterShard(0, THETA0, optimizer="radam", learning_rate=0.1)
+    for step in range(12):
+        asked.apply(g() * (step + 1), asked.version)
+        plain.apply(g() * (step + 1), plain.version)
+    assert asked.optimizer.beta1 == 0.9 and torch.equal(asked.theta, plain.theta)
+    assert "ps_adam_beta1" not in parameter_server_stats(
+        [ParameterShard(0, THETA0, optimizer="adagrad").stats()], every_shard=True
+    )  # AdaGrad has no momentum to take
+
+
+def test_adams_bias_correction_follows_a_changing_first_moment_decay_by_hand():
+    # beta1 0.9 then 0.5: m = 0.5 (0.1 g1) + 0.5 g2, its weight 1 - 0.9 * 0.5 = 0.55, so m_hat = m / 0.55
+    shard = ParameterShard(0, np.zeros(1, np.float32), optimizer="adam", learning_rate=1.0, optimizer_eps=1e-12)
+    shard.apply(np.array([2.0], np.float32), 0)
+    shard.optimizer.beta1 = 0.5
+    shard.apply(np.array([4.0], np.float32), 1)
+    first = 0.5 * (0.1 * 2.0) + 0.5 * 4.0
+    second = 0.999 * 0.001 * 4.0 + 0.001 * 16.0
+    second_hat = second / (1 - 0.999**2)
+    assert shard.optimizer.first_weight == pytest.approx(0.55)
+    assert shard.theta.item() == pytest.approx(-1.0 - (first / 0.55) / math.sqrt(second_hat), rel=1e-5)
+
+
+def test_a_shard_saved_before_the_first_moments_weight_was_kept_restores_its_bias_correction():
+    shard = ParameterShard(0, THETA0, optimizer="adam", learning_rate=0.1)
+    for _ in range(3):
+        shard.apply(g(), shard.version)
+    state = shard.state()
+    del state["optimizer"]["first_weight"], state["recent_staleness"]  # as written by earlier versions
+    restored = ParameterShard(0, THETA0, optimizer="adam", learning_rate=0.1)
+    restored.restore(state)
+    assert restored.optimizer.first_weight == pytest.approx(1 - 0.9**3) and restored.recent_staleness == 0.0
 
 
 class BeingRestarted:
