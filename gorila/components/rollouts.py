@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gorila.agent import dqn
+from gorila.agent.networks import load_flat_parameters
 from gorila.components.actor import Actor
 from gorila.core import ParameterSource
 from gorila.messages import EnvInfo
@@ -40,17 +41,39 @@ class Rollout:
 
 class RolloutActor(Actor):
     """An `Actor` whose steps go into a `Rollout` of `rollout_steps` vector steps; it reads theta+
-    afresh (waiting for it) before each rollout, so that every rollout is acted with the newest."""
+    afresh (waiting for it) before each rollout, so that every rollout starts with the newest, and
+    again every `read_every` vector steps within it without waiting (the answer to the request sent at
+    the previous read): where other bundles move theta+ while this one acts, it acts on their updates
+    too, as one PQN agent always acts on its current parameters. Alone, it finds theta+ unmoved and
+    loads nothing."""
 
-    prefetch = False  # each rollout waits for the newest theta+
-
-    def __init__(self, env, network, info: EnvInfo, params: ParameterSource, *, rollout_steps: int, **settings):
+    def __init__(
+        self,
+        env,
+        network,
+        info: EnvInfo,
+        params: ParameterSource,
+        *,
+        rollout_steps: int,
+        read_every: int = 0,
+        **settings,
+    ):
         super().__init__(env, network, info, params, writer=None, **settings)
-        self.rollout_steps = rollout_steps
+        self.rollout_steps, self.read_every = rollout_steps, read_every
+
+    def read(self) -> bool:
+        """theta+ as the server answered the previous read (asking for the next); loaded only where
+        it moved since the parameters this actor acts on. Whether it moved."""
+        acting = self.params.versions.copy()
+        flat, _ = self.params.pull(prefetch=True)
+        if np.array_equal(self.params.versions, acting):
+            return False
+        load_flat_parameters(self.parameters, flat)
+        return True
 
     def rollout(self) -> Rollout:
         """`rollout_steps` steps of every copy, epsilon-greedy on the current theta+."""
-        self.sync()
+        self.refresh()  # waits for the newest, and asks for the next read at once
         steps, num_envs = self.rollout_steps, self.env.num_envs
         rollout = Rollout(
             obs=np.empty((steps, *self.obs.shape), self.obs.dtype),
@@ -65,6 +88,8 @@ class RolloutActor(Actor):
         )
         q = self.policy.q_values(self.obs)
         for t in range(steps):
+            if t and self.read_every and t % self.read_every == 0 and self.read():
+                q = self.policy.q_values(self.obs)
             epsilon = self.epsilon
             actions = dqn.greedy_with_epsilon(q, epsilon, self.policy.rng, self.policy.tie_rng)
             result = self.env.step(actions)

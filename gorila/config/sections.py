@@ -171,6 +171,8 @@ class PQNConfig:
     """PQN: minibatches each pass splits a rollout's agent steps into, one update each (PQN: 32, of 128 transitions)."""
     rollout_bootstrap: Literal["current", "acted"] = "current"
     """PQN: the max_a Q(s_{t+1}, a) a rollout's Q(lambda) targets bootstrap from. `acted`: the Q-values of the parameters that acted (PQN's reference: one agent, whose parameters do not move between its rollout and its passes over it); `current`: those of the theta+ the learner starts its passes from, recomputed in one forward pass over the rollout where other bundles moved theta+ since it was acted (one bundle: nothing moved it, the same targets as `acted`). 8 bundles on MinAtar Breakout: 516k frames to a training mean of 8 against 823k (benchmarks/baselines/scaling)."""
+    rollout_read_every: int = checked(6, lambda v: v >= 0, "be >= 0")
+    """PQN: vector steps between an actor's reads of theta+ within a rollout, none waited for (0: only at each rollout's start, PQN's reference). Where other bundles move theta+ while one acts, it acts on their updates too; alone, a read finds theta+ unmoved and loads nothing. 8 bundles on MinAtar Breakout, seeds 0-5: 397k frames to a training mean of 8 against 496k (benchmarks/baselines/scaling)."""
     q_lambda: float = checked(0.65, lambda v: 0.0 <= v <= 1.0, "lie in [0, 1]")
     """PQN: lambda of the Q(lambda) targets (0: one-step Q-learning; 1: the rollout's discounted return, bootstrapped at its end; PQN: 0.65)."""
 

@@ -102,7 +102,9 @@ def actor_for(
 def rollout_actor_for(config: Config, info: EnvInfo, index: int, params: ParameterSource) -> RolloutActor:
     """PQN's actor `index`, handing on rollouts of `rollout_steps` vector steps."""
     env, network, settings = _actor_settings(config, info, index)
-    return RolloutActor(env, network, info, params, rollout_steps=config.rollout_steps, **settings)
+    return RolloutActor(
+        env, network, info, params, rollout_steps=config.rollout_steps, read_every=config.rollout_read_every, **settings
+    )
 
 
 def _learner_network(config: Config, info: EnvInfo, index: int) -> torch.nn.Module:

@@ -127,3 +127,48 @@ def test_the_planned_updates_count_what_each_algorithm_makes():
     assert builders.planned_updates(pqn, minatar) == 100 * 2 * 32
     dqn = build_config("minatar", overrides={"total_frames": 160_000})
     assert builders.planned_updates(dqn, minatar) == 160_000 // 16
+
+
+@pytest.mark.parametrize("read_every, reads", [(1, True), (0, False)])
+def test_an_actor_reads_theta_within_its_rollout_when_another_bundle_moves_it(read_every, reads):
+    from gorila.agent.networks import flat_parameters
+
+    config, bundle, shard = pqn_bundle(rollout_read_every=read_every)
+    start = shard.pull()[0].copy()
+    acting = bundle.actor.env.step
+
+    def step_while_another_bundle_learns(actions):
+        shard.apply(np.full(start.size, 0.01, np.float32), shard.version)  # its update lands meanwhile
+        return acting(actions)
+
+    bundle.actor.env.step = step_while_another_bundle_learns
+    rollout = bundle.actor.rollout()
+    acted_on = flat_parameters(bundle.actor.network)
+    assert shard.version == config.rollout_steps
+    if reads:  # the newest but one read (each read takes the answer to the one before)
+        assert not np.allclose(acted_on, start) and not np.allclose(acted_on, shard.pull()[0])
+    else:
+        np.testing.assert_array_equal(acted_on, start)
+    assert rollout.steps == int(rollout.acted.sum())
+    bundle.close()
+
+
+def test_an_actor_alone_loads_nothing_within_its_rollouts():
+    config, bundle, shard = pqn_bundle(rollout_read_every=1)
+    loads = []
+    bundle.actor.parameters = Counted(bundle.actor.parameters, loads)
+    bundle.actor.rollout()
+    assert len(loads) == 1  # the rollout's first read; every later one found theta+ unmoved
+    bundle.close()
+
+
+class Counted(list):
+    """The actor's parameter list, counting the loads into it (each load walks it once)."""
+
+    def __init__(self, parameters, loads):
+        super().__init__(parameters)
+        self.loads = loads
+
+    def __iter__(self):
+        self.loads.append(1)
+        return super().__iter__()
