@@ -105,3 +105,14 @@ def test_a_prioritised_replay_resumes_with_its_priorities(tmp_path):
     assert before.updated > 0 and after.max_priority == before.max_priority
     np.testing.assert_array_equal(after.tree.leaves, before.tree.leaves)
     assert after.tree.total() == pytest.approx(before.tree.total())
+
+
+def test_bundles_on_ray_save_every_replay_whether_or_not_they_hold_a_parameter_shard(tmp_path):
+    """On Ray the first bundle holds the shard and the second does not: two host classes, whose
+    save_replay each runs its own component's (one class name for both had mixed up their methods)."""
+    overrides = {**CONFIG, "runtime": "ray", "actors": 2, "learners": 2, "torch_threads": 1}
+    overrides.update(total_frames=6_000, checkpoint_every_frames=2_000, eval_every_frames=0)
+    result = Driver(build_config(overrides=overrides), tmp_path / "run", live_progress=False).run()
+    assert result["env_frames"] >= 6_000
+    replays = sorted(path.name for path in (tmp_path / "run" / "checkpoints" / "replay").iterdir())
+    assert replays == ["replay-0.npz", "replay-1.npz"]

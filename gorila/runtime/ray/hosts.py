@@ -160,6 +160,9 @@ def host_class(role: Role) -> type:
         name: _forward(name, method, waits and not role.hosts_shards, hold=waits) for name, method in contract.items()
     }
     name = "".join(part.title() for part in role.name.split("_"))
+    # Ray knows an actor class by its module and name: two classes of one name (a bundle that holds
+    # shards and one that does not) would run each other's methods, so a holder's name says so.
+    name += "HoldingShards" if role.hosts_shards else ""
     base = ShardHost if role.hosts_shards else WaitsForState if waits else Located
     return type(name, (base,), {"__init__": __init__, "__doc__": role.contract.__doc__, **methods})
 

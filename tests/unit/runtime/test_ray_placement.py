@@ -73,6 +73,8 @@ def test_hosts_are_named_as_their_components_are_in_process_titles():
         LEARNER: "Learner",
         BUNDLE: "Bundle",
     }
+    # Ray knows a class by its name: a bundle holding shards is another class, so another name
+    assert host_class(BUNDLE.hosting_shards()).__name__ == "BundleHoldingShards"
 
 
 def test_a_restarted_shards_host_serves_no_call_before_restore_gives_it_its_state():
