@@ -424,6 +424,10 @@ def run_once(args, runs: dict, key: str, fields: dict, run_dir: Path, what: str)
     if key in runs:
         print(f"{what}: kept from the earlier results.json", flush=True)
         return True
+    if finished(run_dir):  # it ended (this script did not live to record it): nothing to train again
+        runs[key] = measured(run_dir, args.score)
+        print(f"{what}: kept from its run directory: {summary_of(runs[key], args.score)}", flush=True)
+        return True
     resume = has_checkpoint(run_dir)
     if resume:  # a long run cut short (this script ended with it) goes on from its latest checkpoint
         print(f"{what}: resuming from its latest checkpoint ({run_dir})", flush=True)
@@ -438,6 +442,13 @@ def run_once(args, runs: dict, key: str, fields: dict, run_dir: Path, what: str)
     runs[key] = measured(run_dir, args.score)  # a run stopped by a signal counts as far as it went
     print(f"{what}: {summary_of(runs[key], args.score)} ({time.time() - start:.0f} s)", flush=True)
     return True
+
+
+def finished(run_dir: Path) -> bool:
+    """Did the run in `run_dir` end (its metrics hold the summary a run writes last)?"""
+    from gorila.records.metrics import read_metrics
+
+    return run_dir.is_dir() and any(r["kind"] == "summary" for r in read_metrics(run_dir))
 
 
 def has_checkpoint(run_dir: Path) -> bool:
