@@ -305,7 +305,8 @@ PRESETS.update(PQN_PRESETS)
 # the same last frames in all, and N machines each do 1/N of its work. With each bundle stepping the pqn
 # preset's 128 copies in 32 minibatches, a whole agent as the paper's bundles were, 8 PQN bundles on
 # MinAtar Breakout needed 3.4 times one bundle's frames to a training mean of 8 (seed 0); shared, 1.5-1.7,
-# and with the pqn presets' refresh and bootstrap 1.12 (median of 2 seeds; benchmarks/baselines/scaling);
+# and with the pqn presets' refresh and bootstrap, the shards' staleness momentum and the actors' reads
+# within rollouts 1.06 (medians of seeds 0-5; benchmarks/baselines/scaling);
 # and the atari preset on 32 bundles would hold 32M transitions
 # (226 GB) with epsilon at 0.69 when its 50M frames end. gorila-paper's bundles are whole DQN agents, as
 # the paper's were: it shares nothing.
