@@ -62,3 +62,12 @@ def test_a_study_cut_short_resumes_its_run_from_the_latest_checkpoint(tmp_path):
     assert run["frames"] >= BUDGET and run["stop_reason"] == "budget" and run["frames_to_score"] is None
     after = [r["env_frames"] for r in read_metrics(run_dir) if r["kind"] == "train"][len(before) :]
     assert after and after[0] > cut_at and after[-1] >= BUDGET  # went on from the checkpoint, not from launch
+
+    # the script ended before recording a run that had finished: measured from its directory, not trained again
+    results = json.loads((out / "results.json").read_text())
+    del results["runs"]["1-0"]
+    (out / "results.json").write_text(json.dumps(results))
+    third = subprocess.run(command(out, runs), cwd=ROOT, capture_output=True, text=True, timeout=400)
+    assert third.returncode == 0, third.stderr[-2000:]
+    assert "N = 1, seed 0: kept from its run directory" in third.stdout and "resuming" not in third.stdout
+    assert json.loads((out / "results.json").read_text())["runs"]["1-0"]["frames"] == run["frames"]
