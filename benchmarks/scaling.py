@@ -445,10 +445,14 @@ def run_once(args, runs: dict, key: str, fields: dict, run_dir: Path, what: str)
 
 
 def finished(run_dir: Path) -> bool:
-    """Did the run in `run_dir` end (its metrics hold the summary a run writes last)?"""
+    """Did the run in `run_dir` end, other than by an interruption (its metrics' last summary)? An
+    interrupted one (Ctrl-C, SIGTERM) wrote its final checkpoint and goes on from it."""
     from gorila.records.metrics import read_metrics
 
-    return run_dir.is_dir() and any(r["kind"] == "summary" for r in read_metrics(run_dir))
+    if not run_dir.is_dir():
+        return False
+    summaries = [r for r in read_metrics(run_dir) if r["kind"] == "summary"]
+    return bool(summaries) and not summaries[-1].get("interrupted")
 
 
 def has_checkpoint(run_dir: Path) -> bool:
