@@ -105,8 +105,8 @@ class ParameterShard:
             return False
         if self.decay_updates:  # linearly to 0 at the run's last update, as optax's linear_schedule
             self.optimizer.lr = self.learning_rate * max(0.0, 1.0 - self.version / self.decay_updates)
-        self.recent_staleness += STALENESS_SMOOTHING * (staleness - self.recent_staleness)
-        if self.staleness_momentum:
+        if self.staleness_momentum:  # the running mean serves only this
+            self.recent_staleness += STALENESS_SMOOTHING * (staleness - self.recent_staleness)
             self.optimizer.beta1 = momentum_for_staleness(self.adam_beta1, self.recent_staleness)
         self.optimizer.step(self.theta, gradient)
         self.version += 1
