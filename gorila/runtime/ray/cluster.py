@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import sys
 import threading
 import time
 from contextlib import contextmanager
@@ -18,6 +19,8 @@ from gorila.runtime import session_guard
 from gorila.runtime.calls import ClusterError
 
 CONNECT_TIMEOUT_S = 20
+START_ATTEMPTS = 3
+STARTUP_TIMEOUT = "timed out during startup"  # Ray's words when its node missed its 30 s to register
 # Messages up to this size travel inside the call instead of through the object store: a learner's
 # batch of small-network gradients then costs one message, not a store round trip (embedded Ray only;
 # a cluster keeps its own setting).
@@ -35,9 +38,28 @@ EMBEDDED_SYSTEM_CONFIG = {
 }
 
 
-def start_embedded(slots: float) -> None:
+def start_embedded(slots: float, attempts: int = START_ATTEMPTS) -> None:
     """Start this program's own single-machine Ray, with CPU slots for `slots` (more than the cores
-    when asked: they then share): servers on loopback, no dashboard, EMBEDDED_SYSTEM_CONFIG."""
+    when asked: they then share): servers on loopback, no dashboard, EMBEDDED_SYSTEM_CONFIG.
+
+    Ray gives its new node a fixed 30 s to register; on a machine whose cores other work keeps busy
+    it can take longer, and the start is then tried again (`attempts` in all), saying so."""
+    for attempt in range(1, attempts + 1):
+        try:
+            _start_embedded_once(slots)
+            return
+        except Exception as error:  # noqa: BLE001 - Ray raises a bare Exception for this one
+            if STARTUP_TIMEOUT not in str(error) or attempt == attempts:
+                raise
+            print(
+                f"gorila: Ray's node did not register within Ray's 30 s (a busy machine?); "
+                f"starting it again ({attempt + 1} of {attempts})",
+                file=sys.stderr,
+                flush=True,
+            )
+
+
+def _start_embedded_once(slots: float) -> None:
     # address="local": always a Ray of our own, never the one another run on this machine
     # registered as the current cluster (joining it would share, or fail on, its resources)
     before = session_guard.children(os.getpid())
