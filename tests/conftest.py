@@ -1,4 +1,47 @@
+import faulthandler
 import os
+from pathlib import Path
+
+import pytest
 
 # Every Ray server in the tests stays on 127.0.0.1 (Ray 2.x binds to all interfaces otherwise); set before Ray is imported.
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+
+TESTS = Path(__file__).resolve().parent
+
+# --- every test bounded ------------------------------------------------------------------------------
+# pyproject.toml's `timeout` (pytest-timeout) bounds a test of tests/unit; these folders' tests start Ray
+# clusters and train for real, and get longer limits unless a test sets its own (@pytest.mark.timeout).
+# Each is several times the longest such test on 2 loaded cores and above the test's own waits (a
+# subprocess's timeout, a join), so that those fail first, with their own message.
+LONGER_LIMITS = {"integration": 1200, "learning": 1800}
+# On expiry pytest-timeout prints every thread's stack and fails the test (SIGALRM); a test whose main
+# thread never comes back to Python to take the signal is stopped BACKSTOP_S later by faulthandler, which
+# prints every thread's stack and ends the run (exit 1) rather than letting it hang.
+BACKSTOP_S = 120
+BACKSTOP_STDERR = pytest.StashKey[int]()
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        folder = item.path.relative_to(TESTS).parts[0] if item.path.is_relative_to(TESTS) else None
+        if folder in LONGER_LIMITS and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(LONGER_LIMITS[folder]))
+
+
+def pytest_configure(config):
+    config.stash[BACKSTOP_STDERR] = os.dup(2)  # the terminal's stderr: fd 2 is a capture file while a test runs
+
+
+def pytest_unconfigure(config):
+    os.close(config.stash[BACKSTOP_STDERR])
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_timeout_set_timer(item, settings):
+    faulthandler.dump_traceback_later(settings.timeout + BACKSTOP_S, exit=True, file=item.config.stash[BACKSTOP_STDERR])
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_timeout_cancel_timer(item):
+    faulthandler.cancel_dump_traceback_later()

@@ -128,11 +128,17 @@ def test_a_users_env_factory_and_network_given_from_python_train_from_a_thread(r
     results = {}
 
     def train():
-        results["train"] = gorila.train(config, tmp_path / "run")
+        try:
+            results["train"] = gorila.train(config, tmp_path / "run")
+        except BaseException as error:  # raised again below, in the test
+            results["error"] = error
 
-    worker = threading.Thread(target=train)
+    worker = threading.Thread(target=train, daemon=True)  # one that never returns cannot keep pytest from exiting
     worker.start()
     worker.join(timeout=600)
+    assert not worker.is_alive(), "gorila.train did not return within 600 s (its thread is left running, a daemon)"
+    if "error" in results:
+        raise results["error"]
     result = results["train"]
     assert result.solved_at_frames is not None and result.best_eval_return >= SOLVED
     assert result.best_checkpoint == tmp_path / "run" / "checkpoints" / "best.pt"
