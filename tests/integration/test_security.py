@@ -72,8 +72,8 @@ def test_an_embedded_ray_run_listens_on_loopback_only():
 
     from gorila.runtime.ray import RayRuntime
 
-    if ray.is_initialized():
-        pytest.skip("another test left Ray running")
+    # the ports of the Ray that this test starts; one an earlier test left running is a bug of that test
+    assert not ray.is_initialized(), "an earlier test in this process left Ray running (it must shut Ray down)"
     runtime = RayRuntime(Config())  # the embedded Ray `gorila train` starts
     try:
         shard = runtime.place(PARAMETER_SHARD, ParameterShard, 0, np.zeros(4, np.float32))

@@ -14,11 +14,9 @@ import sys
 import time
 
 import pytest
+from wandb.proto import wandb_internal_pb2
 
 from gorila.records.metrics import read_metrics
-
-wandb = pytest.importorskip("wandb", reason="the track extra: pip install 'gorila[track]'")
-from wandb.proto import wandb_internal_pb2  # noqa: E402
 
 TRAIN = ["train", "--preset", "cartpole", "--runtime", "local", "--log-every-seconds", "0.3"]
 EPSILON_END = 0.04  # the cartpole preset's, for its one actor

@@ -3,6 +3,7 @@ out by hand below, and the stratified bootstrap's intervals."""
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from gorila.evaluation.aggregates import (
     aggregates,
@@ -33,7 +34,6 @@ def test_the_iqm_trims_whole_scores_rounding_the_quarter_down_as_scipy_does():
 
 
 def test_the_iqm_is_scipys_trim_mean_over_all_scores():
-    stats = pytest.importorskip("scipy.stats")
     rng = np.random.default_rng(7)
     for shape in [(3, 5), (5, 7), (10, 57), (2, 1)]:
         scores = rng.lognormal(size=shape)

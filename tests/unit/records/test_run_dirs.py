@@ -2,7 +2,13 @@
 be made or is not empty is named in one line."""
 
 import os
+import pwd
+import shutil
+import sys
+import tempfile
+import traceback
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
@@ -50,12 +56,53 @@ def test_a_run_dir_that_cannot_be_made_is_named(tmp_path):
     )
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes through permissions")
-def test_a_read_only_parent_is_refused(tmp_path):
-    (tmp_path / "ro").mkdir(mode=0o555)
-    assert error_of(claim_run_dir, Config(run_dir=str(tmp_path / "ro" / "run"))).startswith(
-        f"run_dir: cannot create {tmp_path / 'ro' / 'run'} (Permission denied)"
+def refuses_a_read_only_folder(folder: Path):
+    read_only = folder / "ro"
+    read_only.mkdir(mode=0o555)
+    assert error_of(claim_run_dir, Config(run_dir=str(read_only / "run"))).startswith(
+        f"run_dir: cannot create {read_only / 'run'} (Permission denied)"
     )
+    assert error_of(claim_run_dir, Config(run_dir=str(read_only))) == (
+        f"run_dir: cannot write in {read_only} (Permission denied)"
+    )
+    read_only.chmod(0o755)  # the same folder, writable: both are claimed
+    assert claim_run_dir(Config(run_dir=str(read_only))) == (read_only, False)
+    assert claim_run_dir(Config(run_dir=str(read_only / "run"))) == (read_only / "run", True)
+
+
+def test_a_read_only_parent_or_run_dir_is_refused(tmp_path):
+    if os.geteuid() != 0:
+        refuses_a_read_only_folder(tmp_path)
+        return
+    # root writes through permissions: the checks run in a child process that has become `nobody`, in a
+    # folder of its own (pytest's tmp_path is root's alone)
+    try:
+        nobody = pwd.getpwnam("nobody")
+        uid, gid = nobody.pw_uid, nobody.pw_gid
+    except KeyError:
+        uid = gid = 65534
+    folder = Path(tempfile.mkdtemp())
+    try:
+        os.chown(folder, uid, gid)
+        pid = os.fork()
+        if pid == 0:  # the child: its failure's traceback goes to the test's captured stderr
+            code = 1
+            try:
+                os.setgroups([])
+                os.setgid(gid)
+                os.setuid(uid)
+                refuses_a_read_only_folder(folder)
+                code = 0
+            except BaseException:
+                traceback.print_exc()
+            finally:
+                sys.stderr.flush()
+                os._exit(code)
+        assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0, (
+            "the checks failed as nobody (its traceback: captured stderr)"
+        )
+    finally:
+        shutil.rmtree(folder)
 
 
 def test_an_existing_empty_run_dir_is_held_by_one_launch_and_the_second_is_told_who(tmp_path, capsys):
