@@ -3,16 +3,16 @@
 # (a broken link or anchor, a docstring mkdocstrings cannot read) fails it. The config and CLI
 # reference pages are generated from the code at build time (scripts/docs_hooks.py), so .venv must hold
 # gorila: scripts/setup.sh makes it where it is missing. The docs extra (pyproject.toml) is installed
-# into .venv when mkdocs is missing. tests/integration/test_docs_site.py opens the built site in headless
-# Chromium; with DOCS_BROWSER=required (CI) a Chromium that is missing is installed with apt-get (as
-# root, or with sudo that asks no password), and one that cannot be fails this script; otherwise it is
-# only reported. Extra arguments go to mkdocs build.
+# into .venv when mkdocs is missing, at the versions of constraints.txt. tests/integration/test_docs_site.py
+# opens the built site in headless Chromium; with DOCS_BROWSER=required (CI) a Chromium that is missing
+# is installed with apt-get (as root, or with sudo that asks no password), and one that cannot be fails
+# this script; otherwise it is only reported. Extra arguments go to mkdocs build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x .venv/bin/python ] && .venv/bin/python -c "import gorila.config" 2>/dev/null || bash scripts/setup.sh
 if ! .venv/bin/python -c "import mkdocs, material, mkdocstrings, mkdocstrings_handlers.python, ruff" 2>/dev/null; then
   log=.venv/docs-setup.log
-  .venv/bin/python -m pip install -q -e ".[docs]" >"$log" 2>&1 || { cat "$log"; echo "docs: pip install -e '.[docs]' failed"; exit 1; }
+  .venv/bin/python -m pip install -q -c constraints.txt -e ".[docs]" >"$log" 2>&1 || { cat "$log"; echo "docs: pip install -e '.[docs]' failed"; exit 1; }
 fi
 browser() { command -v chromium || command -v chromium-browser; } 2>/dev/null
 if ! browser >/dev/null; then
