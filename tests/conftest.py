@@ -3,6 +3,7 @@ import os
 import re
 from pathlib import Path
 
+import hypothesis
 import pytest
 
 # Every Ray server in the tests stays on 127.0.0.1 (Ray 2.x binds to all interfaces otherwise); set before Ray is imported.
@@ -87,3 +88,11 @@ def pytest_make_collect_report(collector):
     report = yield  # a module that skips as a whole (pytest.importorskip or pytest.skip at import)
     refuse_unlisted_skip(report)
     return report
+
+
+# --- hypothesis --------------------------------------------------------------------------------------
+# GORILA_TEST_PROFILE=ci (.ci/run sets it): the same examples on every run, none replayed from an example
+# database of earlier runs, and no per-example deadline that a loaded machine would miss.
+hypothesis.settings.register_profile("ci", derandomize=True, database=None, deadline=None, print_blob=True)
+if os.environ.get("GORILA_TEST_PROFILE"):
+    hypothesis.settings.load_profile(os.environ["GORILA_TEST_PROFILE"])
