@@ -9,6 +9,7 @@
 poll until a condition holds."""
 
 import json
+import os
 import time
 from contextlib import contextmanager
 from dataclasses import asdict
@@ -88,8 +89,19 @@ def in_session(session: int) -> list[int]:
     return found
 
 
+def slowdown() -> float:
+    """How many times longer than on an idle machine things take now: GORILA_TEST_SLOWDOWN where set,
+    else the runnable processes per core over the last minute (at least 1). A window a test waits for
+    something in is its idle-machine length times this, so that a loaded machine fails no test by time."""
+    given = os.environ.get("GORILA_TEST_SLOWDOWN")
+    if given:
+        return max(1.0, float(given))
+    return max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+
+
 def wait_for(condition, timeout: float, poll: float = 0.2) -> bool:
-    deadline = time.monotonic() + timeout
+    """Whether `condition()` came true within `timeout` seconds of an idle machine (times `slowdown()`)."""
+    deadline = time.monotonic() + timeout * slowdown()
     while not condition():
         if time.monotonic() > deadline:
             return False

@@ -13,7 +13,7 @@ import sys
 
 from gorila.records.checkpoints import training_checkpoints
 from gorila.records.metrics import read_metrics
-from tests.helpers import in_session, wait_for
+from tests.helpers import in_session, slowdown, wait_for
 
 FLAGS = [
     "--preset",
@@ -73,7 +73,7 @@ def test_a_driver_killed_leaves_no_ray_behind_and_resumes_from_its_checkpoint(tm
         text=True,
         start_new_session=True,
     )
-    out, err = resumed.communicate(timeout=240)
+    out, err = resumed.communicate(timeout=240 * slowdown())
     assert resumed.returncode == 0, err
     assert f"ckpt-{newest:012d}.pt" in out
     # a run that ends in order leaves nothing either (its guard exits once Ray has shut down)

@@ -19,7 +19,7 @@ from gorila.runtime.calls import WorkerError
 from gorila.runtime.session_guard import processes, raylet_pid
 from gorila.system import builders, topology
 from gorila.system.driver import Driver
-from tests.helpers import from_the_driver
+from tests.helpers import from_the_driver, slowdown
 
 # The bundle below is built inside Ray's worker processes, which cannot import this test module.
 ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
@@ -97,7 +97,7 @@ def test_a_component_that_stops_answering_is_restarted_and_the_run_finishes(tmp_
             checkpoint_every_frames=0,
             # far above a healthy call's time on a busy 2-core machine (with 5, a CPU-bound process beside
             # the test made bundle 1's healthy calls pass the limit: seven faults where one was due)
-            call_timeout_seconds=30,
+            call_timeout_seconds=30 * slowdown(),
             log_every_seconds=1,
             run_dir=str(run_dir),
             # the shard in a process of its own: bundle 1's calls then never wait on the hung bundle 0
@@ -131,7 +131,7 @@ def test_a_run_that_stands_still_is_a_fault_and_the_workers_holding_it_up_are_re
             eval_every_frames=0,
             eval_episodes=2,
             checkpoint_every_frames=0,
-            stall_seconds=15,  # far above a healthy run's pause on a busy machine; the stall itself is for ever
+            stall_seconds=15 * slowdown(),  # far above a healthy run's pause; the stall itself is for ever
             log_every_seconds=0.5,
             run_dir=str(run_dir),
         )
