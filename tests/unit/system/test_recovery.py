@@ -62,13 +62,14 @@ class CountedRestarts(LocalRuntime):
 LEARNER = WorkerId("learner", 0)
 
 
-def recovery_with_a_learner_serving_both_shards(states):
-    """A Recovery whose learner 0 serves both shards in its own process (placement `learners`)."""
+def recovery_with_a_learner_serving_both_shards(states, config=CONFIG, already_failed=0):
+    """A Recovery whose learner 0 serves both shards in its own process (placement `learners`), with
+    `already_failed` failures counted before a resume."""
     shards, _, bounds = shards_and_states()
-    runtime, learner, records, lines = CountedRestarts(CONFIG), object(), [], []
+    runtime, learner, records, lines = CountedRestarts(config), object(), [], []
     system = System(shards, bounds, workers={LEARNER: learner}, held={LEARNER: (0, 1)})
     recovery = Recovery(
-        CONFIG, runtime, system, lambda *r: records.append(r), lines.append, shard_states=(states, 6_400)
+        config, runtime, system, lambda *r: records.append(r), lines.append, already_failed, (states, 6_400)
     )
     return recovery, runtime, learner, records, lines
 
@@ -172,3 +173,34 @@ def test_a_call_refused_after_restarts_already_counted_records_no_further_death(
     runtime.counted[id(learner)] = 3
     recovery.lost(LEARNER, ConnectionError("lost again"), 0)
     assert [r[0] for r in records] == ["learner 0"] * 3
+
+
+def test_a_resumed_run_counts_on_from_its_failures_and_gives_up_at_the_first_beyond_max_failures():
+    """Two failures before the resume, max_failures 3: the learner's first death is fault 3/3, recorded
+    with the count 3; its second ends the run, naming it, and is not recorded (the run stops)."""
+    _, states, _ = shards_and_states()
+    config = replace(CONFIG, max_failures=3)
+    recovery, runtime, learner, records, lines = recovery_with_a_learner_serving_both_shards(states, config, 2)
+    recovery.system.held.clear()
+    runtime.counted[id(learner)] = 1
+    recovery.lost(LEARNER, ConnectionError("lost"), 0)
+    assert records == [("learner 0", "learner 0 died (ConnectionError)", 3)]
+    assert lines == ["fault 3/3: learner 0 died (ConnectionError)"]
+    runtime.counted[id(learner)] = 2
+    with pytest.raises(WorkerError) as raised:
+        recovery.lost(LEARNER, ConnectionError("lost again"), 0)
+    assert str(raised.value) == (
+        "giving up after 4 component failures (max_failures=3); the last: learner 0 died (ConnectionError)"
+    )
+    assert len(records) == 1
+
+
+def test_a_stall_is_a_failure_of_its_own_counted_against_the_allowance():
+    _, states, _ = shards_and_states()
+    config = replace(CONFIG, max_failures=0, stall_seconds=10.0)
+    recovery, _, _, records, _ = recovery_with_a_learner_serving_both_shards(states, config)
+    recovery.watch((100, 5), {}, stopping=False)  # progress seen now
+    recovery.moved_at -= 11  # and not since, for longer than stall_seconds
+    with pytest.raises(WorkerError, match=r"max_failures=0\); the last: no frames or updates for 1\d s"):
+        recovery.watch((100, 5), {}, stopping=False)
+    assert records == []
