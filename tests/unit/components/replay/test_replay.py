@@ -199,3 +199,56 @@ def test_image_stacks_are_laid_out_channels_last_and_read_as_k_h_w():
     np.testing.assert_array_equal(batch.obs, plain)  # [B, k, H, W], oldest first
     assert batch.obs.shape == (6, 4, 3, 5) and batch.obs.strides[1] == 1  # the stack is the fastest axis
     assert torch.as_tensor(batch.obs).is_contiguous(memory_format=torch.channels_last)
+
+
+def held(memory, stream: int) -> list[tuple]:
+    """The entries `stream` holds, oldest first: (frame number, action, reward, terminal, last)."""
+    storage = memory.storage
+    count = int(storage.counts[stream])
+    slots = storage.slots(np.arange(max(0, count - storage.stream_capacity), count))
+    columns = (storage.frames[stream, slots, 0, 0], *(a[stream, slots] for a in (storage.actions, storage.rewards)))
+    flags = (storage.terminals[stream, slots], storage.lasts[stream, slots])
+    return [(int(f), int(a), float(r), bool(t), bool(last)) for f, a, r, t, last in zip(*columns, *flags)]
+
+
+def saved_wrapped_memory(path) -> ReplayMemory:
+    """Two streams of 8 entries: stream 0 written 13 times (its ring wrapped; a terminal at entry 9 and
+    an episode's last at 10), stream 1 five times; saved to `path`."""
+    memory = ReplayMemory(16, 2, (2, 2), np.uint8, stack=2, n_step=1, seed=5)
+    write_stream(memory, [(float(i), i == 9, i == 10) for i in range(13)])
+    write_stream(memory, [(-1.0, False, i == 2) for i in range(5)], stream=1, start=101)
+    memory.save_replay(str(path))
+    return memory
+
+
+def test_a_saved_memory_comes_back_with_the_same_entries_in_the_same_order_after_its_ring_wrapped(tmp_path):
+    memory = saved_wrapped_memory(tmp_path / "replay.npz")
+    loaded = ReplayMemory(16, 2, (2, 2), np.uint8, stack=2, n_step=1, seed=99)
+    loaded.load_replay(str(tmp_path / "replay.npz"))
+    # stream 0 holds entries 5..12 (frames 6..13); each stream's newest is now an episode's last
+    assert held(loaded, 0) == [(i + 1, i % 3, float(i), i == 9, i in (10, 12)) for i in range(5, 13)]
+    assert held(loaded, 1) == [(101 + i, i % 3, -1.0, False, i in (2, 4)) for i in range(5)]
+    assert held(memory, 0)[:-1] == held(loaded, 0)[:-1] and len(loaded) == len(memory) == 13
+    # the sampler's generator comes back too: the same draws as the saved memory's
+    a, b = memory.sample(64), loaded.sample(64)
+    np.testing.assert_array_equal(a.obs, b.obs)
+    np.testing.assert_array_equal(a.next_obs, b.next_obs)
+    # writing on overwrites the oldest entry, and nothing is stitched onto the newest saved one
+    write_stream(loaded, [PLAIN], start=14)
+    assert [entry[0] for entry in held(loaded, 0)] == list(range(7, 15))
+    assert frame_ids(sampling.gather_stacks(loaded.storage, np.array([0]), np.array([13]), 2)).tolist() == [[0, 14]]
+
+
+def test_a_saved_replay_loads_into_a_memory_of_the_same_rings_and_is_refused_by_another(tmp_path):
+    saved_wrapped_memory(tmp_path / "replay.npz")
+    same_rings = ReplayMemory(17, 2, (2, 2), np.uint8, stack=2, n_step=1)  # 2 rings of 8, as saved
+    same_rings.load_replay(str(tmp_path / "replay.npz"))
+    assert [entry[0] for entry in held(same_rings, 0)] == list(range(6, 14))
+    refusal = r"saved replay frames is shaped \(2, 8, 2, 2\), this replay's \({}, {}, 2, 2\)"
+    larger = ReplayMemory(24, 2, (2, 2), np.uint8, stack=2, n_step=1)
+    with pytest.raises(ValueError, match=refusal.format(2, 12)):
+        larger.load_replay(str(tmp_path / "replay.npz"))
+    more_streams = ReplayMemory(16, 4, (2, 2), np.uint8, stack=2, n_step=1)
+    with pytest.raises(ValueError, match=refusal.format(4, 4)):
+        more_streams.load_replay(str(tmp_path / "replay.npz"))
+    assert len(larger) == len(more_streams) == 0  # nothing taken from the refused file
