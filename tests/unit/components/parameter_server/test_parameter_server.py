@@ -111,6 +111,23 @@ def test_stale_gradients_are_discarded_and_counted(where):
     assert parameter_server_stats(stats)["ps_staleness_p95"] == 2
 
 
+def test_a_batch_straddling_the_staleness_limit_applies_its_rows_until_the_limit_and_discards_the_rest(where):
+    """Every row of a batch is computed on the same base version, and each row applied makes the next
+    one a version older: at version 1 with base 0 and max_staleness 2, rows 0 and 1 (1 and 2 versions
+    late) are applied, rows 2 and 3 (3 versions late, the version no longer moving) discarded."""
+    servers, client = make_server(where, optimizer="sgd", learning_rate=1.0, max_staleness=2)
+    client.push(np.zeros(10, np.float32), np.zeros(3, np.int64))  # version 1, staleness 0
+    rows = np.stack([GRAD * (k + 1) for k in range(4)])
+    client.push(rows, np.zeros(3, np.int64))
+    np.testing.assert_allclose(client.pull()[0], THETA0 - GRAD - 2 * GRAD, atol=1e-6)
+    for stats in client.stats():
+        assert (stats["version"], stats["applied"], stats["discarded"]) == (3, 3, 2)
+        assert stats["staleness_counts"][:4] == [1, 1, 1, 0]
+    own = rows[:, : servers[0].theta.numel()]
+    assert servers[0].apply_batch(own, 3) == 3  # 0, 1, 2 versions late, then 3
+    assert servers[0].apply_batch(own, 3) == 0 and servers[0].stats()["discarded"] == 2 + 1 + 4
+
+
 def test_the_staleness_quantile_reads_the_shards_histograms_together(tmp_path):
     low, high = [0] * 8, [0] * 8
     low[1], high[6] = 90, 10  # 90 gradients 1 version late on one shard, 10 six late on the other
