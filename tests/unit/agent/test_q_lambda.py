@@ -61,3 +61,33 @@ def test_copies_are_independent_and_lambda_is_checked():
     assert out[:, 1].tolist() == targets([0, 1], [F, F], [F, F], [4, 8])
     with pytest.raises(ValueError, match="lambda must lie in"):
         q_lambda_targets(rewards, flags, flags, rewards, 0.5, 1.5)
+
+
+def test_copies_that_end_episodes_at_different_steps_each_cut_only_their_own_blend():
+    """gamma = lambda = 0.5, three copies (columns): copy 0 ends its episode in a terminal at step 0,
+    copy 1 is truncated at step 1, copy 2 never ends.
+    copy 0: G_2 = 3 + 0.5 * 8 = 7; G_1 = 2 + 0.5 * (0.5 * 4 + 0.5 * 7) = 4.75; G_0 = 1 (terminal).
+    copy 1: G_2 = 2 + 0.5 * 8 = 6; G_1 = 1 + 0.5 * 20 = 11 (truncated: its final observation's value);
+            G_0 = 0 + 0.5 * (0.5 * 6 + 0.5 * 11) = 4.25.
+    copy 2: as test_three_steps_by_hand."""
+    rewards = torch.tensor([[1.0, 0.0, 2.0], [2.0, 1.0, 0.0], [3.0, 2.0, 1.0]])
+    terminals = torch.tensor([[T_, F, F], [F, F, F], [F, F, F]])
+    lasts = torch.tensor([[T_, F, F], [F, T_, F], [F, F, F]])
+    next_max_q = torch.tensor([[10.0, 6.0, 4.0], [4.0, 20.0, 6.0], [8.0, 8.0, 8.0]])
+    out = q_lambda_targets(rewards, terminals, lasts, next_max_q, 0.5, 0.5)
+    expected = torch.tensor([[1.0, 4.25, 3.6875], [4.75, 11.0, 2.75], [7.0, 6.0, 5.0]])
+    torch.testing.assert_close(out, expected)
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.5, 1.0])
+def test_a_one_step_rollout_is_the_one_step_target_whatever_lambda(lam):
+    # three copies, one step each: r + 0.5 * q, or r alone after a terminal; a truncation still bootstraps
+    rewards, next_max_q = torch.tensor([[1.0, 2.0, 3.0]]), torch.tensor([[4.0, 8.0, 6.0]])
+    terminals, lasts = torch.tensor([[F, T_, F]]), torch.tensor([[F, T_, T_]])
+    out = q_lambda_targets(rewards, terminals, lasts, next_max_q, 0.5, lam)
+    torch.testing.assert_close(out, torch.tensor([[1 + 0.5 * 4, 2.0, 3 + 0.5 * 6]]))
+
+
+def test_a_terminal_on_the_rollouts_last_step_bootstraps_nothing_there():
+    # G_2 = 3; G_1 = 2 + 0.5 * (0.5 * 6 + 0.5 * 3) = 4.25; G_0 = 1 + 0.5 * (0.5 * 4 + 0.5 * 4.25) = 3.0625
+    assert targets([1, 2, 3], [F, F, T_], [F, F, T_], [4, 6, 100]) == pytest.approx([3.0625, 4.25, 3.0])
