@@ -83,12 +83,14 @@ class RolloutLearner:
 
     def learn(self, rollout: Rollout) -> int:
         """`rollout_epochs` passes over the rollout's agent steps in `rollout_minibatches` shuffled
-        minibatches; the updates made."""
+        minibatches; the updates made (none from a rollout in which every copy only reset)."""
+        steps = np.flatnonzero(rollout.acted.reshape(-1))
+        if not steps.size:
+            return 0
         self.refresh()  # not a refresh asked for during the previous rollout
         on_device = lambda array: torch.as_tensor(array, device=self.device)
         obs = on_device(rollout.obs.reshape(-1, *rollout.obs.shape[2:]))
         actions, targets = on_device(rollout.actions.reshape(-1)), self.targets(rollout).to(self.device)
-        steps = np.flatnonzero(rollout.acted.reshape(-1))
         parts = min(self.rollouts.rollout_minibatches, len(steps))
         updates = 0
         for _ in range(self.rollouts.rollout_epochs):

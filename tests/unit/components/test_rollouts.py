@@ -13,7 +13,7 @@ from tests.helpers import CARTPOLE_INFO, MINATAR_INFO
 
 
 def pqn_bundle(**overrides) -> tuple:
-    settings = dict(runtime="local", envs_per_actor=4, rollout_steps=40, torch_threads=1, **overrides)
+    settings = {**dict(runtime="local", envs_per_actor=4, rollout_steps=40, torch_threads=1), **overrides}
     config = build_config("pqn-cartpole", overrides=settings)
     theta = builders.initial_parameters(config, CARTPOLE_INFO)
     shards, bounds = [builders.make_shard(config, 0, theta, info=CARTPOLE_INFO)], [(0, theta.size)]
@@ -113,6 +113,24 @@ def test_a_pqn_bundle_runs_whole_rollouts_and_reports_both_parts():
     assert report.updates == shard.version == config.rollout_epochs * config.rollout_minibatches
     assert report.loss_count == report.updates and report.replay_size is None
     assert bundle.save_replay("/nonexistent/replay.npz") == 0
+    bundle.close()
+
+
+def test_a_rollout_in_which_every_copy_only_resets_makes_no_update_and_the_bundle_goes_on():
+    """One copy, one step per rollout: the rollout after an episode's last step holds no agent step
+    (the copy only resets). A bundle's budget runs on past it, counting agent steps only, and the
+    learner makes no update from it."""
+    config, bundle, shard = pqn_bundle(envs_per_actor=1, rollout_steps=1)
+    report = bundle.run(30)
+    assert report.episode_returns, "30 steps of early CartPole end some episode"
+    assert report.steps == bundle.actor.steps == 30
+    assert report.updates == shard.version == config.rollout_epochs * 30  # one minibatch per pass
+    while not bundle.actor.rollout().lasts.any():
+        pass
+    empty = bundle.actor.rollout()
+    assert empty.steps == 0 and empty.acted.tolist() == [[False]]
+    version = shard.version
+    assert bundle.learner.learn(empty) == 0 and shard.version == version
     bundle.close()
 
 
