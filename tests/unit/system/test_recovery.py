@@ -12,7 +12,8 @@ from gorila.runtime.calls import WorkerError
 from gorila.runtime.local import LocalRuntime
 from gorila.system.recovery import Recovery
 from gorila.system.scheduler import Job
-from gorila.system.topology import System
+from gorila.system.topology import System, build_system
+from tests.helpers import CARTPOLE_INFO
 from tests.unit.system.test_shard_states import CONFIG, shards_and_states
 
 
@@ -204,3 +205,21 @@ def test_a_stall_is_a_failure_of_its_own_counted_against_the_allowance():
     with pytest.raises(WorkerError, match=r"max_failures=0\); the last: no frames or updates for 1\d s"):
         recovery.watch((100, 5), {}, stopping=False)
     assert records == []
+
+
+def test_a_resumed_run_puts_each_actor_back_on_its_own_rung_at_its_own_step_count():
+    """Three actors on an epsilon ladder (0.4 ** (1 + 7 i / 2)), annealed from 1.0 over 1,000 steps:
+    each continues from the steps the checkpoint counted for it, on the rung of its own index."""
+    ladder = dict(epsilon_ladder=True, epsilon_start=1.0, epsilon_decay_steps=1_000)
+    config = replace(CONFIG, actors=3, envs_per_actor=1, learners=1, bundled=False, **ladder)
+    runtime = LocalRuntime(config)
+    system = build_system(config, CARTPOLE_INFO, runtime)
+    actors = [WorkerId("actor", i) for i in range(3)]
+    Recovery(config, runtime, system, print, print).continue_run(
+        {actors[0]: 500, actors[1]: 5_000, actors[2]: 250, LEARNER: 77}
+    )
+    rung = lambda i: 0.4 ** (1 + 7 * i / 2)
+    epsilons = [system.workers[actor].epsilon for actor in actors]
+    assert epsilons == pytest.approx([(1.0 + rung(0)) / 2, rung(1), 1.0 - (1.0 - rung(2)) / 4])
+    assert [system.workers[actor].steps for actor in actors] == [500, 5_000, 250]
+    runtime.shutdown()
