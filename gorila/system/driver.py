@@ -30,7 +30,14 @@ from gorila.system.preflight import check_node_memory, run_checks
 from gorila.system.recovery import Recovery
 from gorila.system.run_records import RunRecords
 from gorila.system.scheduler import BACKOFF_S, Job, Scheduler, StopReason
-from gorila.system.signals import exit_code, raise_if_stop_asked, restore_signals, stop_honoured, stop_on_signals
+from gorila.system.signals import (
+    exit_code,
+    held,
+    raise_if_stop_asked,
+    restore_signals,
+    stop_honoured,
+    stop_on_signals,
+)
 from gorila.system.stop_rule import Candidate, Verdict
 from gorila.system.topology import build_system, replay_count, replay_layout, wait_ready
 
@@ -276,4 +283,5 @@ class Driver:
         with the exit code the run ends with."""
         self.records.display.close()
         self.runtime.shutdown()
-        self.records.metrics.close(exit_code(self.scheduler.stop_reason is StopReason.INTERRUPTED))
+        with held():  # closed whole (TensorBoard's writer thread, the W&B run), whatever stop comes
+            self.records.metrics.close(exit_code(self.scheduler.stop_reason is StopReason.INTERRUPTED))

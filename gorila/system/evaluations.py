@@ -15,6 +15,7 @@ from gorila.core import EvaluatorServer
 from gorila.messages import EnvInfo
 from gorila.records.checkpoints import save_best
 from gorila.system.run_records import RunRecords
+from gorila.system.signals import held
 from gorila.system.stop_rule import Candidate, StopRule, Verdict
 
 
@@ -52,7 +53,8 @@ class Evaluations:
         self.records.evaluation(candidate.steps, result, updates, confirming=len(candidate.results) > 1)
         if self.rule.improved:
             payload = self.records.payload(candidate.theta, updates, evaluations=candidate.results)
-            save_best(self.run_dir, payload, frames)
+            with held():
+                save_best(self.run_dir, payload, frames)
         if verdict is Verdict.SOLVED:
             self.solved_at = self.solved_at or (frames, self.records.metrics.elapsed())
         return verdict

@@ -23,6 +23,7 @@ from gorila.runtime.calls import failure_reason
 from gorila.system.run_records import RunRecords
 from gorila.system.scheduler import Scheduler, StopReason
 from gorila.system.shard_states import ShardStates
+from gorila.system.signals import held
 
 OBSERVE_TIMEOUT_S = 5.0  # longest wait for the shards' counters or states (records, backups)
 
@@ -88,7 +89,8 @@ class RunKeeping:
         frames = self.info.frames(self.scheduler.counters.steps)
         shard_states.keep(states, frames)
         if write:
-            save_shard_backups(self.run_dir, states, frames)
+            with held():
+                save_shard_backups(self.run_dir, states, frames)
 
     def checkpoint(self) -> Path:
         """A training checkpoint: the parameters, and all a resumed run continues from (the shards'
@@ -104,7 +106,8 @@ class RunKeeping:
             **self.driver_state(),
         )
         frames = self.info.frames(self.scheduler.counters.steps)
-        return save_checkpoint(self.run_dir, payload, frames, self.config.keep_checkpoints)
+        with held():  # a KeyboardInterrupt inside torch.save would come out as an error of the write
+            return save_checkpoint(self.run_dir, payload, frames, self.config.keep_checkpoints)
 
     def final_checkpoint_after_failure(self) -> None:
         """Keep what was learnt before the run gives up, when the shards still answer."""

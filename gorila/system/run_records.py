@@ -19,6 +19,7 @@ from gorila.records.metrics import MetricsWriter, TrainWindow
 from gorila.records.progress import ProgressDisplay
 from gorila.records.tracking import WandbRun
 from gorila.system.budget import describe_schedule, epsilon_warning
+from gorila.system.signals import held
 from gorila.system.topology import describe_topology
 
 
@@ -60,9 +61,10 @@ class RunRecords:
                 self.say(line)
 
     def fault(self, steps: int, component: str, what: str, failures: int) -> None:
-        self.metrics.write(
-            "fault", self.info.frames(steps), {"component": component, "reason": what, "failures": failures}
-        )
+        with held():
+            self.metrics.write(
+                "fault", self.info.frames(steps), {"component": component, "reason": what, "failures": failures}
+            )
 
     def train(self, steps: int, counted: dict, last_eval: dict | None, warmup) -> None:
         """A train record of the reports since the last one and what the driver `counted` (updates, the
@@ -70,7 +72,8 @@ class RunRecords:
         stats = self.window.close(self.metrics.elapsed(), self.info.frames_per_step)
         stats.update(counted)
         stats = {key: value for key, value in stats.items() if value is not None}
-        record = self.metrics.write("train", self.info.frames(steps), stats)
+        with held():  # every metrics write is: TensorBoard's queue is not safe against a KeyboardInterrupt
+            record = self.metrics.write("train", self.info.frames(steps), stats)
         shown = {
             **stats,
             "wall_time": record["wall_time"],
@@ -81,7 +84,8 @@ class RunRecords:
 
     def evaluation(self, steps: int, result: dict, updates: int, confirming: bool) -> None:
         frames = self.info.frames(steps)
-        self.metrics.write("eval", frames, {**result, "updates": updates, "confirmation": confirming})
+        with held():
+            self.metrics.write("eval", frames, {**result, "updates": updates, "confirmation": confirming})
         what = f"confirmation of the {frames:,}-frame parameters" if confirming else f"eval at {frames:,} frames"
         self.say(
             f"{what}: mean {result['eval_return_mean']:.1f} +/- {result['eval_return_std']:.1f} "
@@ -103,7 +107,8 @@ class RunRecords:
         """The run's summary record (`result` with the run's wall time and dropped gradients), and its
         hyperparameters with the best score (TensorBoard's view); the summary."""
         result = {**result, "dropped_outliers": self.window.dropped_outliers, "wall_time": self.metrics.elapsed()}
-        self.metrics.write("summary", result["env_frames"], {k: v for k, v in result.items() if k != "checkpoint"})
-        if result.get("best_eval_return_mean") is not None:
-            self.metrics.hparams(self.config.to_dict(), {"best_eval_return_mean": result["best_eval_return_mean"]})
+        with held():
+            self.metrics.write("summary", result["env_frames"], {k: v for k, v in result.items() if k != "checkpoint"})
+            if result.get("best_eval_return_mean") is not None:
+                self.metrics.hparams(self.config.to_dict(), {"best_eval_return_mean": result["best_eval_return_mean"]})
         return result

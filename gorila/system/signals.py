@@ -2,6 +2,12 @@
 final checkpoint. SIGTERM is what `timeout` and cluster schedulers send; SIGINT is set too because a
 shell starts background jobs with it ignored.
 
+A KeyboardInterrupt raised at an arbitrary point leaves code that is not written for it broken: raised
+as a TensorBoard writer's Queue.put has queued a record but not yet told the writer's thread, it
+leaves the record to wait for that thread's next flush, and closing the writer then waits for it, up
+to two minutes (`flush_secs`) with no CPU; raised inside torch.save, it comes out as an error of the
+half-written archive. Such code runs inside `held()`: a stop that comes there is raised as it ends.
+
 Python lets only the main thread install handlers: a run started from another thread (a notebook's
 worker, a Ray Tune trainable, a thread of the user's program) leaves them as they are, and stopping
 it is its caller's business."""
@@ -11,6 +17,7 @@ from __future__ import annotations
 import signal
 import sys
 import threading
+from contextlib import contextmanager
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
@@ -20,9 +27,38 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 STOP_ASKED = threading.Event()
 
 
+class _Stops:
+    """The sections of the main thread `held`, and whether a stop came inside one."""
+
+    held = 0  # depth of `held()` sections in the main thread
+    pending = False  # a stop came inside a held section: raised as it ends
+
+
 def _raise_interrupt(signum, frame):
     STOP_ASKED.set()
+    if _Stops.held:
+        _Stops.pending = True
+        return
     raise KeyboardInterrupt
+
+
+@contextmanager
+def held():
+    """Run code that a KeyboardInterrupt raised half-way would leave broken (a TensorBoard write, a
+    torch.save) to its end: a stop signal that comes inside raises its KeyboardInterrupt as the
+    outermost section ends (unless the section raised an error of its own). Outside the main thread,
+    where no handler runs, it does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    _Stops.held += 1
+    try:
+        yield
+    finally:
+        _Stops.held -= 1
+    if not _Stops.held and _Stops.pending:
+        _Stops.pending = False
+        raise KeyboardInterrupt
 
 
 def raise_if_stop_asked() -> None:
@@ -35,6 +71,7 @@ def raise_if_stop_asked() -> None:
 def stop_honoured() -> None:
     """Forget the stop asked: the run it stopped has acted on it (say, with its final checkpoint)."""
     STOP_ASKED.clear()
+    _Stops.pending = False
 
 
 def stop_on_signals() -> dict:
@@ -50,7 +87,7 @@ def restore_signals(previous: dict) -> None:
     for signum, handler in previous.items():
         signal.signal(signum, handler)
     if previous and _raise_interrupt not in previous.values():
-        STOP_ASKED.clear()
+        stop_honoured()
 
 
 def exit_code(interrupted: bool) -> int:

@@ -1,5 +1,6 @@
 """Ctrl-C and SIGTERM become KeyboardInterrupt in the main thread; from any other thread (where Python
-refuses to install handlers) nothing is installed and nothing raises."""
+refuses to install handlers) nothing is installed and nothing raises. A stop inside a `held` section is
+raised as it ends."""
 
 import os
 import signal
@@ -7,7 +8,13 @@ import threading
 
 import pytest
 
-from gorila.system.signals import raise_if_stop_asked, restore_signals, stop_honoured, stop_on_signals
+from gorila.system.signals import held, raise_if_stop_asked, restore_signals, stop_honoured, stop_on_signals
+
+
+def deliver(signum=signal.SIGINT) -> None:
+    """Send `signum` to this process and let its handler run."""
+    os.kill(os.getpid(), signum)
+    signal.sigtimedwait([], 0.2)
 
 
 def test_in_the_main_thread_sigterm_raises_keyboard_interrupt_until_restored():
@@ -68,5 +75,33 @@ def test_a_stop_once_honoured_is_forgotten_even_while_the_handlers_stay():
         except KeyboardInterrupt:
             stop_honoured()  # what the driver and the CLI do when they stop on it
         raise_if_stop_asked()
+    finally:
+        restore_signals(previous)
+
+
+def test_a_stop_inside_a_held_section_is_raised_as_the_outermost_ends(python_default_handlers):
+    previous = stop_on_signals()
+    reached = []
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with held():
+                with held():
+                    deliver()
+                    reached.append("inner")
+                reached.append("outer")
+        assert reached == ["inner", "outer"]
+    finally:
+        restore_signals(previous)
+
+
+def test_an_error_of_a_held_section_is_not_hidden_by_the_stop_held(python_default_handlers):
+    previous = stop_on_signals()
+    try:
+        with pytest.raises(OSError):
+            with held():
+                deliver()
+                raise OSError("disk full")
+        with pytest.raises(KeyboardInterrupt):  # the stop itself is not lost
+            raise_if_stop_asked()
     finally:
         restore_signals(previous)
