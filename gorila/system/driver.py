@@ -18,7 +18,7 @@ import numpy as np
 from gorila.config import Config
 from gorila.core import Worker
 from gorila.placement import Kind, WorkerId
-from gorila.records.checkpoints import prepare_saved_states
+from gorila.records.checkpoints import prepare_saved_states, training_checkpoints
 from gorila.records.durable import WriteError
 from gorila.runtime import make_runtime
 from gorila.runtime.calls import WorkerError, failure_reason
@@ -255,13 +255,15 @@ class Driver:
 
     # ---- the whole run -----------------------------------------------------------------------
     def run(self) -> dict:
-        """Train, evaluate, checkpoint; always release the runtime."""
+        """Train, evaluate, checkpoint; always release the runtime. After Ctrl-C or SIGTERM the final
+        checkpoint is written (a second stop signal waits for it, `gorila.system.signals`); a stop that
+        cuts it short is told in one line naming the checkpoint a resume starts from."""
+        ended = False
         try:
             self.records.opening(self.runtime.name, self.run_dir, self.info.frames(self.steps) if self.resume else None)
             try:
                 self.loop()
             except KeyboardInterrupt:
-                stop_honoured()
                 self.scheduler.stop(StopReason.INTERRUPTED)
                 self.records.say("interrupted: writing a final checkpoint")
             except (WorkerError, WriteError):  # a component failed, or the disk is full: keep what we can
@@ -273,10 +275,19 @@ class Driver:
             if self.scheduler.stop_reason is StopReason.BUDGET:
                 self.evaluate_now()
             checkpoint = self.keeping.checkpoint()
-            return self.keeping.summary(checkpoint, self.scheduler.stop_reason, self.evaluations.summary())
+            summary = self.keeping.summary(checkpoint, self.scheduler.stop_reason, self.evaluations.summary())
+            ended = True
+            return summary
+        except KeyboardInterrupt:  # a stop that would not wait (a third signal), or one outside the loop
+            self.records.say(resume_point(self.run_dir, self.info.frames(self.steps)))
+            raise
         finally:
-            restore_signals(self.previous_signals)
-            self.close()
+            try:
+                self.close()
+            finally:
+                restore_signals(self.previous_signals)
+                if ended and self.scheduler.stop_reason is StopReason.INTERRUPTED:
+                    stop_honoured()  # acted on, with its final checkpoint: the next stop is a new one
 
     def close(self) -> None:
         """Close the display, release the runtime, close the metrics (which may fail on a full disk)
@@ -285,3 +296,14 @@ class Driver:
         self.runtime.shutdown()
         with held():  # closed whole (TensorBoard's writer thread, the W&B run), whatever stop comes
             self.records.metrics.close(exit_code(self.scheduler.stop_reason is StopReason.INTERRUPTED))
+
+
+def resume_point(run_dir: Path, frames: int) -> str:
+    """One line for a run stopped at once at `frames`: whether its final checkpoint was written, and
+    which checkpoint `gorila train --resume` starts from."""
+    saved = training_checkpoints(run_dir)
+    newest = int(saved[-1].stem.removeprefix("ckpt-")) if saved else None
+    done = "final checkpoint written" if newest == frames else "final checkpoint skipped"
+    if newest is None:
+        return f"{done}; the run has no checkpoint to resume from"
+    return f"{done}; --resume starts from {saved[-1].name} ({newest:,} frames)"

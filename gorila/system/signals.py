@@ -2,6 +2,11 @@
 final checkpoint. SIGTERM is what `timeout` and cluster schedulers send; SIGINT is set too because a
 shell starts background jobs with it ignored.
 
+A stop often comes twice: a terminal sends Ctrl-C's SIGINT to the whole process group, so a wrapper
+such as `timeout --foreground` gets it too and passes it on once more (and `timeout` sends its own
+signal to its child and to its group). Only the first stop raises: the second is told in one line and
+lets the stop under way (the final checkpoint) finish; a third raises again, to stop at once.
+
 A KeyboardInterrupt raised at an arbitrary point leaves code that is not written for it broken: raised
 as a TensorBoard writer's Queue.put has queued a record but not yet told the writer's thread, it
 leaves the record to wait for that thread's next flush, and closing the writer then waits for it, up
@@ -14,12 +19,16 @@ it is its caller's business."""
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
 from contextlib import contextmanager
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+AGAIN = (
+    "gorila: already stopping; one more Ctrl-C or SIGTERM stops at once, skipping a final checkpoint not yet written"
+)
 
 
 # Set by either signal until the handlers are put back: a KeyboardInterrupt raised inside code that
@@ -28,18 +37,34 @@ STOP_ASKED = threading.Event()
 
 
 class _Stops:
-    """The sections of the main thread `held`, and whether a stop came inside one."""
+    """The stops asked since the last one honoured, and the sections of the main thread `held`."""
 
+    asked = 0  # stop signals since the last stop honoured
     held = 0  # depth of `held()` sections in the main thread
     pending = False  # a stop came inside a held section: raised as it ends
 
 
 def _raise_interrupt(signum, frame):
     STOP_ASKED.set()
+    _Stops.asked += 1
+    if _Stops.asked == 2:  # the first is being acted on: let it finish, and say how to cut it short
+        _tell(AGAIN)
+        return
     if _Stops.held:
         _Stops.pending = True
         return
     raise KeyboardInterrupt
+
+
+def _tell(line: str) -> None:
+    """One line on stderr, from a signal handler: written to the descriptor, not through sys.stderr,
+    which the handler may have interrupted in the middle of a write. On a terminal it first clears
+    the live progress line (drawn again below it)."""
+    try:
+        prefix = "\r\x1b[K" if os.isatty(2) else ""
+        os.write(2, f"{prefix}{line}\n".encode())
+    except OSError:
+        pass  # no stderr to tell
 
 
 @contextmanager
@@ -69,9 +94,10 @@ def raise_if_stop_asked() -> None:
 
 
 def stop_honoured() -> None:
-    """Forget the stop asked: the run it stopped has acted on it (say, with its final checkpoint)."""
+    """Forget the stop asked: the run it stopped has acted on it (say, with its final checkpoint); the
+    next stop signal is a first one again."""
     STOP_ASKED.clear()
-    _Stops.pending = False
+    _Stops.asked, _Stops.pending = 0, False
 
 
 def stop_on_signals() -> dict:

@@ -1,6 +1,6 @@
 """Ctrl-C and SIGTERM become KeyboardInterrupt in the main thread; from any other thread (where Python
-refuses to install handlers) nothing is installed and nothing raises. A stop inside a `held` section is
-raised as it ends."""
+refuses to install handlers) nothing is installed and nothing raises. A second stop while the first is
+acted on is told, not raised; a third raises; a stop inside a `held` section is raised as it ends."""
 
 import os
 import signal
@@ -8,7 +8,14 @@ import threading
 
 import pytest
 
-from gorila.system.signals import held, raise_if_stop_asked, restore_signals, stop_honoured, stop_on_signals
+from gorila.system.signals import (
+    AGAIN,
+    held,
+    raise_if_stop_asked,
+    restore_signals,
+    stop_honoured,
+    stop_on_signals,
+)
 
 
 def deliver(signum=signal.SIGINT) -> None:
@@ -77,6 +84,23 @@ def test_a_stop_once_honoured_is_forgotten_even_while_the_handlers_stay():
         raise_if_stop_asked()
     finally:
         restore_signals(previous)
+
+
+def test_a_second_stop_is_told_and_lets_the_first_finish_a_third_raises(python_default_handlers, capfd):
+    previous = stop_on_signals()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            deliver()
+        deliver(signal.SIGTERM)  # as `timeout` passes Ctrl-C on: the final checkpoint goes on
+        assert AGAIN in capfd.readouterr().err
+        with pytest.raises(KeyboardInterrupt):
+            deliver()
+        stop_honoured()
+        with pytest.raises(KeyboardInterrupt):  # a stop after the one honoured is a first one again
+            deliver()
+    finally:
+        restore_signals(previous)
+    raise_if_stop_asked()
 
 
 def test_a_stop_inside_a_held_section_is_raised_as_the_outermost_ends(python_default_handlers):
