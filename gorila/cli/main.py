@@ -16,7 +16,7 @@ from gorila.cli import bench, evaluate, record_starts, report, suite, sweep, tra
 from gorila.cli.errors import RUN_FAILURE, USAGE_ERROR, UserError, run_failure_types, user_error_types
 from gorila.config.parsing import closest_fields, did_you_mean
 from gorila.runtime.calls import ClusterError
-from gorila.system.signals import restore_signals, stop_honoured, stop_on_signals
+from gorila.system.signals import exit_on_stop, restore_signals, stop_honoured, stop_on_signals
 
 COMMANDS = {
     "train": train,
@@ -126,12 +126,18 @@ def build_parser(argv: list[str] | None = None) -> Parser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run `gorila ARGV` (default: sys.argv[1:]) and return its exit code. Ctrl-C and SIGTERM stop it
-    from its first moment (a shell starts a background job with SIGINT ignored until then)."""
+    from its first moment (a shell starts a background job with SIGINT ignored until then). Run as the
+    program (no ARGV given), a command that a stop ended exits with 130 at once on a further stop
+    signal while the interpreter exits (it tears torch and Ray down for seconds), rather than dying
+    of a KeyboardInterrupt there."""
     previous = stop_on_signals()
     try:
-        return run_reporting_errors(argv)
+        code = run_reporting_errors(argv)
     finally:
         restore_signals(previous)
+    if code == 130 and argv is None:
+        exit_on_stop(code)
+    return code
 
 
 def run_reporting_errors(argv: list[str] | None) -> int:

@@ -116,6 +116,23 @@ def restore_signals(previous: dict) -> None:
         stop_honoured()
 
 
+def exit_on_stop(code: int) -> None:
+    """From now on, a stop signal ends the process at once with `code` (its output flushed): for a
+    command whose stop was acted on, while the interpreter exits."""
+
+    def end(signum, frame):
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:  # noqa: BLE001 - interrupted in a write of its own, or closed: exit anyway
+                pass
+        os._exit(code)
+
+    if threading.current_thread() is threading.main_thread():
+        for signum in STOP_SIGNALS:
+            signal.signal(signum, end)
+
+
 def exit_code(interrupted: bool) -> int:
     """What a run's command exits with, asked while the run closes (in a `finally`): while an exception
     propagates, 130 for an interruption and 1 for a failure; 130 for a run that Ctrl-C or SIGTERM

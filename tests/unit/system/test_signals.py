@@ -4,6 +4,8 @@ acted on is told, not raised; a third raises; a stop inside a `held` section is 
 
 import os
 import signal
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -129,3 +131,12 @@ def test_an_error_of_a_held_section_is_not_hidden_by_the_stop_held(python_defaul
             raise_if_stop_asked()
     finally:
         restore_signals(previous)
+
+
+def test_after_exit_on_stop_a_stop_signal_ends_the_process_with_its_code():
+    program = (
+        "import os, signal, time; from gorila.system.signals import exit_on_stop; exit_on_stop(130); "
+        "print('flushed', end=''); os.kill(os.getpid(), signal.SIGINT); time.sleep(30)"
+    )
+    ended = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert (ended.returncode, ended.stdout) == (130, "flushed"), ended.stderr
