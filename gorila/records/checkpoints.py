@@ -67,6 +67,11 @@ def save_checkpoint(run_dir: str | Path, payload: dict, env_frames: int, keep: i
     return path
 
 
+def checkpoint_frames(path: str | Path) -> int:
+    """The frames a training checkpoint was written at, from its name (ckpt-<frames>.pt)."""
+    return int(Path(path).stem.removeprefix("ckpt-"))
+
+
 def training_checkpoints(run_dir: str | Path) -> list[Path]:
     """The run's ckpt-<frames>.pt files, oldest first."""
     return sorted((Path(run_dir) / "checkpoints").glob(PATTERN))

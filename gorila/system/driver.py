@@ -18,7 +18,7 @@ import numpy as np
 from gorila.config import Config
 from gorila.core import Worker
 from gorila.placement import Kind, WorkerId
-from gorila.records.checkpoints import prepare_saved_states, training_checkpoints
+from gorila.records.checkpoints import checkpoint_frames, prepare_saved_states, training_checkpoints
 from gorila.records.durable import WriteError
 from gorila.runtime import make_runtime
 from gorila.runtime.calls import WorkerError, failure_reason
@@ -302,7 +302,7 @@ def resume_point(run_dir: Path, frames: int) -> str:
     """One line for a run stopped at once at `frames`: whether its final checkpoint was written, and
     which checkpoint `gorila train --resume` starts from."""
     saved = training_checkpoints(run_dir)
-    newest = int(saved[-1].stem.removeprefix("ckpt-")) if saved else None
+    newest = checkpoint_frames(saved[-1]) if saved else None
     done = "final checkpoint written" if newest == frames else "final checkpoint skipped"
     if newest is None:
         return f"{done}; the run has no checkpoint to resume from"

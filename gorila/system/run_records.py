@@ -48,6 +48,12 @@ class RunRecords:
     def say(self, line: str) -> None:
         self.display.message(line)
 
+    def _write(self, kind: str, frames: int, stats: dict) -> dict:
+        """A metrics record, written whole whatever stop signal comes (`held`: TensorBoard's queue and
+        W&B's writes are not safe against a KeyboardInterrupt raised half-way)."""
+        with held():
+            return self.metrics.write(kind, frames, stats)
+
     def opening(self, runtime: str, run_dir: Path, resumed_frames: int | None) -> None:
         """The run's first lines: the game, runtime, topology and run directory; its schedule; a warning
         about its exploration where one is due."""
@@ -61,10 +67,7 @@ class RunRecords:
                 self.say(line)
 
     def fault(self, steps: int, component: str, what: str, failures: int) -> None:
-        with held():
-            self.metrics.write(
-                "fault", self.info.frames(steps), {"component": component, "reason": what, "failures": failures}
-            )
+        self._write("fault", self.info.frames(steps), {"component": component, "reason": what, "failures": failures})
 
     def train(self, steps: int, counted: dict, last_eval: dict | None, warmup) -> None:
         """A train record of the reports since the last one and what the driver `counted` (updates, the
@@ -72,8 +75,7 @@ class RunRecords:
         stats = self.window.close(self.metrics.elapsed(), self.info.frames_per_step)
         stats.update(counted)
         stats = {key: value for key, value in stats.items() if value is not None}
-        with held():  # every metrics write is: TensorBoard's queue is not safe against a KeyboardInterrupt
-            record = self.metrics.write("train", self.info.frames(steps), stats)
+        record = self._write("train", self.info.frames(steps), stats)
         shown = {
             **stats,
             "wall_time": record["wall_time"],
@@ -84,8 +86,7 @@ class RunRecords:
 
     def evaluation(self, steps: int, result: dict, updates: int, confirming: bool) -> None:
         frames = self.info.frames(steps)
-        with held():
-            self.metrics.write("eval", frames, {**result, "updates": updates, "confirmation": confirming})
+        self._write("eval", frames, {**result, "updates": updates, "confirmation": confirming})
         what = f"confirmation of the {frames:,}-frame parameters" if confirming else f"eval at {frames:,} frames"
         self.say(
             f"{what}: mean {result['eval_return_mean']:.1f} +/- {result['eval_return_std']:.1f} "
@@ -107,8 +108,8 @@ class RunRecords:
         """The run's summary record (`result` with the run's wall time and dropped gradients), and its
         hyperparameters with the best score (TensorBoard's view); the summary."""
         result = {**result, "dropped_outliers": self.window.dropped_outliers, "wall_time": self.metrics.elapsed()}
-        with held():
-            self.metrics.write("summary", result["env_frames"], {k: v for k, v in result.items() if k != "checkpoint"})
+        with held():  # the summary and the hyperparameters whole
+            self._write("summary", result["env_frames"], {k: v for k, v in result.items() if k != "checkpoint"})
             if result.get("best_eval_return_mean") is not None:
                 self.metrics.hparams(self.config.to_dict(), {"best_eval_return_mean": result["best_eval_return_mean"]})
         return result
