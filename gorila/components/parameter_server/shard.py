@@ -5,7 +5,9 @@ sees the other slices. With `decay_updates` its learning rate falls linearly to 
 its updates (PQN's schedule). With `staleness_momentum` it takes out of Adam's momentum what the
 staleness of its gradients already adds (`momentum_for_staleness`). It also keeps its slice of theta-,
 refreshed every `target_update_every` of its own updates, and discards gradients computed on
-parameters too many of its versions old.
+parameters too many of its versions old, and those computed on a version it no longer has: a shard
+restarted mid-run goes on from the driver's last copy of its state, behind the versions its learners
+had read, and a gradient from one of those lost versions has no staleness to weigh it by.
 
 A shard keeps its slice and its optimizer's moments on a `device`: a shard beside a learner keeps them
 where that learner computes (its GPU), so that the learner's gradient and theta+ never leave it. The
@@ -41,7 +43,7 @@ def momentum_for_staleness(beta1: float, staleness: float) -> float:
     learner's, (1 - beta1_s) / (1 + s) = 1 - beta1, gives beta1_s = max(0, 1 - (1 + s)(1 - beta1)): with
     0.9, 0.8 at s = 1, 0.5 at 4 and 0 from 9.
     """
-    return max(0.0, 1.0 - (1.0 + staleness) * (1.0 - beta1))
+    return max(0.0, 1.0 - (1.0 + max(staleness, 0.0)) * (1.0 - beta1))
 
 
 class ParameterShard:
@@ -85,7 +87,8 @@ class ParameterShard:
     def apply(self, gradient: np.ndarray, base_version: int) -> bool:
         """Apply one gradient slice computed on this shard's parameters at `base_version`.
 
-        Returns False (and counts it) when the gradient is older than `max_staleness` versions.
+        Returns False (and counts it) when the gradient is older than `max_staleness` versions, or was
+        computed on a version this shard no longer has (one lost with a restart).
         """
         with self._lock:
             return self._apply(self._on_device(gradient), base_version)
@@ -100,7 +103,7 @@ class ParameterShard:
 
     def _apply(self, gradient: torch.Tensor, base_version: int) -> bool:
         staleness = self.version - base_version
-        if self.max_staleness and staleness > self.max_staleness:
+        if staleness < 0 or (self.max_staleness and staleness > self.max_staleness):
             self.discarded += 1
             return False
         if self.decay_updates:  # linearly to 0 at the run's last update, as optax's linear_schedule

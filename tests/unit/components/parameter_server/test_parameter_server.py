@@ -10,6 +10,7 @@ import pytest
 import torch
 
 from gorila.components.parameter_server import ParameterClient, ParameterShard, slice_bounds
+from gorila.components.parameter_server.shard import momentum_for_staleness
 from gorila.config import Config
 from gorila.records.checkpoints import FORMAT, load_checkpoint
 from gorila.records.metrics import parameter_server_stats, staleness_quantile
@@ -200,6 +201,31 @@ def test_a_restored_shard_continues_exactly_where_the_saved_one_was(optimizer):
         restored.apply(gradient, restored.version)
     assert torch.equal(original.theta, restored.theta) and torch.equal(original.target, restored.target)
     assert restored.stats() == original.stats()
+
+
+def test_a_shard_restored_behind_its_learners_discards_their_gradients_from_versions_it_lost():
+    """A shard restarted mid-run goes on from the driver's last copy, behind the versions its learners
+    read: their gradients from those lost versions are discarded, not weighed as negative staleness
+    (which took Adam's first-moment decay above 1 and theta+ with it)."""
+    shard = ParameterShard(0, THETA0, optimizer="adam", learning_rate=0.1, staleness_momentum=True)
+    for _ in range(3):
+        shard.apply(g(), shard.version)
+    copy = shard.state()  # the driver's copy, at version 3
+    for _ in range(50):
+        shard.apply(g(), shard.version)
+    read = shard.version  # what a learner last read: version 53
+    shard.restore(copy)
+    theta = shard.theta.clone()
+    assert [shard.apply(g(), read) for _ in range(200)] == [False] * 200
+    assert torch.equal(shard.theta, theta) and shard.version == 3
+    assert shard.stats()["discarded"] == 200 and shard.optimizer.beta1 <= 0.9
+    assert shard.apply(g(), shard.version) is True  # once the learner has read the restored version
+    assert shard.stats()["staleness_counts"][-1] == 0  # no negative staleness counted in the last bin
+
+
+@pytest.mark.parametrize("staleness", [-1, -50])
+def test_the_momentum_for_a_negative_staleness_is_adams_own(staleness):
+    assert momentum_for_staleness(0.9, staleness) == 0.9
 
 
 @pytest.mark.parametrize(
