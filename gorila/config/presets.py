@@ -53,6 +53,15 @@ PRESETS: dict[str, dict] = {
     # - a life loss is terminal for learning (no bootstrap), but does not cut the frame stack as DQN's
     #   transition table does: ale-py's stack, which the actor acts on, runs on across it, and replay
     #   rebuilds the stacks the actor saw; the two differ on the 3 steps after each lost life.
+    # Where it still differs from DQN's code, and why:
+    # - actors act on parameters 400-800 agent steps old (actor_sync_every 400, and each sync takes the
+    #   theta+ asked for at the previous one, prefetched), where DQN acts on the network it trains: a
+    #   Gorila actor reads theta+ from the parameter server, and a read every step would put a round trip
+    #   on every action (the paper's actors also refresh every N steps);
+    # - no random no-ops after a life-loss terminal in training: ale-py's vector env goes on with the game
+    #   across a lost life (life_loss_info) and only a game over resets it, with its up to 30 no-ops;
+    # - training episodes are capped at 108,000 frames (30 minutes; ale-py's usual cap, Machado et al.),
+    #   so that a stuck game cannot hold a copy forever; evaluations keep DQN's 18,000.
     "atari": dict(
         env="Pong",
         total_frames=50_000_000,
@@ -223,9 +232,9 @@ PRESETS["apex"] = dict(
 # - 3-step returns (Rainbow's ablations: multi-step is among its largest gains early); no double DQN,
 #   whose extra forward pass costs 1.2 of an update here, and which Rainbow's ablations found worth least
 #   (Pong learns without it in CleanRL's DQN);
-# - minibatches of 64, one update per 10 agent steps: Tianshou's Pong recipe (6.4 sampled transitions
-#   per agent step against DQN's 8); on two CPU threads an update of 64 costs 1.6 of one of 32
-#   (channels-last convolutions), so 64 is the cheaper way to a sample;
+# - minibatches of 64, one update per 10 agent steps: 6.4 sampled transitions per agent step against
+#   DQN's 8 (Tianshou's atari_dqn samples 3.2: 32 at 0.1 updates per step); on two CPU threads an
+#   update of 64 costs 1.6 of one of 32 (channels-last convolutions), so 64 is the cheaper way to a sample;
 # - 32 copies of the game sharing each forward pass (Tianshou: 10): 579 frames/s over a Pong run's first
 #   110 minutes against 545 with ten;
 # - theta- every 500 updates (5,000 agent steps; DQN: 10,000 steps), as Tianshou;
@@ -242,8 +251,8 @@ PRESETS["apex"] = dict(
 #   training mean of +18 at 4.82M frames and then lost whole games at epsilon 0.05 (0-21 at 9.5M
 #   frames), holding only the last minutes of play, where a winning agent seldom sees the opponent
 #   lead (the likely cause, not yet shown); 500,000 reached +18 at 4.00M frames (84 minutes, beside
-#   other work), lost no game in its evaluations from 4M to 7.5M frames, and its best parameters
-#   scored 18.13 over 30 episodes at 0.05 (17.89 over 100);
+#   other work), lost no game in its evaluations during training from 4M to 7.5M frames (its note),
+#   and its best parameters scored 18.13 over 30 episodes at 0.05 (one seed; README "Results");
 # - no loss-outlier filter (DQN has none; rare-reward minibatches are the outliers) and gradients clipped
 #   to norm 10 (PQN, Tianshou's policy default is none: a guard against a rare large step).
 # Breakout-like games need FIRE after a lost life, which a nearly greedy agent may never press:
