@@ -4,7 +4,8 @@
   flag, type, default, range rule and docstring, and each preset's value (`gorila/config/presets.py`);
 - `reference/cli.md`: the `--help` of `gorila` and of each subcommand, from the argparse parsers of
   `gorila/cli/` (formatted 80 columns wide);
-- `figures/...`: the PNG figures under `benchmarks/`, served from where they lie in the repository.
+- `figures/...`: the PNG figures under `benchmarks/`, served from where they lie in the repository; a page
+  links each where it lies (`../benchmarks/...` from docs/), and the link is turned to its figures/ path.
 
 Nothing here is copied by hand: change a docstring, a preset or a flag and the next build shows it.
 """
@@ -39,6 +40,13 @@ def on_files(files, config):
             File.generated(config, "figures/" + png.relative_to(ROOT / FIGURES).as_posix(), abs_src_path=str(png))
         )
     return files
+
+
+def on_page_markdown(markdown, page, **kwargs):
+    """A page links a figure where it lies in the repository (`../benchmarks/x.png` from docs/), so that
+    the link works when the page is read there; the site serves it as figures/x.png."""
+    up = "../" * page.file.src_uri.count("/")
+    return re.sub(rf"\]\({re.escape(up)}\.\./{FIGURES}/([^)\s]+\.png)\)", rf"]({up}figures/\1)", markdown)
 
 
 # --- config reference -------------------------------------------------------------------------------
