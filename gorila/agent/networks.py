@@ -1,5 +1,8 @@
-"""Q-networks (MLP, Nature CNN, MinAtar's small CNN, optional dueling head and LayerNorm) and the
-flat-vector view of their parameters.
+"""Q-networks (MLP, Nature CNN, MinAtar's small CNN, the Impala ResNet; optional dueling head and
+LayerNorm) and the flat-vector view of their parameters.
+
+Each network is a torso (features) and a head built as `head(features, num_actions, hidden, dueling,
+layer_norm)`: `QHead` by default; `heads.DistributionalHead` (C51's atoms, noisy layers) fits the same slot.
 
 Parameters and gradients travel between components as one flat float32 vector;
 `flat_parameters`, `load_flat_parameters` and `flat_gradients` are the only conversions.
@@ -14,6 +17,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from gorila.agent.impala import impala_features, impala_torso
 from gorila.plugins import PluginError, is_reference, reference_of, resolve_callable
 
 
@@ -34,10 +38,16 @@ def _dense(x: torch.Tensor, layers, norms=()) -> torch.Tensor:
     return F.linear(_hidden(x, layers[:-1], norms), layers[-1].weight, layers[-1].bias)
 
 
-def _hidden_then_out(features: int, hidden: int, outputs: int, layer_norm: bool) -> nn.Sequential:
-    """features -> hidden (-> LayerNorm) -> ReLU -> outputs."""
+def _hidden_then_out(features: int, hidden: int, outputs: int, layer_norm: bool, linear=nn.Linear) -> nn.Sequential:
+    """features -> hidden (-> LayerNorm) -> ReLU -> outputs, through `linear` layers (nn.Linear or a noisy one)."""
     norm = [nn.LayerNorm(hidden)] if layer_norm else []
-    return nn.Sequential(nn.Linear(features, hidden), *norm, nn.ReLU(), nn.Linear(hidden, outputs))
+    return nn.Sequential(linear(features, hidden), *norm, nn.ReLU(), linear(hidden, outputs))
+
+
+def dueling(value: torch.Tensor, advantage: torch.Tensor) -> torch.Tensor:
+    """V(s) + A(s, a) - mean_a A(s, a) (Wang et al. 2016): [B, 1] and [B, A] Q-value streams, or
+    [B, 1, N] and [B, A, N] per atom (Rainbow's dueling over a distribution's logits)."""
+    return value + advantage - advantage.mean(dim=1, keepdim=True)
 
 
 class QHead(nn.Module):
@@ -60,7 +70,7 @@ class QHead(nn.Module):
         advantage = _dense(features, *self._advantage)
         if not self.dueling:
             return advantage
-        return _dense(features, *self._value) + advantage - advantage.mean(dim=1, keepdim=True)
+        return dueling(_dense(features, *self._value), advantage)
 
 
 class CellNorm(nn.Module):
@@ -84,7 +94,13 @@ class MLPQNetwork(nn.Module):
     """Fully connected Q-network for vector observations (classic control)."""
 
     def __init__(
-        self, obs_dim: int, num_actions: int, hidden_sizes=(128, 128), dueling: bool = False, layer_norm: bool = False
+        self,
+        obs_dim: int,
+        num_actions: int,
+        hidden_sizes=(128, 128),
+        dueling: bool = False,
+        layer_norm: bool = False,
+        head=QHead,
     ):
         super().__init__()
         layers, width = [], obs_dim
@@ -94,7 +110,7 @@ class MLPQNetwork(nn.Module):
         self.torso = nn.Sequential(nn.Flatten(), *layers)
         self._hidden = [m for m in layers if isinstance(m, nn.Linear)]
         self._norms = [m for m in layers if isinstance(m, nn.LayerNorm)]
-        self.head = QHead(width, num_actions, hidden_sizes[-1], dueling, layer_norm)
+        self.head = head(width, num_actions, hidden_sizes[-1], dueling, layer_norm)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         return self.head.forward(_hidden(obs.float().flatten(1), self._hidden, self._norms))
@@ -103,7 +119,7 @@ class MLPQNetwork(nn.Module):
 class NatureCNN(nn.Module):
     """The DQN network of Mnih et al. (2015) on 4x84x84 uint8 frames, scaled to [0, 1] inside."""
 
-    def __init__(self, in_channels: int, num_actions: int, dueling: bool = False, layer_norm: bool = False):
+    def __init__(self, in_channels: int, num_actions: int, dueling: bool = False, layer_norm: bool = False, head=QHead):
         super().__init__()
         self.torso = nn.Sequential(
             *_conv_block(nn.Conv2d(in_channels, 32, 8, stride=4), layer_norm),
@@ -111,7 +127,7 @@ class NatureCNN(nn.Module):
             *_conv_block(nn.Conv2d(64, 64, 3, stride=1), layer_norm),
             nn.Flatten(),
         )
-        self.head = QHead(64 * 7 * 7, num_actions, 512, dueling, layer_norm)
+        self.head = head(64 * 7 * 7, num_actions, 512, dueling, layer_norm)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         # Observations stay uint8 until here: the division is the network's first operation, one pass
@@ -127,18 +143,36 @@ class MinAtarCNN(nn.Module):
 
     FILTERS, HIDDEN = 16, 128
 
-    def __init__(self, obs_shape: tuple, num_actions: int, dueling: bool = False, layer_norm: bool = False):
+    def __init__(self, obs_shape: tuple, num_actions: int, dueling: bool = False, layer_norm: bool = False, head=QHead):
         super().__init__()
         channels, height, width = obs_shape
         conv = nn.Conv2d(channels, self.FILTERS, 3, stride=1)
         self.torso = nn.Sequential(*_conv_block(conv, layer_norm), nn.Flatten())
-        self.head = QHead(self.FILTERS * (height - 2) * (width - 2), num_actions, self.HIDDEN, dueling, layer_norm)
+        self.head = head(self.FILTERS * (height - 2) * (width - 2), num_actions, self.HIDDEN, dueling, layer_norm)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         # Cells are 0/1 (bool or uint8) until here: the cast is the network's first operation, read as
         # bytes (torch casts bytes to float several times faster than booleans, to the same values).
         cells = obs.view(torch.uint8) if obs.dtype == torch.bool else obs
         return self.head(self.torso(cells.float()))
+
+
+class ImpalaCNN(nn.Module):
+    """The Impala network (`impala`) on CxHxW frames: the ResNet torso, then a head of 256 rectified
+    units. Atari's uint8 frames are scaled to [0, 1] inside; MinAtar's 0/1 cells (`scale` 1) are not."""
+
+    HIDDEN = 256
+
+    def __init__(self, obs_shape: tuple, num_actions: int, dueling: bool = False, scale: float = 255.0, head=QHead):
+        super().__init__()
+        channels, height, width = obs_shape
+        self.scale = scale
+        self.torso = impala_torso(channels)
+        self.head = head(impala_features(height, width), num_actions, self.HIDDEN, dueling, False)
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        cells = obs.view(torch.uint8) if obs.dtype == torch.bool else obs  # as MinAtarCNN reads booleans
+        return self.head(self.torso(cells / self.scale))
 
 
 NATURE_CNN_MIN_SIZE = 36  # smaller frames vanish in its 8x8 / 4x4 / 3x3 convolutions
@@ -151,23 +185,33 @@ def build_q_network(
     hidden_sizes=(128, 128),
     dueling: bool = False,
     layer_norm: bool = False,
+    head=QHead,
 ) -> nn.Module:
     """The Q-network a config asks for; `auto` means the Nature CNN for Atari's image stacks, MinAtar's
-    CNN for small images (MinAtar's 10x10 frames), else an MLP. A user's factory (a callable, or its
-    `module:name`) is called as `factory(obs_shape, num_actions)`."""
+    CNN for small images (MinAtar's 10x10 frames), else an MLP; `impala_cnn` is the Impala ResNet on
+    either kind of image. `head` builds the network's head (`QHead`: one Q-value per action). A user's
+    factory (a callable, or its `module:name`) is called as `factory(obs_shape, num_actions)`."""
     if is_users_network(network):
+        if head is not QHead:
+            raise ValueError("network: a user's own network brings its own head; another head cannot be put on it")
         return _users_network(network, tuple(obs_shape), num_actions)
     if network == "auto":
         network = _auto_network(obs_shape)
-    if network in ("nature_cnn", "minatar_cnn") and len(obs_shape) != 3:
+    if network in ("nature_cnn", "minatar_cnn", "impala_cnn") and len(obs_shape) != 3:
         raise ValueError(f"the {network} network needs image observations (C, H, W), got shape {obs_shape}")
     if network == "nature_cnn":
-        return NatureCNN(obs_shape[0], num_actions, dueling, layer_norm)
+        return NatureCNN(obs_shape[0], num_actions, dueling, layer_norm, head)
     if network == "minatar_cnn":
         if min(obs_shape[1:]) < 3:
             raise ValueError(f"the minatar_cnn network's 3x3 convolution needs frames of at least 3x3, got {obs_shape}")
-        return MinAtarCNN(tuple(obs_shape), num_actions, dueling, layer_norm)
-    return MLPQNetwork(int(np.prod(obs_shape)), num_actions, tuple(hidden_sizes), dueling, layer_norm)
+        return MinAtarCNN(tuple(obs_shape), num_actions, dueling, layer_norm, head)
+    if network == "impala_cnn":
+        if layer_norm:
+            raise ValueError("the impala_cnn network has no layer_norm option")
+        # Frames as large as Atari's are its uint8 grey levels; smaller ones are MinAtar's 0/1 cells.
+        scale = 255.0 if min(obs_shape[1:]) >= NATURE_CNN_MIN_SIZE else 1.0
+        return ImpalaCNN(tuple(obs_shape), num_actions, dueling, scale, head)
+    return MLPQNetwork(int(np.prod(obs_shape)), num_actions, tuple(hidden_sizes), dueling, layer_norm, head)
 
 
 TRUNCATED_NORMAL_STD = 0.87962566103423978  # the std of a unit normal cut at +/- 2
