@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import shlex
 import statistics
 import sys
 import time
@@ -99,7 +100,7 @@ def main() -> None:
     times = measure(args.repeats, args.warmup)
     medians = {name: 1000 * statistics.median(seconds) for name, seconds in times.items()}
     result = {
-        "command": "nice -n 19 python " + " ".join(["benchmarks/network_costs.py", *sys.argv[1:]]),
+        "command": "nice -n 19 python " + shlex.join(["benchmarks/network_costs.py", *sys.argv[1:]]),
         "commit": head_commit(),
         "machine": machine(),
         "date": datetime.date.today().isoformat(),
