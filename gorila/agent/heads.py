@@ -14,7 +14,7 @@ import torch
 from torch import nn
 
 from gorila.agent.distributional import NUM_ATOMS
-from gorila.agent.networks import _hidden_then_out, build_q_network, dueling
+from gorila.agent.networks import build_q_network, dueling, hidden_then_out
 from gorila.agent.noisy import NoisyLinear
 
 
@@ -38,9 +38,9 @@ class DistributionalHead(nn.Module):
         super().__init__()
         self.num_actions, self.num_atoms, self.dueling = num_actions, num_atoms, dueling
         linear = NoisyLinear if noisy else nn.Linear
-        self.advantage = _hidden_then_out(features, hidden, num_actions * num_atoms, layer_norm, linear)
+        self.advantage = hidden_then_out(features, hidden, num_actions * num_atoms, layer_norm, linear)
         if dueling:
-            self.value = _hidden_then_out(features, hidden, num_atoms, layer_norm, linear)
+            self.value = hidden_then_out(features, hidden, num_atoms, layer_norm, linear)
 
     def forward(self, features: torch.Tensor) -> torch.Tensor:
         advantage = self.advantage(features).view(-1, self.num_actions, self.num_atoms)

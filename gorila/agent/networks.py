@@ -38,7 +38,7 @@ def _dense(x: torch.Tensor, layers, norms=()) -> torch.Tensor:
     return F.linear(_hidden(x, layers[:-1], norms), layers[-1].weight, layers[-1].bias)
 
 
-def _hidden_then_out(features: int, hidden: int, outputs: int, layer_norm: bool, linear=nn.Linear) -> nn.Sequential:
+def hidden_then_out(features: int, hidden: int, outputs: int, layer_norm: bool, linear=nn.Linear) -> nn.Sequential:
     """features -> hidden (-> LayerNorm) -> ReLU -> outputs, through `linear` layers (nn.Linear or a noisy one)."""
     norm = [nn.LayerNorm(hidden)] if layer_norm else []
     return nn.Sequential(linear(features, hidden), *norm, nn.ReLU(), linear(hidden, outputs))
@@ -56,10 +56,10 @@ class QHead(nn.Module):
     def __init__(self, features: int, num_actions: int, hidden: int, dueling: bool, layer_norm: bool = False):
         super().__init__()
         self.dueling = dueling
-        self.advantage = _hidden_then_out(features, hidden, num_actions, layer_norm)
+        self.advantage = hidden_then_out(features, hidden, num_actions, layer_norm)
         self._advantage = self._layers(self.advantage)  # the same layers, for `_dense`
         if dueling:
-            self.value = _hidden_then_out(features, hidden, 1, layer_norm)
+            self.value = hidden_then_out(features, hidden, 1, layer_norm)
             self._value = self._layers(self.value)
 
     @staticmethod

@@ -1,6 +1,6 @@
 """Settings derived from a config by arithmetic: how many processes run learners and how many of them hold
-parameter shards, the staleness beyond which shards discard a gradient, and whether a learner waits for
-the theta+ its own push made."""
+parameter shards, the staleness beyond which shards discard a gradient, how many learners' gradients
+one update averages, and whether a learner waits for the theta+ its own push made."""
 
 from __future__ import annotations
 
@@ -40,10 +40,27 @@ def staleness_limit(config) -> int:
     return max(AUTO_STALENESS_FLOOR, 2 * config.learners * in_flight)
 
 
+def round_size(config) -> int:
+    """How many learners' gradients one update of a shard averages: every learner process's with
+    `synchronous_sgd` on Ray, else 1 (each gradient applied as it comes; the local runtime's bundles
+    take turns, so there is no other learner's update to wait for)."""
+    return learner_processes(config) if config.synchronous_sgd and config.runtime == "ray" else 1
+
+
+def shard_threads(config) -> int:
+    """Calls a shard host serves at once: one, or in synchronous rounds one per learner waiting for
+    its round and two for the driver's calls (counters, state copies) beside them."""
+    size = round_size(config)
+    return 1 if size == 1 else size + 2
+
+
 def synchronous_refresh(config, holds_every_shard: bool = False) -> bool:
     """Does a learner of this `Config` wait for the theta+ that includes its own last push
     (`learner_refresh`)? `auto` waits only where waiting costs nothing: on the local runtime, and on
-    Ray for a learner that holds every shard in its own process (`holds_every_shard`)."""
+    Ray for a learner that holds every shard in its own process (`holds_every_shard`); in synchronous
+    rounds a learner always waits for its round's theta+."""
+    if round_size(config) > 1:
+        return True
     if config.learner_refresh == "auto":
         return config.runtime == "local" or holds_every_shard
     return config.learner_refresh == "synchronous"

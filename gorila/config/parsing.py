@@ -18,6 +18,7 @@ from typing import Literal
 
 import yaml
 
+from gorila.config.derived import round_size
 from gorila.config.migration import FRAME_COUNTED_KEY, in_agent_steps
 from gorila.config.presets import preset_for_env
 from gorila.config.scaling import actor_shares, describe_shares, scaled_preset
@@ -273,7 +274,7 @@ def _assembled(preset, file, overrides, scale) -> tuple[Config, str | None, dict
         config = apply_overrides(config, file_values, source=str(file))
     if overrides:
         config = apply_overrides(config, overrides)
-    topology = {"bundled": config.bundled, "replay": config.replay}
+    topology = {"bundled": config.bundled, "replay": config.replay, "synchronous_rounds": round_size(config) > 1}
     shares = actor_shares(preset, {**values, **topology}, config.actors, {*file_values, *(overrides or {})})
     return config, preset, shares
 

@@ -122,6 +122,16 @@ def validate(config: Config) -> Config:
             f"max_bundles={config.max_bundles} grows a bundled Ray run from its actors={config.actors} bundles: "
             "it needs bundled mode, --runtime ray and max_bundles >= actors (0 turns it off)"
         )
+    if config.synchronous_sgd and config.learner_refresh == "pipelined":
+        raise ConfigError(
+            "learner_refresh: pipelined computes each gradient without the learner's previous update, but "
+            "synchronous_sgd has every learner wait for its round's theta+: drop one of the two"
+        )
+    if config.synchronous_sgd and config.max_bundles:
+        raise ConfigError(
+            f"max_bundles={config.max_bundles} grows the run by bundles, but synchronous_sgd's rounds wait for the "
+            "learners the run starts with: drop one of the two"
+        )
     if config.address and config.runtime == "local":
         raise ConfigError(
             f"address: --address {config.address} joins a Ray cluster, but runtime is local (one process on this "

@@ -235,6 +235,10 @@ class ParameterServerConfig:
     """Learner updates whose gradients travel to the shards in one message (each is still applied as its own update)."""
     learner_refresh: Literal["auto", "pipelined", "synchronous"] = "auto"
     """How a learner's push and its refresh of theta+ share a round trip: `pipelined` takes the theta+ it asked for with its previous push (never waits; each gradient is computed on parameters without the one before it), `synchronous` waits for the theta+ that includes the gradient just pushed; `auto` is synchronous on the local runtime, where every call completes at once and waiting costs nothing, and pipelined on Ray, where it would idle the learner for a round trip per update (benchmarks/NOTES.md)."""
+    synchronous_sgd: bool = False
+    """On Ray, shards apply the mean of one gradient from every learner as one update (synchronous SGD in rounds) instead of each gradient as it comes (Gorila's asynchronous SGD). No gradient is then computed on parameters that another learner's update has moved since, and N PQN bundles learn as one bundle with all their copies, each keeping the preset's minibatches per pass (not shared). A learner waits for each round's theta+ (learner_refresh synchronous). The local runtime's bundles take turns, so its shards apply each gradient as it comes either way. MinAtar Breakout: benchmarks/baselines/scaling."""
+    round_timeout_seconds: float = checked(10.0, lambda v: v > 0, "be > 0")
+    """With synchronous_sgd, how long a round waits for learners whose gradients are missing (a learner restarted, or left without work at the end of the run) before it is applied without them; a late gradient joins the next round, and its learner is waited for again."""
     max_inflight_pushes: int = checked(4, lambda v: v >= 1, "be >= 1")
     """Gradients a learner may have in flight to the shards before it waits (keeps the server off the critical path)."""
 

@@ -22,7 +22,7 @@ from gorila.components.replay import ReplayMemory
 from gorila.components.replay.priorities import PriorityRule
 from gorila.components.replay.routing import ReplayWriter, Route
 from gorila.config import Config, ConfigError
-from gorila.config.derived import shards_beside_learners, staleness_limit, synchronous_refresh
+from gorila.config.derived import round_size, shards_beside_learners, staleness_limit, synchronous_refresh
 from gorila.core import MinibatchSource, TransitionSink
 from gorila.messages import EnvInfo
 from gorila.records.checkpoints import load_shard_backup
@@ -53,12 +53,15 @@ def shard_device(config: Config) -> str:
 
 def planned_updates(config: Config, info: EnvInfo) -> int:
     """Updates the parameter server applies in the whole run, all learners together: one per
-    update_every agent steps (dqn), or rollout_epochs * rollout_minibatches per rollout (pqn)."""
+    update_every agent steps (dqn), or rollout_epochs * rollout_minibatches per rollout (pqn); in
+    synchronous rounds one per round of `round_size` gradients."""
     steps = info.steps(config.total_frames)
     if config.algorithm == "pqn":
         rollouts = steps // (config.rollout_steps * config.envs_per_actor)
-        return max(1, rollouts * config.rollout_epochs * config.rollout_minibatches)
-    return max(1, steps // config.update_every)
+        gradients = rollouts * config.rollout_epochs * config.rollout_minibatches
+    else:
+        gradients = steps // config.update_every
+    return max(1, gradients // round_size(config))
 
 
 def make_shard(
@@ -81,6 +84,8 @@ def make_shard(
         max_staleness=staleness_limit(config),
         target_update_every=config.target_update_every,
         decay_updates=planned_updates(config, info) if config.learning_rate_decay else 0,
+        round_size=round_size(config),
+        round_timeout=config.round_timeout_seconds,
         device=shard_device(config),
     )
     state = load_shard_backup(backup) if backup else None

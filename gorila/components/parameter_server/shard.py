@@ -7,7 +7,9 @@ staleness of its gradients already adds (`momentum_for_staleness`). It also keep
 refreshed every `target_update_every` of its own updates, and discards gradients computed on
 parameters too many of its versions old, and those computed on a version it no longer has: a shard
 restarted mid-run goes on from the driver's last copy of its state, behind the versions its learners
-had read, and a gradient from one of those lost versions has no staleness to weigh it by.
+had read, and a gradient from one of those lost versions has no staleness to weigh it by. With a
+`round_size` above 1 it applies the mean of one gradient from each of that many learners as one update
+(synchronous SGD, `gorila.components.parameter_server.rounds`).
 
 A shard keeps its slice and its optimizer's moments on a `device`: a shard beside a learner keeps them
 where that learner computes (its GPU), so that the learner's gradient and theta+ never leave it. The
@@ -25,6 +27,7 @@ import numpy as np
 import torch
 
 from gorila.components.parameter_server.optimizers import make_optimizer
+from gorila.components.parameter_server.rounds import Rounds
 
 # torch warns when it wraps a read-only array because writing through it would be undefined; shards
 # only read gradients, so the warning says nothing here.
@@ -63,6 +66,8 @@ class ParameterShard:
         max_staleness: int = 0,
         target_update_every: int = 1000,
         decay_updates: int = 0,
+        round_size: int = 1,
+        round_timeout: float = 10.0,
         device: str = "cpu",
     ):
         self.index, self.device = index, torch.device(device)
@@ -75,6 +80,7 @@ class ParameterShard:
         self.staleness_momentum = staleness_momentum and hasattr(self.optimizer, "beta1")  # rules with momentum
         self.recent_staleness = 0.0  # running mean of the applied gradients' staleness (STALENESS_SMOOTHING)
         self._lock = threading.RLock()
+        self.rounds = Rounds(round_size, round_timeout, self._lock) if round_size > 1 else None
         self.max_staleness = max_staleness
         self.target_update_every = target_update_every
         self.learning_rate, self.decay_updates = learning_rate, decay_updates
@@ -106,19 +112,25 @@ class ParameterShard:
         if staleness < 0 or (self.max_staleness and staleness > self.max_staleness):
             self.discarded += 1
             return False
-        if self.decay_updates:  # linearly to 0 at the run's last update, as optax's linear_schedule
-            self.optimizer.lr = self.learning_rate * max(0.0, 1.0 - self.version / self.decay_updates)
         if self.staleness_momentum:  # the running mean serves only this
             self.recent_staleness += STALENESS_SMOOTHING * (staleness - self.recent_staleness)
             self.optimizer.beta1 = momentum_for_staleness(self.adam_beta1, self.recent_staleness)
-        self.optimizer.step(self.theta, gradient)
-        self.version += 1
         self.staleness_sum += staleness
         self.staleness_counts[min(staleness, STALENESS_BINS - 1)] += 1
+        if self.rounds is not None:
+            return self.rounds.join(gradient, staleness > 0, self._step)
+        self._step(gradient)
+        return True
+
+    def _step(self, gradient: torch.Tensor) -> None:
+        """One update of theta+ (a new version), and of theta- every `target_update_every` of them."""
+        if self.decay_updates:  # linearly to 0 at the run's last update, as optax's linear_schedule
+            self.optimizer.lr = self.learning_rate * max(0.0, 1.0 - self.version / self.decay_updates)
+        self.optimizer.step(self.theta, gradient)
+        self.version += 1
         if self.version % self.target_update_every == 0:
             self.target = self.theta.clone()
             self.target_version += 1
-        return True
 
     def apply_batch(self, gradients: np.ndarray, base_version: int) -> int:
         """Apply the rows of `gradients` ([T, slice]) one by one, each as its own update.
@@ -162,7 +174,8 @@ class ParameterShard:
             return self.target.clone()
 
     def stats(self) -> dict:
-        applied = self.version
+        # the gradients applied: one per version, or in rounds several at once
+        applied = self.version if self.rounds is None else int(self.staleness_counts.sum())
         return {
             "shard": self.index,
             "version": self.version,
@@ -206,3 +219,5 @@ class ParameterShard:
             self.staleness_counts = np.zeros(STALENESS_BINS, np.int64) if counts is None else np.array(counts, np.int64)
             self.recent_staleness = state.get("recent_staleness", 0.0)  # none in checkpoints before it
             self.optimizer.restore(state["optimizer"])
+            if self.rounds is not None:
+                self.rounds.drop()  # its gradients were computed on the parameters replaced

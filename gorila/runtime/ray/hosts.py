@@ -21,7 +21,8 @@ from gorila.runtime.ray.handles import RESTORE
 CONTROL = "control"
 CONTROL_THREADS = 4
 # The calls a worker that hosts parameter shards answers for them, beside its own work (which runs in
-# Ray's default group): one at a time, in a thread of their own.
+# Ray's default group): in threads of their own, one at a time, or in synchronous rounds one per learner
+# waiting for its round (`gorila.config.derived.shard_threads`).
 SHARDS = "shards"
 
 

@@ -7,8 +7,8 @@ from typing import Callable
 
 import ray
 
-from gorila.config.derived import learner_processes, shard_holders
-from gorila.placement import Role
+from gorila.config.derived import learner_processes, shard_holders, shard_threads
+from gorila.placement import Kind, Role
 from gorila.runtime.calls import ClusterError
 from gorila.runtime.ray.cluster import connect
 from gorila.runtime.ray.handles import HostedShard, NamedActor, RayCalls, restart_count
@@ -55,7 +55,10 @@ class RayRuntime:
         """Resources and restart policy of a component of `role`."""
         config = self.config
         if role.server:  # callers wait through a restart: retry their calls
-            return {"num_cpus": config.server_cpus, "max_restarts": -1, "max_task_retries": -1}
+            options = {"num_cpus": config.server_cpus, "max_restarts": -1, "max_task_retries": -1}
+            if role.name is Kind.PARAMETER_SHARD and shard_threads(config) > 1:  # learners wait in its rounds
+                options["max_concurrency"] = shard_threads(config)
+            return options
         gpus = self._learner_gpus() if role.learns else 0
         return {"num_cpus": config.worker_cpus, "num_gpus": gpus, "max_restarts": -1, "max_task_retries": 0}
 
@@ -93,7 +96,7 @@ class RayRuntime:
         state (one standing `awaiting_state` per shard it holds among them), and a shard host's calls."""
         if role.hosts_shards:
             per_host = -(-self.config.param_shards // shard_holders(self.config))
-            return {CONTROL: CONTROL_THREADS + per_host, SHARDS: 1}
+            return {CONTROL: CONTROL_THREADS + per_host, SHARDS: shard_threads(self.config)}
         return {CONTROL: CONTROL_THREADS} if role.waits_for_state else None
 
     def hosted_shard(self, host: NamedActor, index: int) -> HostedShard:

@@ -425,10 +425,43 @@ def test_scale_shrinks_bundles_shards_and_thetas_period_and_says_so():
     assert build_config("gorila-paper", overrides={"total_frames": 2_000_000}, scale=0.1).total_frames == 2_000_000
 
 
+@pytest.mark.parametrize(
+    "overrides, size, threads",
+    [
+        (dict(synchronous_sgd=True, runtime="ray", actors=8, learners=8), 8, 10),
+        (dict(synchronous_sgd=True, runtime="ray", bundled=False, actors=8, learners=3, replay="global"), 3, 5),
+        (dict(synchronous_sgd=True, runtime="local", actors=8, learners=8), 1, 1),  # bundles take turns
+        (dict(synchronous_sgd=False, runtime="ray", actors=8, learners=8), 1, 1),
+    ],
+)
+def test_a_round_waits_for_every_learner_process_on_ray_only(overrides, size, threads):
+    from gorila.config.derived import round_size, shard_threads, synchronous_refresh
+
+    config = build_config("minatar", overrides=overrides)
+    assert (round_size(config), shard_threads(config)) == (size, threads)
+    assert size == 1 or synchronous_refresh(config)
+
+
+@pytest.mark.parametrize(
+    "overrides, words",
+    [
+        (dict(learner_refresh="pipelined"), "learner_refresh: pipelined computes each gradient without"),
+        (dict(max_bundles=4), "max_bundles=4 grows the run by bundles, but synchronous_sgd's rounds"),
+    ],
+)
+def test_synchronous_sgd_refuses_what_its_rounds_cannot_wait_for(overrides, words):
+    with pytest.raises(ConfigError, match=words):
+        build_config("minatar", overrides=dict(synchronous_sgd=True, runtime="ray", actors=2, learners=2, **overrides))
+
+
 def test_more_actors_share_a_preset_s_run_totals_and_keep_what_the_run_sets():
     pqn = build_config("pqn", overrides={"actors": 8, "learners": 8, "runtime": "ray"})
     assert (pqn.envs_per_actor, pqn.rollout_minibatches, pqn.epsilon_decay_steps) == (16, 4, 6_250)
     assert (pqn.rollout_steps, pqn.learning_rate, pqn.total_frames) == (32, 5e-4, 500_000)  # not shared
+    rounds = build_config("pqn", overrides={"actors": 8, "learners": 8, "runtime": "ray", "synchronous_sgd": True})
+    assert (rounds.envs_per_actor, rounds.rollout_minibatches) == (16, 32)  # 8 minibatches of 16 make one of 128
+    turns = build_config("pqn", overrides={"actors": 8, "learners": 8, "synchronous_sgd": True})  # local: no rounds
+    assert turns.rollout_minibatches == 4
     own = build_config("pqn", overrides={"actors": 8, "learners": 8, "envs_per_actor": 128})
     assert (own.envs_per_actor, own.rollout_minibatches) == (128, 4)
     many = build_config("pqn", overrides={"actors": 300, "learners": 300})

@@ -13,6 +13,7 @@ from gorila.config import Config
 from gorila.core import ReplayServer, ShardServer, contract_methods
 from gorila.placement import ACTOR, BUNDLE, EVALUATOR, LEARNER, PARAMETER_SHARD, REPLAY, Role
 from gorila.runtime.ray import Located, RayRuntime, WaitsForState, host_class
+from gorila.runtime.ray.hosts import SHARDS
 
 
 @pytest.mark.parametrize("role", [PARAMETER_SHARD, REPLAY, EVALUATOR, ACTOR, LEARNER, BUNDLE], ids=lambda r: r.name)
@@ -59,6 +60,17 @@ def test_each_role_gets_the_ray_options_of_its_kind():
     assert options(ACTOR, worker_cpus=2.0, learner_gpus=0.5) == {**worker, "num_gpus": 0}
     for role in (LEARNER, BUNDLE):
         assert options(role, worker_cpus=2.0, learner_gpus=0.5) == {**worker, "num_gpus": 0.5}
+    rounds = dict(server_cpus=0.5, synchronous_sgd=True, runtime="ray", bundled=False, replay="global", learners=4)
+    assert options(PARAMETER_SHARD, **rounds) == {**server, "max_concurrency": 6}  # 4 learners wait, 2 driver calls
+    assert options(REPLAY, **rounds) == server
+
+
+def test_a_shard_holder_answers_as_many_shard_calls_at_once_as_a_round_has_learners_waiting():
+    runtime = object.__new__(RayRuntime)
+    runtime.config = Config(device="cpu", runtime="ray", actors=4, learners=4, param_shards=2)
+    assert runtime._groups(BUNDLE.hosting_shards())[SHARDS] == 1
+    runtime.config = Config(device="cpu", runtime="ray", actors=4, learners=4, param_shards=2, synchronous_sgd=True)
+    assert runtime._groups(BUNDLE.hosting_shards())[SHARDS] == 6
 
 
 def test_hosts_are_named_as_their_components_are_in_process_titles():

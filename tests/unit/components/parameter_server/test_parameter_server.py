@@ -331,3 +331,71 @@ def test_while_a_shard_does_not_answer_the_record_keeps_the_newest_version_of_th
     assert parameter_server_stats(answered, every_shard=False) == {"ps_version": 1, "ps_target_version": 0}
     assert parameter_server_stats(answered)["ps_applied"] == 2
     assert parameter_server_stats([], every_shard=False) == {}
+
+
+def in_threads(*calls) -> list:
+    """Run each call in a thread of its own, as the learners' calls reach a shard; their results."""
+    import threading
+
+    results = [None] * len(calls)
+
+    def run(index, call):
+        results[index] = call()
+
+    threads = [threading.Thread(target=run, args=(i, call)) for i, call in enumerate(calls)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert not any(thread.is_alive() for thread in threads), "a learner is still waiting for its round"
+    return results
+
+
+def test_a_round_applies_the_mean_of_every_learners_gradient_as_one_update():
+    shard = ParameterShard(0, THETA0, optimizer="sgd", learning_rate=1.0, round_size=3, round_timeout=20.0)
+    gradients = [g() * k for k in (1.0, 2.0, 6.0)]
+    applied = in_threads(*[lambda gradient=gradient: shard.apply(gradient, 0) for gradient in gradients])
+    assert applied == [True, True, True] and shard.version == 1
+    np.testing.assert_allclose(shard.theta.numpy(), THETA0 - 3.0 * GRAD, rtol=1e-6)  # the mean, once
+    assert shard.stats()["applied"] == 3 and shard.stats()["mean_staleness"] == 0.0
+
+
+def test_a_round_goes_on_without_a_missing_learner_after_its_timeout_and_waits_for_it_again_once_it_is_back():
+    import time
+
+    shard = ParameterShard(0, THETA0, optimizer="sgd", learning_rate=1.0, round_size=2, round_timeout=0.3)
+    began = time.monotonic()
+    assert shard.apply(g(), 0) is True  # the other learner never comes: applied alone after the timeout
+    assert shard.version == 1 and time.monotonic() - began >= 0.3
+    began = time.monotonic()
+    assert shard.apply(g(), 1) is True  # not waited for any more: applied at once
+    assert shard.version == 2 and time.monotonic() - began < 0.3
+    # the missing learner comes back with a gradient on an older version: its learner is waited for again
+    late, current = in_threads(lambda: shard.apply(g() * 3.0, 1), lambda: (time.sleep(0.1), shard.apply(g(), 2))[1])
+    assert (late, current) == (True, True) and shard.version == 3
+    np.testing.assert_allclose(shard.theta.numpy(), THETA0 - 4.0 * GRAD, rtol=1e-6)  # 1 + 1 + mean(3, 1)
+
+
+def test_a_restore_drops_the_round_in_progress_and_its_learners_calls_say_so():
+    import time
+
+    shard = ParameterShard(0, THETA0, optimizer="sgd", learning_rate=1.0, round_size=2, round_timeout=20.0)
+    saved = shard.state()
+    waiting, _ = in_threads(lambda: shard.apply(g(), 0), lambda: (time.sleep(0.2), shard.restore(saved)))
+    assert waiting is False and shard.version == 0
+    np.testing.assert_allclose(shard.theta.numpy(), THETA0)
+
+
+def test_learners_in_rounds_each_read_back_their_rounds_theta_plus_from_every_shard():
+    servers = [
+        ParameterShard(i, THETA0[a:b], optimizer="sgd", learning_rate=1.0, round_size=2, round_timeout=20.0)
+        for i, (a, b) in enumerate(slice_bounds(THETA0.size, 2))
+    ]
+    clients = [
+        ParameterClient([InAnotherProcess(s) for s in servers], slice_bounds(10, 2), DirectCalls()) for _ in "ab"
+    ]
+    push = lambda client, k: client.push_and_pull(torch.from_numpy(g() * k).unsqueeze(0), client.versions.copy())[0]
+    read = in_threads(lambda: push(clients[0], 1.0), lambda: push(clients[1], 3.0))
+    for theta in read:
+        np.testing.assert_allclose(theta.numpy(), THETA0 - 2.0 * GRAD, rtol=1e-6)
+    assert [server.version for server in servers] == [1, 1]
