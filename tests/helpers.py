@@ -10,6 +10,7 @@ poll until a condition holds."""
 
 import json
 import os
+import signal
 import time
 from contextlib import contextmanager
 from dataclasses import asdict
@@ -73,6 +74,25 @@ def from_the_driver(trainer, due: Callable[[], bool], event: Callable[[], object
 
     trainer.periodic = event_then_periodic
     return made
+
+
+KILL_EVERY_FRAMES = 2_000  # frames between the kills of `kill_in_turn`
+
+
+def kill_in_turn(trainer, victims: list, every: int = KILL_EVERY_FRAMES) -> list:
+    """Have the driver kill -9 each victim's process (a `WorkerId`, or "shard 0") once the run has
+    collected another `every` frames; the list of the victims killed (filled as the run goes)."""
+    killed = []
+
+    def kill(victim) -> None:
+        handle = trainer.system.shards[0] if victim == "shard 0" else trainer.system.workers[victim]
+        os.kill(trainer.runtime.processes([handle])[0][1], signal.SIGKILL)
+        killed.append(str(victim))
+
+    for number, victim in enumerate(victims, start=1):
+        due = lambda number=number: len(killed) == number - 1 and trainer.info.frames(trainer.steps) >= number * every
+        from_the_driver(trainer, due, lambda victim=victim: kill(victim))
+    return killed
 
 
 def in_session(session: int) -> list[int]:

@@ -8,16 +8,13 @@ learner's process brings its shards back too, with their last state from the dri
 must cost seconds, not the run: Ray restarts the process, the driver records a fault and carries on.
 """
 
-import os
-import signal
-
 import pytest
 
 from gorila.config import build_config
 from gorila.placement import WorkerId
 from gorila.records.metrics import read_metrics
 from gorila.system.driver import Driver
-from tests.helpers import from_the_driver
+from tests.helpers import KILL_EVERY_FRAMES, kill_in_turn
 
 # (overrides, what is killed, the faults the run records). The shards sit beside the learners (the
 # default placement): killing a bundle or a learner restarts the shards it holds too, and killing a
@@ -35,28 +32,10 @@ SETUPS = {
         {"actor 0", "learner 0", "shard 0", "shard 1"},
     ),
 }
-# The kills come every 2,000 frames, from the driver's own loop, just before its periodic jobs: all of
-# them land before the first evaluation is due (eval_every_frames 5,000), so that no run can be solved,
-# and end, before its last kill. The faults are recorded whenever the run ends after them.
-KILL_EVERY_FRAMES = 2_000
-
-
-def kill_in_turn(trainer: Driver, victims: list) -> list:
-    """Have the driver kill -9 each victim's process once the run has collected another
-    KILL_EVERY_FRAMES frames; the list of the victims killed."""
-    killed = []
-
-    def kill(victim) -> None:
-        handle = trainer.system.shards[0] if victim == "shard 0" else trainer.system.workers[victim]
-        os.kill(trainer.runtime.processes([handle])[0][1], signal.SIGKILL)
-        killed.append(str(victim))
-
-    for number, victim in enumerate(victims, start=1):
-        due = lambda number=number: (
-            len(killed) == number - 1 and trainer.info.frames(trainer.steps) >= number * KILL_EVERY_FRAMES
-        )
-        from_the_driver(trainer, due, lambda victim=victim: kill(victim))
-    return killed
+# The kills come every 2,000 frames (KILL_EVERY_FRAMES), from the driver's own loop, just before its
+# periodic jobs: all of them land before the first evaluation is due (eval_every_frames 5,000), so that
+# no run can be solved, and end, before its last kill. The faults are recorded whenever the run ends
+# after them.
 
 
 @pytest.mark.parametrize("setup", list(SETUPS))
