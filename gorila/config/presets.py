@@ -325,6 +325,14 @@ SHARED_BY_ACTORS: dict[str, tuple[str, ...]] = {
     **{name: _DQN_SHARES for name in ("cartpole", "atari", "minatar", "apex", "atari-fast", "machado")},
     **{name: _PQN_SHARES for name in PQN_PRESETS},
 }
+# In synchronous rounds (`synchronous_sgd` on Ray) one update is the mean of N learners' gradients, so
+# the preset's minibatch of one update is what they share: a DQN learner samples 1/N of the batch from
+# its own replay N times as often (each bundle steps 1/N of the frames), and PQN's learners each keep the
+# preset's minibatches of every pass, on their 1/N of the copies' steps. Either way N bundles make the
+# preset's updates, of its minibatch size, per frame.
+SHARED_IN_ROUNDS: dict[str, tuple[str, ...]] = {name: ("batch_size", "update_every") for name in SHARED_BY_ACTORS}
+SHARED_IN_ROUNDS.update({name: () for name in PQN_PRESETS})
+KEPT_IN_ROUNDS = ("rollout_minibatches",)
 
 # What a run starts from when it names no preset, by kind of environment: DQN's settings for an Atari
 # game and MinAtar's for a MinAtar game, rather than the base config's CartPole-sized ones (Adam 5e-4,

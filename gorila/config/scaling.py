@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from gorila.config.presets import PRESETS, SHARED_BY_ACTORS
+from gorila.config.presets import KEPT_IN_ROUNDS, PRESETS, SHARED_BY_ACTORS, SHARED_IN_ROUNDS
 from gorila.config.schema import Config, ConfigError
 
 SCALED_COUNTS = (
@@ -64,23 +64,23 @@ def actor_shares(preset: str | None, values: dict, actors: int, given) -> dict[s
     A preset describes one agent's run (most have one actor; `values` are its values, after any
     --scale). With N actors in its place each takes 1/N of what it gives for the whole run, rounded,
     at least 1: its epsilon anneal, its environment copies, and with a replay memory of its own (DQN)
-    its capacity and, in bundles, its learning start, or (PQN, where each gradient is applied as it
-    comes) the minibatches of each pass; so that
+    its capacity and, in bundles, its learning start, or (PQN) the minibatches of each pass; in
+    synchronous rounds the minibatch of one update instead (`SHARED_IN_ROUNDS`); so that
     the run explores, warms up and learns per frame as the preset's one agent does, and N machines each
     do 1/N of its work (benchmarks/baselines/scaling).
     """
     base = values.get("actors", 1)
     if preset is None or actors == base or actors < 1:  # no actors: refused by validate, nothing to share
         return {}
-    kept_whole = {  # fields that count the whole run already in this topology, or are each learner's
+    kept_whole = {  # fields that count the whole run already in this topology
         "learning_starts": not values.get("bundled", True),  # outside bundles: all replay memories together
         "replay_capacity": values.get("replay", "local") == "global",  # the global replay's, not an actor's
-        # in synchronous rounds the mean of N learners' minibatches of 1/N of the copies' steps is one
-        # update of the preset's minibatch: each learner keeps the preset's count
-        "rollout_minibatches": values.get("synchronous_rounds", False),
     }
+    shared = SHARED_BY_ACTORS.get(preset, ())
+    if values.get("synchronous_rounds"):  # one update is the mean of N learners' gradients
+        shared = tuple(key for key in shared if key not in KEPT_IN_ROUNDS) + SHARED_IN_ROUNDS.get(preset, ())
     shares = {}
-    for key in SHARED_BY_ACTORS.get(preset, ()):
+    for key in shared:
         if key in given or key not in values or kept_whole.get(key):
             continue
         whole = values[key]

@@ -462,6 +462,11 @@ def test_more_actors_share_a_preset_s_run_totals_and_keep_what_the_run_sets():
     assert (rounds.envs_per_actor, rounds.rollout_minibatches) == (16, 32)  # 8 minibatches of 16 make one of 128
     turns = build_config("pqn", overrides={"actors": 8, "learners": 8})  # local: no rounds
     assert turns.rollout_minibatches == 4
+    dqn_rounds = build_config(
+        "minatar", overrides={"actors": 8, "learners": 8, "runtime": "ray", "synchronous_sgd": True}
+    )
+    assert (dqn_rounds.batch_size, dqn_rounds.update_every) == (32, 2)  # 8 x 32 every 16 agent steps in all
+    assert (build_config("minatar", overrides={"actors": 8, "learners": 8}).batch_size) == 256  # no rounds: whole
     own = build_config("pqn", overrides={"actors": 8, "learners": 8, "envs_per_actor": 128})
     assert (own.envs_per_actor, own.rollout_minibatches) == (128, 4)
     many = build_config("pqn", overrides={"actors": 300, "learners": 300})
