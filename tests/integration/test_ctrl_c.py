@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from gorila.config import build_config
-from gorila.records.checkpoints import load_latest_good, training_checkpoints
+from gorila.records.checkpoints import checkpoint_frames, load_latest_good, training_checkpoints
 from gorila.system.driver import Driver
 from gorila.system.signals import AGAIN
 from tests.helpers import from_the_driver, in_session, wait_for
@@ -33,7 +33,7 @@ EXIT_S = 90  # from the first signal to the end of the command, on 2 loaded core
 
 
 def frames_of(checkpoint: Path) -> int:
-    return int(checkpoint.stem.removeprefix("ckpt-"))
+    return checkpoint_frames(checkpoint)
 
 
 def summary(run_dir: Path) -> dict:

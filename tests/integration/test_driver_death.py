@@ -11,7 +11,7 @@ import signal
 import subprocess
 import sys
 
-from gorila.records.checkpoints import training_checkpoints
+from gorila.records.checkpoints import checkpoint_frames, training_checkpoints
 from gorila.records.metrics import read_metrics
 from tests.helpers import in_session, slowdown, wait_for
 
@@ -30,7 +30,7 @@ FLAGS = [
 
 
 def newest_checkpoint(run_dir) -> int:
-    return int(training_checkpoints(run_dir)[-1].stem.split("-")[1])
+    return checkpoint_frames(training_checkpoints(run_dir)[-1])
 
 
 def kill_past_a_checkpoint(driver: subprocess.Popen, run_dir) -> None:

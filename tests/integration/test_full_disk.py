@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from gorila.records.checkpoints import load_checkpoint, training_checkpoints
+from gorila.records.checkpoints import checkpoint_frames, load_checkpoint, training_checkpoints
 
 # A CartPole checkpoint of the preset's network is 116 kB; its saved replay grows past 150 kB by
 # about 8,000 frames, so under 150 kB the first checkpoints are written whole and a later one fails.
@@ -73,7 +73,7 @@ def test_a_full_disk_ends_the_run_with_one_line_naming_the_file(tmp_path, size, 
     assert re.search(f"no final checkpoint \\(WriteError: {line}\\)", result.stdout)  # it was tried
     assert list(run_dir.rglob("*.tmp")) == []
     for checkpoint in training_checkpoints(run_dir):  # each whole, matching its checksum
-        assert load_checkpoint(checkpoint)["env_frames"] == int(checkpoint.stem.split("-")[1])
+        assert load_checkpoint(checkpoint)["env_frames"] == checkpoint_frames(checkpoint)
     records = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]  # all whole
     assert all(record["kind"] == "train" for record in records)
     if size == CHECKPOINT_FITS:

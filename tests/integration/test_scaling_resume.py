@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from gorila.records.checkpoints import training_checkpoints
+from gorila.records.checkpoints import checkpoint_frames, training_checkpoints
 from gorila.records.metrics import read_metrics
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,7 +52,7 @@ def test_a_study_cut_short_resumes_its_run_from_the_latest_checkpoint(tmp_path):
         time.sleep(0.2)
     assert not (out / "results.json").is_file() or "1-0" not in json.loads((out / "results.json").read_text())["runs"]
     before = [r["env_frames"] for r in read_metrics(run_dir) if r["kind"] == "train"]  # maybe none yet
-    cut_at = int(training_checkpoints(run_dir)[-1].stem.split("-")[-1])  # ckpt-<frames>.pt: where it resumes
+    cut_at = checkpoint_frames(training_checkpoints(run_dir)[-1])  # where it resumes
     assert cut_at < BUDGET
 
     second = subprocess.run(command(out, runs), cwd=ROOT, capture_output=True, text=True, timeout=400)
