@@ -244,11 +244,12 @@ def bundle_fields(args: argparse.Namespace, bundles: int) -> dict:
     """One bundle set up as each of `bundles` is (the shares of the preset's totals it takes), alone,
     with its parameter shard in a process of its own, for `--fps-frames` frames."""
     from gorila.config.parsing import build_config
-    from gorila.config.presets import SHARED_BY_ACTORS
+    from gorila.config.presets import SHARED_BY_ACTORS, SHARED_IN_ROUNDS
 
     overrides = dict(item.split("=", 1) for item in args.set)
     config = build_config(preset=args.preset, overrides={**topology_fields(args, bundles), **overrides})
-    shared = {key: str(getattr(config, key)) for key in SHARED_BY_ACTORS.get(args.preset, ())}
+    keys = SHARED_BY_ACTORS.get(args.preset, ()) + SHARED_IN_ROUNDS.get(args.preset, ())
+    shared = {key: str(getattr(config, key)) for key in keys}
     return {
         **topology_fields(args, 1),
         **shared,
