@@ -4,15 +4,17 @@ Reads a run directory (metrics.jsonl, config.yaml) and writes, under benchmarks/
 - NAME.tsv: the training curve, one row per metrics record: frames, wall seconds, updates and the
   mean training return of the last 100 episodes (raw game score, played at the run's epsilon);
 - NAME.json: what made it (the command, the commit, the machine), the frames and wall time at which
-  that mean first reached each mark (-10, 0, +10, +18 on Pong), a `gorila evaluate` result and the
-  processes' memory over the run when given;
+  that mean first reached each mark (-10, 0, +10, +18 on Pong, and --target), the same for the
+  evaluations during training (`protocol_first_reached`: DQN's protocol under the atari presets, named
+  in `evaluation_protocol`), each evaluation's frames, wall time and mean, a `gorila evaluate` result
+  and the processes' memory over the run when given;
 - NAME.png: the curve by frames beside Dopamine's published agents (benchmarks/reference/), and by
   wall time.
 The run directory itself stays where it is: what is kept in the repository is this compiled form.
 
 Usage: python benchmarks/atari_baseline.py RUN_DIR --name pong-atari-fast-seed0 --command "gorila train ..."
        [--commit SHA] [--machine TEXT] [--reference dopamine_dqn_pong.tsv ...] [--evaluation EVAL.json]
-       [--memory MEM.txt] [--note TEXT]
+       [--memory MEM.txt] [--note TEXT] [--target 18]
 """
 
 from __future__ import annotations
@@ -26,7 +28,9 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from gorila.experiments.report.targets import evaluation_first, evaluation_name, evaluation_settings, evaluations
 from gorila.records.evaluation_files import load_evaluation
+from gorila.records.metrics import read_metrics
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "baselines" / "atari"
@@ -51,6 +55,20 @@ def first_reached(rows: list[dict], marks: tuple) -> dict:
         row = next((r for r in rows if r["return_mean"] >= mark), None)
         reached[f"{mark:+g}"] = None if row is None else {"frames": row["env_frames"], "wall_s": row["wall_time"]}
     return reached
+
+
+def protocol_first_reached(records: list[dict], marks: tuple) -> dict:
+    """For each mark, the frames and wall seconds of the first evaluation during training at or above it."""
+    reached = {mark: evaluation_first(records, mark) for mark in marks}
+    return {f"{mark:+g}": None if at is None else at.as_dict() for mark, at in reached.items()}
+
+
+def evaluation_rows(records: list[dict]) -> list[dict]:
+    """Each evaluation during training: frames, wall seconds from launch, mean return."""
+    return [
+        {"frames": r["env_frames"], "wall_s": r["wall_time"], "mean": r["eval_return_mean"]}
+        for r in evaluations(records)
+    ]
 
 
 def machine() -> str:
@@ -150,6 +168,7 @@ def main() -> None:
     parser.add_argument("--memory", type=Path, help="memwatch lines: time pid rss_kb command")
     parser.add_argument("--machine", default=None, help="where the run ran, when not here (default: this machine)")
     parser.add_argument("--note", default="", help="one line kept with the result")
+    parser.add_argument("--target", type=float, action="append", default=[], help="a mark besides the game's")
     args = parser.parse_args()
     rows = train_curve(args.run_dir)
     if not rows:
@@ -165,7 +184,8 @@ def main() -> None:
         )
         for r in rows:
             file.write(f"{r['env_frames']}\t{r['wall_time']:.1f}\t{r['updates']}\t{r['return_mean']:.2f}\n")
-    marks = MARKS.get(config["env"], ())
+    marks = tuple(sorted({*MARKS.get(config["env"], ()), *args.target}))
+    records = read_metrics(args.run_dir)
     summary = {
         "name": args.name,
         "command": args.command,
@@ -179,13 +199,17 @@ def main() -> None:
         "final_return_100": rows[-1]["return_mean"],
         "best_return_100": max(r["return_mean"] for r in rows),
         "first_reached": first_reached(rows, marks),
+        "evaluation_protocol": f"{evaluation_name(config)} ({evaluation_settings(config)})",
+        "protocol_first_reached": protocol_first_reached(records, marks),
+        "evaluations": evaluation_rows(records),
         "evaluation": load_evaluation(args.evaluation) if args.evaluation else None,
         "memory": memory_summary(args.memory) if args.memory else None,
         "config": config,
     }
     (OUT / f"{args.name}.json").write_text(json.dumps(summary, indent=1) + "\n")
     figure(rows, args.reference, marks, f"{config['env']}: {args.name}", OUT / f"{args.name}.png")
-    print(json.dumps({k: summary[k] for k in ("frames", "wall_s", "final_return_100", "first_reached")}, indent=1))
+    shown = ("frames", "wall_s", "final_return_100", "first_reached", "evaluation_protocol", "protocol_first_reached")
+    print(json.dumps({k: summary[k] for k in shown}, indent=1))
 
 
 if __name__ == "__main__":

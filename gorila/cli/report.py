@@ -9,7 +9,8 @@ from gorila.cli.errors import UserError
 EXAMPLES = """examples:
   gorila report runs/Pong-20261129-120000      # plots, index.html in RUN/report
   gorila report runs/suite --video             # per-game bars, a video per game
-  gorila report runs/a runs/b --out reports/ab     # two runs' curves overlaid"""
+  gorila report runs/a runs/b --out reports/ab     # two runs' curves overlaid
+  gorila report runs/Pong-20261129-120000 --target 18  # times to 18 from launch"""
 
 
 def add_parser(commands, argv: list[str]) -> None:
@@ -32,6 +33,15 @@ def add_parser(commands, argv: list[str]) -> None:
         "gorila evaluate of that many, else a new one (default: the newest kept, else a new one "
         "of the run's eval_episodes)",
     )
+    report.add_argument(
+        "--target",
+        type=float,
+        default=None,
+        metavar="T",
+        help="the score each run is timed to from launch: the frames and seconds at which the training "
+        "mean and the evaluations during training (DQN's protocol on an Atari game under the atari presets) "
+        "first reached it (default: the run's stop_at_return, else its game's known target: Pong 18)",
+    )
 
 
 def run(args) -> int:
@@ -40,6 +50,8 @@ def run(args) -> int:
 
     if not args.out and len(args.runs) > 1:
         raise UserError("report: several runs need --out DIR")
-    text, _ = make_report(args.runs, Path(args.out or Path(args.runs[0]) / "report"), args.video, args.episodes)
+    text, _ = make_report(
+        args.runs, Path(args.out or Path(args.runs[0]) / "report"), args.video, args.episodes, args.target
+    )
     print(text)
     return 0

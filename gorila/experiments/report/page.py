@@ -42,8 +42,11 @@ CONFIG_KEYS = (
 )
 
 
-def make_report(paths: list[str], out: Path, video: bool = False, episodes: int | None = None) -> tuple[str, Path]:
-    """Plots and index.html for runs and suite directories; (text summary, index.html)."""
+def make_report(
+    paths: list[str], out: Path, video: bool = False, episodes: int | None = None, target: float | None = None
+) -> tuple[str, Path]:
+    """Plots and index.html for runs and suite directories; (text summary, index.html). Each run is
+    timed to `target` (default: its own stop_at_return, else its game's known target)."""
     kinds = [(Path(p), classify(p)) for p in paths]  # a bad path fails before anything is written
     out.mkdir(parents=True, exist_ok=True)
     runs, suites = (
@@ -51,6 +54,7 @@ def make_report(paths: list[str], out: Path, video: bool = False, episodes: int 
         [load_suite(p) for p, k in kinds if k == "suite"],
     )
     for run in runs:
+        run.target = target
         attach_final_evaluation(run, out, episodes)
         if video:
             attach_video(run, out)

@@ -6,6 +6,9 @@ checkpoint `gorila evaluate RUN` loads (`best.pt` whenever the run has one, whic
 rewrites at every evaluation that beats the best so far; else `latest.pt`): the newest that `gorila
 evaluate` kept in RUN/evaluations of exactly those parameters, else one made here. Its source, its
 protocol and its file are named beside the score.
+Each run is timed to a target score (`--target`, else its stop_at_return, else its game's known one):
+the frames and wall seconds from launch at which its training mean first reached it, and at which an
+evaluation during training did (DQN's protocol on an Atari game: `gorila.experiments.report.targets`).
 The best evaluation seen during training is shown too, labelled as biased upwards: it is the maximum
 over many noisy evaluations of changing parameters.
 A MinAtar run is also set beside MinAtar's published DQN by the measure it was published in, the mean
@@ -22,6 +25,7 @@ from pathlib import Path
 import yaml
 
 from gorila.experiments.report.aggregates import SuiteScores, aggregate_lines, suite_scores
+from gorila.experiments.report.targets import run_target, target_lines
 from gorila.experiments.suite.minatar_table import against_published, minatar_rows, minatar_summary, summary_line
 from gorila.experiments.suite.plan import SUITE_FILE, SuitePlan, is_minatar, result_file
 from gorila.experiments.suite.table import collect, footnotes, summaries, summary_lines, table_row
@@ -48,6 +52,7 @@ class RunSummary:
     final_source: str = ""
     video: tuple[str, str] | None = None
     extra: dict = field(default_factory=dict)
+    target: float | None = None  # the score timed from launch (--target; else the run's or its game's)
 
     @property
     def best_seen(self) -> dict | None:
@@ -137,6 +142,11 @@ def summary_lines_of(run: RunSummary) -> list[str]:
     if run.last_train:
         t = run.last_train
         lines.append(f"trained {t['env_frames']:,} frames, {t.get('updates', 0):,} updates in {t['wall_time']:.1f} s")
+    target = run_target(c, run.target)
+    if target is None:
+        lines.append(f"time to a target: no target known for {c.get('env', '?')} (gorila report --target T)")
+    else:
+        lines += target_lines(run.records, c, target)
     if run.final:
         f = run.final
         norm = f.get("normalised")
