@@ -107,10 +107,14 @@ class ShardServer(Protocol):
 
 
 class ReplayHolder(Protocol):
-    """What holds a replay memory (a stand-alone one, or a bundle): its contents can be saved."""
+    """What holds a replay memory (a stand-alone one, or a bundle): its contents can be saved, and
+    counted (what a resumed run says it restored)."""
 
     def save_replay(self, path: str) -> int:
         """Write the replay's contents to `path`; the bytes written."""
+
+    def replay_size(self) -> int:
+        """Transitions the replay holds now."""
 
 
 class ReplayServer(ReplayHolder, Protocol):

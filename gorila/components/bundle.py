@@ -55,6 +55,9 @@ class Bundle:
     def save_replay(self, path: str) -> int:
         return self.replay.save_replay(path)
 
+    def replay_size(self) -> int:
+        return len(self.replay)
+
     def close(self) -> None:
         self.actor.close()
 
@@ -88,6 +91,9 @@ class RolloutBundle:
 
     def save_replay(self, path: str) -> int:
         """Nothing to save: PQN keeps no replay memory."""
+        return 0
+
+    def replay_size(self) -> int:
         return 0
 
     def close(self) -> None:

@@ -68,6 +68,8 @@ class Driver:
         self.previous_signals = stop_on_signals()  # Ctrl-C while Ray starts stops cleanly too
         self.info = run_checks(config)  # the network, shards, replay, device: fail before placing anything
         backups, replays = prepare_saved_states(self.run_dir, config.param_shards, replay_count(config), resume)
+        # what a resume restores: each replay saved with the checkpoint (`make_replay` loads it)
+        self.restored_replays = [path for path in replays if Path(path).is_file()] if resume else []
         raise_if_stop_asked()
         self.runtime = make_runtime(config)
         try:
@@ -261,6 +263,8 @@ class Driver:
         ended = False
         try:
             self.records.opening(self.runtime.name, self.run_dir, self.info.frames(self.steps) if self.resume else None)
+            if self.resume and (replay := self.keeping.resumed_replay(self.restored_replays)):
+                self.records.say(replay)
             try:
                 self.loop()
             except KeyboardInterrupt:

@@ -15,11 +15,12 @@ from typing import Callable
 import torch
 
 from gorila.config import Config
-from gorila.core import ReplayServer
+from gorila.core import ReplayHolder, ReplayServer
 from gorila.messages import EnvInfo
 from gorila.records.checkpoints import save_checkpoint, save_replays, save_shard_backups
 from gorila.records.metrics import parameter_server_stats
 from gorila.runtime.calls import failure_reason
+from gorila.system.resumed_replay import replay_line
 from gorila.system.run_records import RunRecords
 from gorila.system.scheduler import Scheduler, StopReason
 from gorila.system.shard_states import ShardStates
@@ -58,6 +59,13 @@ class RunKeeping:
             stats = self.calls.get([self.calls.call(replay, ReplayServer.stats) for replay in self.system.replays])
             counted["replay_size"] = sum(r["size"] for r in stats)
         return counted
+
+    def resumed_replay(self, restored: list[str]) -> str | None:
+        """The line a resumed run prints about its replay memories (`restored`: the saved files they
+        were loaded from): what they hold now, or that they start empty and what that costs."""
+        holders = self.system.replay_holders()
+        sizes = self.calls.get([self.calls.call(holder, ReplayHolder.replay_size) for holder in holders])
+        return replay_line(self.config, self.info, sizes, restored)
 
     def server_stats(self) -> dict:
         """The shards' counters; while a shard does not answer in time (being restarted), only the

@@ -79,7 +79,8 @@ def test_each_component_implements_its_contract_with_the_same_parameters(compone
 
 def test_contracts_extend_each_other_with_the_same_functions():
     """A bundle is called like an actor and like a replay holder: through the same functions."""
-    assert contract_methods(BundleWorker) == {**contract_methods(ActorWorker), "save_replay": ReplayServer.save_replay}
+    replay = {"save_replay": ReplayServer.save_replay, "replay_size": ReplayServer.replay_size}
+    assert contract_methods(BundleWorker) == {**contract_methods(ActorWorker), **replay}
     assert set(contract_methods(LearnerWorker)) == {"run"}
 
 

@@ -108,6 +108,9 @@ class ReplayMemory:
     def __len__(self) -> int:
         return self.storage.size()
 
+    def replay_size(self) -> int:
+        return len(self)
+
     def save_replay(self, path: str) -> int:
         """Write the contents to `path` (.npz, compressed; atomically); the bytes written."""
         path = Path(path)

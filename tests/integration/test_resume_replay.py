@@ -1,0 +1,69 @@
+"""A resumed run says what its replay holds: the transitions restored from the replay saved with the
+checkpoint (`save_replay`), or that it starts empty, what refilling it costs and how to keep it.
+
+A tiny CartPole run on the local runtime trains to its budget (its final checkpoint), then a second
+Driver resumes it to a larger budget, as `gorila train --resume RUN --total-frames N` does.
+"""
+
+from gorila.config import build_config
+from gorila.placement import WorkerId
+from gorila.records.checkpoints import load_latest_good, replay_file
+from gorila.system.driver import Driver
+
+CONFIG = dict(
+    env="CartPole-v1",
+    runtime="local",
+    total_frames=2_000,
+    learning_starts=500,
+    batch_size=32,
+    hidden_sizes="32",
+    eval_every_frames=0,
+    eval_episodes=2,
+    checkpoint_every_frames=0,
+    replay_capacity=20_000,
+    envs_per_actor=2,
+    log_every_seconds=0.5,
+    seed=3,
+)
+
+
+def replay_of(trainer: Driver):
+    return trainer.system.workers[WorkerId("bundle", 0)].replay
+
+
+def train_then_resume(tmp_path, capsys, **fields) -> tuple[int, Driver]:
+    """The replay's size when the first run ended, and the Driver that resumes it (to 4,000 frames),
+    placed and not yet run."""
+    config = build_config(overrides={**CONFIG, **fields})
+    first = Driver(config, tmp_path / "run", live_progress=False)
+    first.run()
+    held = len(replay_of(first))
+    capsys.readouterr()
+    longer = build_config(overrides={**CONFIG, **fields, "total_frames": 4_000})
+    second = Driver(longer, tmp_path / "run", live_progress=False, resume=load_latest_good(tmp_path / "run"))
+    return held, second
+
+
+def test_a_resume_restores_the_saved_replay_and_says_so(tmp_path, capsys):
+    held, second = train_then_resume(tmp_path, capsys, save_replay=True)
+    assert held >= 2_000 and len(replay_of(second)) == held  # the experience came back whole
+    second.run()
+    printed = capsys.readouterr().out.splitlines()
+    assert f"replay: {held:,} transitions restored from {replay_file(tmp_path / 'run', 0)}" in printed
+
+
+def test_a_resume_without_a_saved_replay_says_it_starts_empty(tmp_path, capsys):
+    held, second = train_then_resume(tmp_path, capsys)
+    assert held >= 2_000 and len(replay_of(second)) == 0
+    second.run()
+    printed = capsys.readouterr().out.splitlines()
+    assert (
+        "replay: empty (this run saves none: --set save_replay=true keeps it); learning waits until it holds "
+        "500 transitions again (about 500 frames), and refills to its 20,000 in about 20,000 frames"
+    ) in printed
+    assert len([line for line in printed if line.startswith("replay:")]) == 1
+
+
+def test_a_fresh_run_says_nothing_of_a_replay(tmp_path, capsys):
+    Driver(build_config(overrides=CONFIG), tmp_path / "run", live_progress=False).run()
+    assert not any(line.startswith("replay:") for line in capsys.readouterr().out.splitlines())
