@@ -114,7 +114,8 @@ class ReplayHolder(Protocol):
         """Write the replay's contents to `path`; the bytes written."""
 
     def replay_size(self) -> int:
-        """Transitions the replay holds now."""
+        """Transitions the replay holds now: entries that can be drawn as a state s_t (what its warm-up
+        counts; an episode's last frame is held but is no transition)."""
 
 
 class ReplayServer(ReplayHolder, Protocol):

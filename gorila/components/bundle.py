@@ -56,7 +56,7 @@ class Bundle:
         return self.replay.save_replay(path)
 
     def replay_size(self) -> int:
-        return len(self.replay)
+        return self.replay.sampleable()
 
     def close(self) -> None:
         self.actor.close()

@@ -31,30 +31,31 @@ def replay_of(trainer: Driver):
     return trainer.system.workers[WorkerId("bundle", 0)].replay
 
 
-def train_then_resume(tmp_path, capsys, **fields) -> tuple[int, Driver]:
-    """The replay's size when the first run ended, and the Driver that resumes it (to 4,000 frames),
-    placed and not yet run."""
+def train_then_resume(tmp_path, capsys, **fields) -> tuple[Driver, Driver]:
+    """The first run, trained to its budget, and the Driver that resumes it (to 4,000 frames), placed
+    and not yet run."""
     config = build_config(overrides={**CONFIG, **fields})
     first = Driver(config, tmp_path / "run", live_progress=False)
     first.run()
-    held = len(replay_of(first))
     capsys.readouterr()
     longer = build_config(overrides={**CONFIG, **fields, "total_frames": 4_000})
     second = Driver(longer, tmp_path / "run", live_progress=False, resume=load_latest_good(tmp_path / "run"))
-    return held, second
+    return first, second
 
 
 def test_a_resume_restores_the_saved_replay_and_says_so(tmp_path, capsys):
-    held, second = train_then_resume(tmp_path, capsys, save_replay=True)
-    assert held >= 2_000 and len(replay_of(second)) == held  # the experience came back whole
+    first, second = train_then_resume(tmp_path, capsys, save_replay=True)
+    held = replay_of(first).sampleable()  # transitions, an episode's last frame left out
+    assert held >= 1_900 and replay_of(second).sampleable() == held  # the experience came back whole
+    assert len(replay_of(second)) == len(replay_of(first))
     second.run()
     printed = capsys.readouterr().out.splitlines()
     assert f"replay: {held:,} transitions restored from {replay_file(tmp_path / 'run', 0)}" in printed
 
 
 def test_a_resume_without_a_saved_replay_says_it_starts_empty(tmp_path, capsys):
-    held, second = train_then_resume(tmp_path, capsys)
-    assert held >= 2_000 and len(replay_of(second)) == 0
+    first, second = train_then_resume(tmp_path, capsys)
+    assert replay_of(first).sampleable() >= 1_900 and len(replay_of(second)) == 0
     second.run()
     printed = capsys.readouterr().out.splitlines()
     assert (

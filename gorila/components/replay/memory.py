@@ -109,7 +109,7 @@ class ReplayMemory:
         return self.storage.size()
 
     def replay_size(self) -> int:
-        return len(self)
+        return self.sampleable()
 
     def save_replay(self, path: str) -> int:
         """Write the contents to `path` (.npz, compressed; atomically); the bytes written."""

@@ -117,7 +117,7 @@ def target_lines(records: list[dict], config: dict, target: float) -> list[str]:
         f"training mean first >= {target:g}: {_when(training)} (last {WINDOW} training episodes, "
         f"at the actors' exploration rates)",
         f"{evaluation_name(config)} first >= {target:g}: {_when(evaluation)} ({evaluation_settings(config)}; "
-        f"{len(evaluations(records))} evaluations during training{_best(records)})",
+        f"{_count(evaluations(records))} during training{_best(records)})",
     ]
 
 
@@ -126,6 +126,10 @@ def _when(reached: Reached | None) -> str:
         return "not reached"
     minutes = f" ({reached.wall_s / 60:.0f} min)" if reached.wall_s >= 600 else ""
     return f"at {reached.frames:,} frames, {reached.wall_s:,.0f} s{minutes}"
+
+
+def _count(done: list[dict]) -> str:
+    return f"{len(done)} evaluation{'' if len(done) == 1 else 's'}"
 
 
 def _best(records: list[dict]) -> str:
