@@ -1,7 +1,8 @@
 """The system around the components: `agent_builders` make the actors, learners and evaluator from the
 config and `builders` the shards, replays, clients and bundles, `topology` wires
 any topology (`build_system`), `driver` drives the run (`run_records` writes what it counts,
-`evaluations` evaluates theta+ as it goes), `scheduler` is the budget policy, `stop_rule` decides when
+`evaluations` evaluates theta+ as it goes, `keeping` checkpoints it, `resumed_replay` says what a
+resumed run's replay holds), `scheduler` is the budget policy, `stop_rule` decides when
 to evaluate and when a run is solved, `recovery` handles failed components (`faults`: the allowance
 and what a fault says), `preflight` checks a config before anything starts, `signals` turns Ctrl-C
 and SIGTERM into a clean stop."""
