@@ -20,10 +20,11 @@ PQN_PRESETS: dict[str, dict] = {}
 # Ray, none for the one bundle that holds the shard): PQN takes many small steps on each rollout, and
 # with 8 bundles on MinAtar Breakout the pipelined refresh, one own gradient behind, needed 1.5 times
 # the frames to a training mean of 8 (691k against 454k, seed 0; benchmarks/baselines/scaling). Bundles
-# on Ray learn in synchronous rounds (`synchronous_sgd`: each update the mean of one minibatch gradient
-# from every bundle, as PQN's one learner takes one gradient over all its copies): N bundles learn as
-# the preset's one bundle does, where asynchronous updates cost 1.06-1.8 times its frames to the same
-# score (benchmarks/baselines/scaling). One bundle, or the local runtime, has no rounds to wait for.
+# apply their gradients as they come (Gorila's asynchronous SGD), not in synchronous rounds
+# (`synchronous_sgd`): in rounds N bundles learn per frame as the preset's one bundle does (nothing
+# late), but PQN's 64 updates per 4,096 frames then run one after the other, a round trip each, and on
+# MinAtar a bundle's frames/s falls as 1/N: no faster on N machines than one bundle on one
+# (benchmarks/baselines/scaling/pqn-minatar-breakout-rounds).
 PQN_PRESETS["pqn"] = dict(
     env="MinAtar/Breakout-v0",
     algorithm="pqn",
@@ -51,7 +52,6 @@ PQN_PRESETS["pqn"] = dict(
     learning_rate_decay=True,
     optimizer_eps=1e-8,
     learner_refresh="synchronous",
-    synchronous_sgd=True,
     torch_threads=2,
     runtime="local",
     eval_every_frames=100_000,

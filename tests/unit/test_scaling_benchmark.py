@@ -21,8 +21,8 @@ def scaling(monkeypatch):
     [
         ("minatar", ["synchronous_sgd=true"], dict(batch_size="32", update_every="2", envs_per_actor="1")),
         ("minatar", [], dict(batch_size="256", update_every="16", envs_per_actor="1")),  # asynchronous: whole
-        ("pqn", [], dict(envs_per_actor="16", rollout_minibatches="32")),  # the preset's rounds
-        ("pqn", ["synchronous_sgd=false"], dict(envs_per_actor="16", rollout_minibatches="4")),
+        ("pqn", ["synchronous_sgd=true"], dict(envs_per_actor="16", rollout_minibatches="32")),
+        ("pqn", [], dict(envs_per_actor="16", rollout_minibatches="4")),  # asynchronous: minibatches shared
     ],
 )
 def test_one_bundle_for_fps_n_takes_what_each_of_the_n_takes(scaling, preset, sets, expected):

@@ -455,12 +455,12 @@ def test_synchronous_sgd_refuses_what_its_rounds_cannot_wait_for(overrides, word
 
 
 def test_more_actors_share_a_preset_s_run_totals_and_keep_what_the_run_sets():
-    pqn = build_config("pqn", overrides={"actors": 8, "learners": 8, "runtime": "ray", "synchronous_sgd": False})
+    pqn = build_config("pqn", overrides={"actors": 8, "learners": 8, "runtime": "ray"})
     assert (pqn.envs_per_actor, pqn.rollout_minibatches, pqn.epsilon_decay_steps) == (16, 4, 6_250)
     assert (pqn.rollout_steps, pqn.learning_rate, pqn.total_frames) == (32, 5e-4, 500_000)  # not shared
-    rounds = build_config("pqn", overrides={"actors": 8, "learners": 8, "runtime": "ray"})  # the preset's rounds
+    rounds = build_config("pqn", overrides={"actors": 8, "learners": 8, "runtime": "ray", "synchronous_sgd": True})
     assert (rounds.envs_per_actor, rounds.rollout_minibatches) == (16, 32)  # 8 minibatches of 16 make one of 128
-    turns = build_config("pqn", overrides={"actors": 8, "learners": 8})  # local: no rounds
+    turns = build_config("pqn", overrides={"actors": 8, "learners": 8, "synchronous_sgd": True})  # local: no rounds
     assert turns.rollout_minibatches == 4
     dqn_rounds = build_config(
         "minatar", overrides={"actors": 8, "learners": 8, "runtime": "ray", "synchronous_sgd": True}
