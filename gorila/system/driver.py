@@ -123,7 +123,7 @@ class Driver:
             self.driver_state,
         )
         if self.resume:
-            self.evaluations.rule.restore(self.resume["evaluations"])
+            self.evaluations.restore(self.resume["evaluations"])
             self.records.window.restore(self.resume.get("episodes", {}))  # none in checkpoints before it
         counters, say = self.scheduler.counters, self.records.say
         self.growth = (
@@ -246,11 +246,11 @@ class Driver:
         self.records.train(self.steps, self.keeping.counted(), self.evaluations.rule.last, warming)
 
     def driver_state(self) -> dict:
-        """What a resumed run's driver continues from: its counters, its stop rule, its faults, the
-        episodes its training return averages."""
+        """What a resumed run's driver continues from: its counters, its stop rule and when it was
+        solved, its faults, the episodes its training return averages."""
         return dict(
             scheduler=self.scheduler.state(),
-            evaluations=self.evaluations.rule.state(),
+            evaluations=self.evaluations.state(),
             faults=self.recovery.faults.count,
             episodes=self.records.window.state(),
         )

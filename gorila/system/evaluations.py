@@ -59,6 +59,17 @@ class Evaluations:
             self.solved_at = self.solved_at or (frames, self.records.metrics.elapsed())
         return verdict
 
+    def state(self) -> dict:
+        """What a resumed run continues from: the stop rule's state and when the run was solved (a
+        resumed run that was solved before stays solved at those frames)."""
+        return {**self.rule.state(), "solved_at": list(self.solved_at) if self.solved_at else None}
+
+    def restore(self, state: dict) -> None:
+        """Continue from `state()` (a checkpoint written before `solved_at` was kept has none)."""
+        self.rule.restore(state)
+        solved_at = state.get("solved_at")
+        self.solved_at = (int(solved_at[0]), float(solved_at[1])) if solved_at else None
+
     def summary(self) -> dict:
         """The best and last evaluations' means and when the run was solved, for the run's summary."""
         best, last = self.rule.best, self.rule.last

@@ -5,6 +5,7 @@ is solved, the best parameters kept in best.pt, and the run summary's figures.""
 import time
 
 import numpy as np
+import torch
 
 from gorila.config import build_config
 from gorila.records.checkpoints import load_checkpoint
@@ -71,3 +72,29 @@ def test_best_pt_keeps_the_best_scoring_parameters_and_a_run_without_a_target_is
     assert summary["best_eval_return_mean"] == score and "solved_at_frames" not in summary
     assert summary["final_eval_return_mean"] == scores[-1][0]
     evaluations.records.metrics.close()
+
+
+def test_a_resumed_run_stays_solved_at_the_frames_it_was_solved_at(tmp_path):
+    evaluations, theta = evaluating(tmp_path / "first", stop_at_return=5.0, confirm_episodes=3)
+    evaluations.finished(run(evaluations, evaluations.start(Candidate(theta, 1_000))), updates=7)
+    assert evaluations.finished(run(evaluations, evaluations.confirm()), updates=9) is Verdict.SOLVED
+    solved = evaluations.summary()
+    evaluations.records.metrics.close()
+    torch.save(evaluations.state(), tmp_path / "state.pt")  # as a checkpoint keeps it
+    state = torch.load(tmp_path / "state.pt", weights_only=True)
+
+    resumed, _ = evaluating(tmp_path / "resumed", stop_at_return=5.0, confirm_episodes=3)
+    resumed.restore(state)
+    assert not resumed.due(1_999) and resumed.due(2_000)  # the stop rule's state came back too
+    # solved again later: the run was solved at its first confirmed pass, before the stop
+    resumed.finished(run(resumed, resumed.start(Candidate(theta, 2_000))), updates=20)
+    assert resumed.finished(run(resumed, resumed.confirm()), updates=22) is Verdict.SOLVED
+    summary = resumed.summary()
+    assert (summary["solved_at_frames"], summary["solved_at_seconds"]) == (1_000, solved["solved_at_seconds"])
+    resumed.records.metrics.close()
+
+    old = {key: value for key, value in state.items() if key != "solved_at"}  # a checkpoint from before
+    unsolved, _ = evaluating(tmp_path / "old", stop_at_return=5.0)
+    unsolved.restore(old)
+    assert unsolved.due(2_000) and "solved_at_frames" not in unsolved.summary()
+    unsolved.records.metrics.close()
