@@ -17,8 +17,12 @@ import pytest
 from wandb.proto import wandb_internal_pb2
 
 from gorila.records.metrics import read_metrics
+from tests.helpers import slowdown, wait_for
 
-TRAIN = ["train", "--preset", "cartpole", "--runtime", "local", "--log-every-seconds", "0.3"]
+# A train record at every turn of the driver's loop (each takes far longer than a microsecond: a work
+# item of the local runtime), so that a run's records are as many as its work items on any machine,
+# not as many as its wall time allows (at 0.3 s, a fast machine ran 3,000 frames in fewer than 3).
+TRAIN = ["train", "--preset", "cartpole", "--runtime", "local", "--log-every-seconds", "0.000001"]
 EPSILON_END = 0.04  # the cartpole preset's, for its one actor
 
 
@@ -37,13 +41,14 @@ def clean_env(tmp_path, **extra) -> dict:
 
 
 def gorila(args, tmp_path, env, timeout=300, **options):
+    """`gorila ARGS` run to its end, within `timeout` seconds of an idle machine."""
     return subprocess.run(
         [sys.executable, "-m", "gorila", *args],
         cwd=tmp_path,
         env=env,
         capture_output=True,
         text=True,
-        timeout=timeout,
+        timeout=timeout * slowdown(),
         **options,
     )
 
@@ -158,12 +163,11 @@ def test_an_interrupted_tracked_run_resumes_into_the_same_wandb_run(tmp_path):
         text=True,
         start_new_session=True,
     )
-    deadline = time.time() + 120
-    while not (run_dir / "metrics.jsonl").is_file() or '"train"' not in (run_dir / "metrics.jsonl").read_text():
-        assert time.time() < deadline and first.poll() is None
-        time.sleep(0.05)
+    metrics = run_dir / "metrics.jsonl"
+    trained = lambda: first.poll() is not None or (metrics.is_file() and '"train"' in metrics.read_text())
+    assert wait_for(trained, 120, poll=0.05) and first.poll() is None, "no train record, or the run ended"
     os.killpg(first.pid, signal.SIGINT)  # Ctrl-C: the whole group, wandb's service too
-    assert first.wait(timeout=120) == 130, first.stderr.read()[-3000:]
+    assert first.wait(timeout=120 * slowdown()) == 130, first.stderr.read()[-3000:]
     stopped = read_metrics(run_dir)[-1]["env_frames"]
     assert stopped < 200_000
 
@@ -184,7 +188,7 @@ def test_without_wandb_a_tracked_run_is_refused_in_one_line_before_anything_star
         env=clean_env(tmp_path),
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=120 * slowdown(),
     )
     assert process.returncode == 2
     assert process.stderr.splitlines() == [
@@ -224,7 +228,7 @@ def test_online_without_an_api_key_a_tracked_run_is_refused_instead_of_prompting
         [sys.executable, "-m", "gorila", *TRAIN, "--track", "--run-dir", str(tmp_path / "run")],
         tmp_path,
         env,
-        timeout=90,
+        timeout=90 * slowdown(),
     )
     lines = [line for line in output.splitlines() if line.strip()]
     assert code == 2, output[-3000:]
