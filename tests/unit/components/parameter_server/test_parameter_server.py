@@ -15,6 +15,7 @@ from gorila.config import Config
 from gorila.records.checkpoints import FORMAT, load_checkpoint
 from gorila.records.metrics import parameter_server_stats, staleness_quantile
 from gorila.runtime.calls import DirectCalls
+from tests.helpers import wait_for
 
 THETA0 = np.arange(10, dtype=np.float32) / 4 - 1.0  # 10 distinct values
 GRAD = np.linspace(-2.0, 3.0, 10).astype(np.float32)
@@ -367,21 +368,24 @@ def test_a_round_goes_on_without_a_missing_learner_after_its_timeout_and_waits_f
     began = time.monotonic()
     assert shard.apply(g(), 0) is True  # the other learner never comes: applied alone after the timeout
     assert shard.version == 1 and time.monotonic() - began >= 0.3
+    # from here a round that waited for a learner would take a minute: none of the calls below may
+    shard.rounds.timeout = 60.0
     began = time.monotonic()
     assert shard.apply(g(), 1) is True  # not waited for any more: applied at once
-    assert shard.version == 2 and time.monotonic() - began < 0.3
-    # the missing learner comes back with a gradient on an older version: its learner is waited for again
-    late, current = in_threads(lambda: shard.apply(g() * 3.0, 1), lambda: (time.sleep(0.1), shard.apply(g(), 2))[1])
+    assert shard.version == 2 and time.monotonic() - began < 30
+    # the missing learner comes back with a gradient on an older version: its learner is waited for again,
+    # and the current learner's gradient, sent once the late one waits in the round, completes that round
+    joined = lambda: wait_for(lambda: shard.rounds.count == 1, 30, poll=0.01)
+    late, current = in_threads(lambda: shard.apply(g() * 3.0, 1), lambda: joined() and shard.apply(g(), 2))
     assert (late, current) == (True, True) and shard.version == 3
     np.testing.assert_allclose(shard.theta.numpy(), THETA0 - 4.0 * GRAD, rtol=1e-6)  # 1 + 1 + mean(3, 1)
 
 
 def test_a_restore_drops_the_round_in_progress_and_its_learners_calls_say_so():
-    import time
-
     shard = ParameterShard(0, THETA0, optimizer="sgd", learning_rate=1.0, round_size=2, round_timeout=20.0)
     saved = shard.state()
-    waiting, _ = in_threads(lambda: shard.apply(g(), 0), lambda: (time.sleep(0.2), shard.restore(saved)))
+    waiting_in_the_round = lambda: wait_for(lambda: shard.rounds.count == 1, 30, poll=0.01)
+    waiting, _ = in_threads(lambda: shard.apply(g(), 0), lambda: waiting_in_the_round() and shard.restore(saved))
     assert waiting is False and shard.version == 0
     np.testing.assert_allclose(shard.theta.numpy(), THETA0)
 
