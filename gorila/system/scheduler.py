@@ -119,11 +119,17 @@ class Scheduler:
     def actors_ahead(self) -> bool:
         """Have the actors collected (or are collecting) more than the learners asked for, plus the slack?"""
         asked = sum(self.counters.requested.values())
+        collected = self.counters.steps + self.counters.inflight_steps
+        return collected - asked * self.update_every > self.slack()
+
+    def slack(self) -> int:
+        """Agent steps the actors may collect beyond the learners' asked updates (times update_every):
+        one round of work and twice the warm-up, and while a learner finds no minibatch, one warm-up and
+        one round more."""
         slack = self.chunk_steps * self.actors + 2 * self.warmup_steps
         if self.counters.starved:  # a replay is refilling: room for one more warm-up of fresh data
             slack += self.warmup_steps + self.chunk_steps * self.actors
-        collected = self.counters.steps + self.counters.inflight_steps
-        return collected - asked * self.update_every > slack
+        return slack
 
     def started(self, worker: WorkerId, budget: int) -> None:
         if worker.role is Kind.LEARNER:
