@@ -12,6 +12,7 @@ import pytest
 from gorila.components.parameter_server import ParameterShard
 from gorila.config import Config
 from gorila.placement import PARAMETER_SHARD
+from tests.helpers import slowdown
 
 TCP_LISTEN = "0A"
 
@@ -77,7 +78,7 @@ def test_an_embedded_ray_run_listens_on_loopback_only():
     runtime = RayRuntime(Config())  # the embedded Ray `gorila train` starts
     try:
         shard = runtime.place(PARAMETER_SHARD, ParameterShard, 0, np.zeros(4, np.float32))
-        assert runtime.wait_ready([shard], 120) == 0  # a worker process is up and serving too
+        assert runtime.wait_ready([shard], 120 * slowdown()) == 0  # a worker process is up and serving too
         listening = listening_addresses(socket_inodes(descendants(os.getpid())))
         assert len(listening) >= 3, listening  # at least the GCS, the raylet and a worker
         exposed = [(address, port) for address, port in listening if not is_loopback(address)]

@@ -18,6 +18,7 @@ from gorila.system.signals import (
     stop_honoured,
     stop_on_signals,
 )
+from tests.helpers import slowdown
 
 
 def deliver(signum=signal.SIGINT) -> None:
@@ -138,5 +139,5 @@ def test_after_exit_on_stop_a_stop_signal_ends_the_process_with_its_code():
         "import os, signal, time; from gorila.system.signals import exit_on_stop; exit_on_stop(130); "
         "print('flushed', end=''); os.kill(os.getpid(), signal.SIGINT); time.sleep(30)"
     )
-    ended = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    ended = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60 * slowdown())
     assert (ended.returncode, ended.stdout) == (130, "flushed"), ended.stderr
