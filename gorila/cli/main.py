@@ -16,7 +16,7 @@ from gorila.cli import bench, evaluate, record_starts, report, suite, sweep, tra
 from gorila.cli.errors import RUN_FAILURE, USAGE_ERROR, UserError, run_failure_types, user_error_types
 from gorila.config.parsing import closest_fields, did_you_mean
 from gorila.runtime.calls import ClusterError
-from gorila.system.signals import exit_on_stop, restore_signals, stop_honoured, stop_on_signals
+from gorila.system.signals import leave_after_stop, restore_signals, stop_honoured, stop_on_signals
 
 COMMANDS = {
     "train": train,
@@ -127,16 +127,16 @@ def build_parser(argv: list[str] | None = None) -> Parser:
 def main(argv: list[str] | None = None) -> int:
     """Run `gorila ARGV` (default: sys.argv[1:]) and return its exit code. Ctrl-C and SIGTERM stop it
     from its first moment (a shell starts a background job with SIGINT ignored until then). Run as the
-    program (no ARGV given), a command that a stop ended exits with 130 at once on a further stop
-    signal while the interpreter exits (it tears torch and Ray down for seconds), rather than dying
-    of a KeyboardInterrupt there."""
+    program (no ARGV given), a command that a stop ended exits with 130, at once on a further stop
+    signal while the process ends (it shuts torch and Ray down for seconds), rather than dying of a
+    KeyboardInterrupt there, or of the signal itself in the interpreter's teardown (`leave_after_stop`)."""
     previous = stop_on_signals()
     try:
         code = run_reporting_errors(argv)
     finally:
         restore_signals(previous)
     if code == 130 and argv is None:
-        exit_on_stop(code)
+        leave_after_stop(code)
     return code
 
 

@@ -19,11 +19,13 @@ it is its caller's business."""
 
 from __future__ import annotations
 
+import atexit
 import os
 import signal
 import sys
 import threading
 from contextlib import contextmanager
+from typing import NoReturn
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 AGAIN = (
@@ -121,16 +123,36 @@ def exit_on_stop(code: int) -> None:
     command whose stop was acted on, while the interpreter exits."""
 
     def end(signum, frame):
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except Exception:  # noqa: BLE001 - interrupted in a write of its own, or closed: exit anyway
-                pass
+        _flush_output()
         os._exit(code)
 
     if threading.current_thread() is threading.main_thread():
         for signum in STOP_SIGNALS:
             signal.signal(signum, end)
+
+
+def leave_after_stop(code: int) -> NoReturn:
+    """End a command that a stop ended with `code`: a further stop signal ends it at once with `code`
+    (`exit_on_stop`) while what the interpreter's exit runs first runs here (the other non-daemon
+    threads joined, the atexit callbacks: Ray's and W&B's shutdowns, seconds), then the process ends
+    without the interpreter's teardown. In that teardown Python puts every signal's default action
+    back, and a stop landing there (Ctrl-C as a terminal sends it, passed on a second later by a
+    wrapper, on a loaded machine) killed the process (exit -2) instead of ending it with `code`."""
+    exit_on_stop(code)
+    for thread in threading.enumerate():
+        if thread is not threading.current_thread() and not thread.daemon:
+            thread.join()
+    atexit._run_exitfuncs()
+    _flush_output()
+    os._exit(code)
+
+
+def _flush_output() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001 - interrupted in a write of its own, or closed: exit anyway
+            pass
 
 
 def exit_code(interrupted: bool) -> int:

@@ -141,3 +141,31 @@ def test_after_exit_on_stop_a_stop_signal_ends_the_process_with_its_code():
     )
     ended = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60 * slowdown())
     assert (ended.returncode, ended.stdout) == (130, "flushed"), ended.stderr
+
+
+# A command a stop ended, leaving: a stop during its atexit callbacks (Ray's shutdown, say) ends it at
+# once, and one that would land in the interpreter's teardown (sent here by an object freed there, where
+# Python has put SIGINT's default action back: the process died of it, exit -2) finds none to land in.
+LEAVING = """
+import atexit, os, signal, sys, time
+from gorila.system.signals import leave_after_stop
+
+class FreedInTheTeardown:
+    def __del__(self):
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(5)
+
+kept = FreedInTheTeardown()
+if sys.argv[1] == "atexit":
+    atexit.register(lambda: (os.kill(os.getpid(), signal.SIGINT), time.sleep(5), print("not ended at once")))
+print("stopped", end="")
+leave_after_stop(130)
+"""
+
+
+@pytest.mark.parametrize("stop_during", ["atexit", "teardown"])
+def test_a_command_a_stop_ended_leaves_with_its_code_whenever_a_further_stop_comes(stop_during):
+    ended = subprocess.run(
+        [sys.executable, "-c", LEAVING, stop_during], capture_output=True, text=True, timeout=60 * slowdown()
+    )
+    assert (ended.returncode, ended.stdout) == (130, "stopped"), ended.stderr
