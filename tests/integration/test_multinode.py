@@ -31,7 +31,7 @@ from gorila.system import builders, topology
 from gorila.system.builders import initial_parameters
 from gorila.system.driver import Driver
 from gorila.system.shard_states import ShardStates
-from tests.helpers import from_the_driver, ray_cluster
+from tests.helpers import from_the_driver, ray_cluster, wait_for
 
 # The shard below is built inside Ray's worker processes, which cannot import this test module.
 ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
@@ -93,10 +93,10 @@ def kill(runtime, handle) -> tuple[str, int]:
 
 
 def restorations(states: ShardStates, timeout: float = 60.0) -> list:
-    """What the watch's thread reports having restored (it reports just after the shard has it)."""
-    deadline, found = time.time() + timeout, []
-    while not found and time.time() < deadline:
-        found = states.restored() or time.sleep(0.05) or []
+    """What the watch's thread reports having restored (it reports just after the shard has it), within
+    `timeout` seconds of an idle machine."""
+    found = []
+    wait_for(lambda: found.extend(states.restored()) or found, timeout, poll=0.05)
     return found
 
 
