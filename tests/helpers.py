@@ -5,6 +5,7 @@
 `from_the_driver`: an event (a kill, say) made by a run's own driver loop as soon as it is due.
 `CARTPOLE_INFO`, `ATARI_INFO`, `MINATAR_INFO`: the shapes of those environments, as the driver reads them.
 `ray_cluster`: a Ray cluster of several nodes on this machine, joined by this process, for as long as a test needs it.
+`steps_ahead_of_updates`: how far a run's actors ended ahead of DQN's ratio, and the most its scheduler allows.
 `in_session`, `wait_for`: the live processes of a session (a driver started in one, with its Ray), and a
 poll until a condition holds."""
 
@@ -93,6 +94,21 @@ def kill_in_turn(trainer, victims: list, every: int = KILL_EVERY_FRAMES) -> list
         due = lambda number=number: len(killed) == number - 1 and trainer.info.frames(trainer.steps) >= number * every
         from_the_driver(trainer, due, lambda victim=victim: kill(victim))
     return killed
+
+
+def steps_ahead_of_updates(trainer, result: dict) -> tuple[int, int]:
+    """How many agent steps a finished run's actors ended ahead of its updates (times update_every), and
+    the most its scheduler allows whatever the processes' speeds: an actor is given a chunk only while
+    the steps collected and in flight are at most `Scheduler.slack()` ahead of the updates the learners
+    were asked, and a learner does every update it is asked once its replay is warm (by the run's last
+    chunk: a learner that finds no minibatch at the end is reported as a slack of -1). A report may pass
+    its chunk by envs_per_actor - 1 steps."""
+    scheduler, config = trainer.scheduler, trainer.config
+    steps, chunk = scheduler.counters.steps, scheduler.chunk_steps
+    ahead = steps - result["updates"] * config.update_every
+    if scheduler.counters.starved:
+        return ahead, -1
+    return ahead, scheduler.slack() + chunk + -(-steps // chunk) * (config.envs_per_actor - 1)
 
 
 def in_session(session: int) -> list[int]:
