@@ -7,11 +7,11 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from gorila.records.checkpoints import checkpoint_frames, training_checkpoints
 from gorila.records.metrics import read_metrics
+from tests.helpers import slowdown, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 BUDGET = 40_000
@@ -39,23 +39,19 @@ def test_a_study_cut_short_resumes_its_run_from_the_latest_checkpoint(tmp_path):
     out, runs = tmp_path / "out", tmp_path / "runs"
     run_dir = runs / "n1-seed0"
     first = subprocess.Popen(command(out, runs), cwd=ROOT, start_new_session=True, stdout=subprocess.DEVNULL)
-    deadline = time.monotonic() + 240
-    while not (run_dir.is_dir() and training_checkpoints(run_dir)):
-        assert first.poll() is None, "the first part ended before its first checkpoint"
-        assert time.monotonic() < deadline, "no checkpoint within 240 s"
-        time.sleep(0.2)
+    checkpointed = lambda: first.poll() is not None or (run_dir.is_dir() and training_checkpoints(run_dir))
+    assert wait_for(checkpointed, 240), "no checkpoint within 240 s (times the load)"
+    assert first.poll() is None, "the first part ended before its first checkpoint"
     os.killpg(first.pid, signal.SIGTERM)  # the script and its gorila train, as a terminal's end would
-    first.wait(timeout=120)
-    deadline = time.monotonic() + 180
-    while group_alive(first.pid):  # gorila train writes its final checkpoint and ends its Ray
-        assert time.monotonic() < deadline, "the cut run's processes outlived 180 s"
-        time.sleep(0.2)
+    first.wait(timeout=120 * slowdown())
+    # gorila train writes its final checkpoint and ends its Ray
+    assert wait_for(lambda: not group_alive(first.pid), 180), "the cut run's processes outlived 180 s (times the load)"
     assert not (out / "results.json").is_file() or "1-0" not in json.loads((out / "results.json").read_text())["runs"]
     before = [r["env_frames"] for r in read_metrics(run_dir) if r["kind"] == "train"]  # maybe none yet
     cut_at = checkpoint_frames(training_checkpoints(run_dir)[-1])  # where it resumes
     assert cut_at < BUDGET
 
-    second = subprocess.run(command(out, runs), cwd=ROOT, capture_output=True, text=True, timeout=400)
+    second = subprocess.run(command(out, runs), cwd=ROOT, capture_output=True, text=True, timeout=400 * slowdown())
     assert second.returncode == 0, second.stderr[-2000:]
     assert "N = 1, seed 0: resuming from its latest checkpoint" in second.stdout
     run = json.loads((out / "results.json").read_text())["runs"]["1-0"]
@@ -67,7 +63,7 @@ def test_a_study_cut_short_resumes_its_run_from_the_latest_checkpoint(tmp_path):
     results = json.loads((out / "results.json").read_text())
     del results["runs"]["1-0"]
     (out / "results.json").write_text(json.dumps(results))
-    third = subprocess.run(command(out, runs), cwd=ROOT, capture_output=True, text=True, timeout=400)
+    third = subprocess.run(command(out, runs), cwd=ROOT, capture_output=True, text=True, timeout=400 * slowdown())
     assert third.returncode == 0, third.stderr[-2000:]
     assert "N = 1, seed 0: kept from its run directory" in third.stdout and "resuming" not in third.stdout
     assert json.loads((out / "results.json").read_text())["runs"]["1-0"]["frames"] == run["frames"]
