@@ -97,7 +97,7 @@ def resumed_run(args) -> tuple[Config, Path, dict]:
 def run(args) -> int:
     """Train (or resume) and print the outcome; 130 if interrupted, else 0. A run directory this launch
     created and nothing wrote to is removed."""
-    from gorila.api import run_in
+    from gorila.system.training import run_in
 
     if args.resume:
         config, run_dir, payload = resumed_run(args)

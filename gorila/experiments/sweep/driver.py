@@ -150,8 +150,8 @@ def trial_params(params: dict) -> dict:
 def run_trial(params: dict, plan: SweepPlan) -> None:
     """One trial (in a Ray process of Tune's): train its config in `OUT/trials/<point>`, telling Tune
     each record's metric."""
-    from gorila.api import run_in
     from gorila.records.run_dirs import claim_run_dir
+    from gorila.system.training import run_in
 
     params = trial_params(params)
     run_dir = plan.out.resolve() / "trials" / point_name(params)

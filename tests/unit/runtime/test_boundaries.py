@@ -110,3 +110,56 @@ def test_the_private_name_check_sees_both_ways_of_reaching_a_private_name():
         "from gorila.system.driver import _stop_on_signals",
         "gorila_ray._probe",
     ]
+
+
+def imported_modules(module: str, tree) -> set[str]:
+    """The gorila modules `module` imports, wherever the import stands (a function's imports too: a
+    circle through them is a circle all the same); `from p import m` counts the module m, not p."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names if is_gorila_module(alias.name)}
+        elif isinstance(node, ast.ImportFrom) and (source := absolute(module, node)).startswith("gorila"):
+            found |= {f"{source}.{a.name}" if is_gorila_module(f"{source}.{a.name}") else source for a in node.names}
+    return found - {module}
+
+
+def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of modules that import each other, directly or through others (strongly connected
+    components of more than one module, Tarjan's algorithm), each sorted."""
+    order, low, stack, circles = {}, {}, [], []
+
+    def visit(node):
+        order[node] = low[node] = len(order)
+        stack.append(node)
+        for other in sorted(graph.get(node, ())):
+            if other not in order:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], order[other])
+        if low[node] == order[node]:
+            group = []
+            while not group or group[-1] != node:
+                group.append(stack.pop())
+            if len(group) > 1:
+                circles.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in order:
+            visit(node)
+    return circles
+
+
+def test_no_modules_import_each_other():
+    graph = {name: imported_modules(name, tree) for name, _, tree in modules()}
+    assert import_circles(graph) == [], "modules that import each other (the lower one must not know the higher)"
+
+
+def test_the_circle_check_sees_a_circle_through_a_function_import():
+    code = {
+        "gorila.api": "def sweep():\n    from gorila.experiments.sweep.driver import run_sweep\n",
+        "gorila.experiments.sweep.driver": "def run_trial():\n    from gorila.api import run_in\n",
+    }
+    graph = {name: imported_modules(name, ast.parse(text)) for name, text in code.items()}
+    assert import_circles(graph) == [["gorila.api", "gorila.experiments.sweep.driver"]]
