@@ -1,6 +1,7 @@
 """The Gorila actor: steps its environment copies with an epsilon-greedy copy of the Q-network.
 
-Each step writes one entry per environment copy to replay (the newest frame of s_t, a_t, r_t, and the
+`ActorBase` is what every actor shares (its copies, its policy, theta+, its episodes and reports);
+`Actor`, Gorila's, writes one entry per environment copy to replay (the newest frame of s_t, a_t, r_t, and the
 terminal / episode-end flags), refreshing the network from theta+ every `sync_every` agent steps (the
 config's `actor_sync_every`). Its builder (`gorila.system.agent_builders`) reads the config and hands it
 each setting.
@@ -55,10 +56,12 @@ class RewardRule:
         return reward * self.scale if self.scale != 1.0 else reward
 
 
-class Actor:
-    """Acts in the copies of `env` with one batched forward pass of `network` per step, epsilon-greedily
-    by `epsilon`, writing each step to `writer` and reading theta+ from `params` every `sync_every`
-    agent steps; `seed` seeds its copies and its exploration."""
+class ActorBase:
+    """What every actor is, whatever it hands its steps to: the copies of `env`, acted in with one
+    batched forward pass of `network` per step, epsilon-greedily by `epsilon`, on theta+ read from
+    `params`; the episodes it completes and the epsilon it acted with, for its reports. `seed` seeds its
+    copies and its exploration. An `Actor` writes each step to replay; PQN's `RolloutActor` hands on
+    whole rollouts."""
 
     def __init__(
         self,
@@ -66,14 +69,13 @@ class Actor:
         network: torch.nn.Module,
         info: EnvInfo,
         params: ParameterSource,
-        writer: TransitionSink | None,
         *,
         seed: int,
         epsilon: EpsilonSchedule,
         sync_every: int,
         rewards: RewardRule = RewardRule(),
     ):
-        self.env, self.info, self.params, self.writer = env, info, params, writer
+        self.env, self.info, self.params = env, info, params
         self.network = network.requires_grad_(False)
         self.parameters = list(self.network.parameters())  # walking the module at every sync costs more
         self.policy = EpsilonGreedyPolicy(self.network, info.num_actions, np.random.default_rng(seed))
@@ -112,6 +114,43 @@ class Actor:
         """Add the epsilon of each copy that took an agent step (`acted`) to the report's sum."""
         self.epsilon_sum += float(epsilon[acted].sum()) if np.ndim(epsilon) else epsilon * int(acted.sum())
 
+    def _track_episodes(self, result, ended: np.ndarray) -> None:
+        """Raw return and length in agent steps of each copy's episode; those that ended are kept."""
+        live = ~ended
+        self.episode_return[live] += result.reward[live]
+        self.episode_length += live
+        for slot in np.flatnonzero(result.episode_end & live):
+            self.completed.append(float(self.episode_return[slot]))
+            self.completed_lengths.append(int(self.episode_length[slot]))
+            self.episode_return[slot], self.episode_length[slot] = 0.0, 0
+
+    def continue_from(self, steps: int) -> None:
+        """Carry on from `steps` agent steps already taken (a resumed run, a restarted process):
+        epsilon continues its schedule instead of starting again at epsilon_start."""
+        self.steps = steps
+
+    def report(self, steps: int) -> Report:
+        report = Report(
+            steps=steps,
+            episode_returns=tuple(self.completed),
+            episode_lengths=tuple(self.completed_lengths),
+            epsilon_sum=self.epsilon_sum,
+        )
+        self.completed, self.completed_lengths, self.epsilon_sum = [], [], 0.0
+        return report
+
+    def close(self) -> None:
+        self.env.close()
+
+
+class Actor(ActorBase):
+    """Gorila's actor: writes each step of its copies to `writer` (a replay memory), reading theta+
+    every `sync_every` agent steps."""
+
+    def __init__(self, env, network, info: EnvInfo, params: ParameterSource, writer: TransitionSink, **settings):
+        super().__init__(env, network, info, params, **settings)
+        self.writer = writer
+
     def step(self) -> int:
         """One step of every environment copy, one replay entry per copy; the agent steps taken.
 
@@ -143,16 +182,6 @@ class Actor:
         self.count_epsilon(epsilon, ~ended)
         return taken
 
-    def _track_episodes(self, result, ended: np.ndarray) -> None:
-        """Raw return and length in agent steps of each copy's episode; those that ended are kept."""
-        live = ~ended
-        self.episode_return[live] += result.reward[live]
-        self.episode_length += live
-        for slot in np.flatnonzero(result.episode_end & live):
-            self.completed.append(float(self.episode_return[slot]))
-            self.completed_lengths.append(int(self.episode_length[slot]))
-            self.episode_return[slot], self.episode_length[slot] = 0.0, 0
-
     def run(self, budget: int) -> Report:
         """At least `budget` agent steps (a whole number of vector steps); a report for the driver."""
         start = self.steps
@@ -160,21 +189,3 @@ class Actor:
             self.step()
         self.writer.flush()
         return self.report(self.steps - start)
-
-    def continue_from(self, steps: int) -> None:
-        """Carry on from `steps` agent steps already taken (a resumed run, a restarted process):
-        epsilon continues its schedule instead of starting again at epsilon_start."""
-        self.steps = steps
-
-    def report(self, steps: int) -> Report:
-        report = Report(
-            steps=steps,
-            episode_returns=tuple(self.completed),
-            episode_lengths=tuple(self.completed_lengths),
-            epsilon_sum=self.epsilon_sum,
-        )
-        self.completed, self.completed_lengths, self.epsilon_sum = [], [], 0.0
-        return report
-
-    def close(self) -> None:
-        self.env.close()

@@ -14,7 +14,7 @@ import numpy as np
 
 from gorila.agent import dqn
 from gorila.agent.networks import load_flat_parameters
-from gorila.components.actor import Actor
+from gorila.components.actor import ActorBase
 from gorila.core import ParameterSource
 from gorila.messages import EnvInfo
 
@@ -39,8 +39,8 @@ class Rollout:
         return int(self.acted.sum())
 
 
-class RolloutActor(Actor):
-    """An `Actor` whose steps go into a `Rollout` of `rollout_steps` vector steps; it reads theta+
+class RolloutActor(ActorBase):
+    """An actor whose steps go into a `Rollout` of `rollout_steps` vector steps; it reads theta+
     afresh (waiting for it) before each rollout, so that every rollout starts with the newest, and
     again every `read_every` vector steps within it without waiting (the answer to the request sent at
     the previous read): where other bundles move theta+ while this one acts, it acts on their updates
@@ -58,7 +58,7 @@ class RolloutActor(Actor):
         read_every: int = 0,
         **settings,
     ):
-        super().__init__(env, network, info, params, writer=None, **settings)
+        super().__init__(env, network, info, params, **settings)
         self.rollout_steps, self.read_every = rollout_steps, read_every
 
     def read(self) -> bool:
