@@ -17,7 +17,7 @@ role's contract methods (and `node_id` and `process`, which say where it runs):
 
 Inside one process a bundle holds its actor, replay and learner directly. `Saveable` is what every
 part that a checkpoint or a restart carries over implements. The data they exchange is in
-`gorila.messages`.
+`gorila.messages`. `Algorithm` is the learning rule the components run (DQN, PQN: `gorila.algorithms`).
 """
 
 from __future__ import annotations
@@ -76,6 +76,60 @@ class MinibatchSource(Protocol):
     def sample(self, batch_size: int) -> Minibatch | None: ...
     def update_priorities(self, streams, indices, td_errors) -> None:
         """New |delta| of entries a prioritised minibatch drew (its `streams` and `indices`)."""
+
+
+class Algorithm(Protocol):
+    """A learning rule Gorila's components run, registered by name in `gorila.algorithms`: what the
+    config reads of it (its presets, its checks, the fields its presets share among actors), its budget
+    rule, and what it builds from a worker's `Parts` (`gorila.system.builders`): its Q-network and its
+    bundle (and outside bundles, an `ActorLearnerAlgorithm`'s actor and learner).
+
+        algorithm = algorithm_of(config)              # gorila.algorithms: ALGORITHMS[config.algorithm]
+        problem = algorithm.check(config)             # None, or one line naming the key
+        bundle = algorithm.bundle(parts, index, saved_replay)
+
+    Its module imports the components it builds inside the building methods: the config reads an
+    algorithm without importing torch.
+    """
+
+    name: str
+    presets: dict[str, dict]  # its ready sets of config values by preset name, each with its reasons
+    learns_from_replay: bool  # its learners sample replay memories (warm-up, learning start); else none
+    bundle_shape: tuple[str, str]  # one bundle's name and parts, in the launch line
+    kept_in_rounds: tuple[str, ...]  # fields its N learners keep whole in synchronous rounds
+
+    def shared_by_actors(self, preset: str) -> tuple[str, ...]:
+        """The fields `preset` gives for its whole run, which N actors (bundles) share 1/N each."""
+
+    def shared_in_rounds(self, preset: str) -> tuple[str, ...]:
+        """The fields of `preset`'s one update that N learners in synchronous rounds share besides."""
+
+    def check(self, config) -> str | None:
+        """What this algorithm cannot run in `config`, in one line naming the key; None when it can."""
+
+    def gradients(self, config, steps: int) -> int:
+        """Gradients its learners compute, all together, over `steps` agent steps of all actors."""
+
+    def learning(self, config, updates: int) -> str:
+        """How its learners learn, in the launch's schedule line (`updates`: the run's server updates)."""
+
+    def network(self, config, info) -> torch.nn.Module:
+        """Its Q-network (torso and head) for the environment `info` (an `EnvInfo`) describes."""
+
+    def bundle(self, parts, index: int, saved_replay: str | None = None) -> ActorWorker:
+        """Bundle `index`: its actor and learner (and replay memory, started from `saved_replay`), called
+        as an actor; one that holds a replay memory is a `BundleWorker`."""
+
+
+class ActorLearnerAlgorithm(Algorithm, Protocol):
+    """An algorithm that also runs outside bundles, in any mix of actors, replay memories and learners
+    (DQN; PQN's check refuses it: each actor's rollouts go to its own learner)."""
+
+    def actor(self, parts, index: int, writer: TransitionSink) -> ActorWorker:
+        """Actor `index`, writing its steps to `writer`."""
+
+    def learner(self, parts, index: int, replay: MinibatchSource) -> LearnerWorker:
+        """Learner `index`, sampling `replay`."""
 
 
 # ---- call contracts: every method called across a process boundary --------------------------------

@@ -1,7 +1,7 @@
 """MkDocs hooks (mkdocs.yml `hooks:`) that generate the site's reference pages from the code at build time.
 
 - `reference/config.md`: every field of `gorila.config.schema.Config` in its sections (`gorila.config.sections`), with its
-  flag, type, default, range rule and docstring, and each preset's value (`gorila/config/presets.py`);
+  flag, type, default, range rule and docstring, and each preset's value (`gorila/algorithms/*_presets.py`);
 - `reference/cli.md`: the `--help` of `gorila` and of each subcommand, from the argparse parsers of
   `gorila/cli/` (formatted 80 columns wide);
 - `figures/...`: the PNG figures under `benchmarks/`, served from where they lie in the repository; a page
@@ -71,7 +71,7 @@ def config_reference() -> str:
         "# Config reference",
         "",
         "<!-- Generated at build time by scripts/docs_hooks.py from gorila/config/schema.py and "
-        "gorila/config/presets.py: edit those, not this page. -->",
+        "gorila/algorithms/*_presets.py: edit those, not this page. -->",
         "",
         "Every field of `gorila.config.schema.Config`, by its sections (`gorila.config.sections`, one typed "
         "dataclass each; `config.section(DQNConfig)` is one section's values). Each is a flag of "
@@ -85,7 +85,7 @@ def config_reference() -> str:
         "",
         "## Presets at a glance",
         "",
-        "Each preset's value of every field (`gorila/config/presets.py`); **bold**: the preset sets it, "
+        "Each preset's value of every field (`gorila/algorithms/*_presets.py`); **bold**: the preset sets it, "
         "otherwise it keeps the default. `--scale F` changes a preset's counts of actors, learners and "
         "shards, its budget and theta-'s period ([Atari](../guides/atari.md#gorila-paper)).",
         "",

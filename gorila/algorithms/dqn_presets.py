@@ -1,12 +1,11 @@
-"""Presets: ready sets of config values, each with the reasons for its choices (their scaling to a
-cluster's size: `scaling`). DQN's are here, PQN's in `pqn_presets`; `PRESETS` holds them all."""
+"""DQN's presets: ready sets of config values, each with the reasons for its choices (their scaling to
+a cluster's size: `gorila.config.scaling`; every algorithm's together: `gorila.config.presets`)."""
 
 from __future__ import annotations
 
-from gorila.config.pqn_presets import PQN_PRESETS
 from gorila.envs.atari_constants import MAX_EPISODE_FRAMES, STICKY_ACTIONS
 
-PRESETS: dict[str, dict] = {
+DQN_PRESETS: dict[str, dict] = {
     # Tuned on 2 CPU cores (benchmarks/time_to_solve.py, seeds 0-4): four CartPole copies per actor
     # share each batched forward pass; one update of 64 per 4 agent steps; a high Adam rate and a
     # 64x64 network, whose updates cost a third of a 128x128 one's. With several bundles the actors
@@ -176,8 +175,8 @@ PRESETS: dict[str, dict] = {
 # parameters ten times as far: the largest calm rate, which AdaGrad's decay needs over millions of updates.
 # The paper's loss-outlier filter at k = 5 (measured beside none on Pong and Breakout's first 1M
 # frames: benchmarks/baselines/atari/outlier-filter-1m.md).
-PRESETS["gorila-paper"] = dict(
-    PRESETS["atari"],
+DQN_PRESETS["gorila-paper"] = dict(
+    DQN_PRESETS["atari"],
     actors=100,
     learners=100,
     param_shards=31,
@@ -202,8 +201,8 @@ PRESETS["gorila-paper"] = dict(
 # theta- every 128 updates, a 64x64 dueling MLP (`network: auto`, so an Atari --env gets the Nature CNN,
 # though with these CartPole-sized rates). New transitions get the largest priority so far instead of
 # an actor-computed one, and beta anneals from 0.4 to 1 over the budget (Schaul et al. 2016).
-PRESETS["apex"] = dict(
-    PRESETS["cartpole"],
+DQN_PRESETS["apex"] = dict(
+    DQN_PRESETS["cartpole"],
     total_frames=400_000,
     bundled=False,
     actors=3,
@@ -257,8 +256,8 @@ PRESETS["apex"] = dict(
 #   to norm 10 (PQN, Tianshou's policy default is none: a guard against a rare large step).
 # Breakout-like games need FIRE after a lost life, which a nearly greedy agent may never press:
 # `--set fire_reset=true` there. Results: README "Atari", benchmarks/baselines/.
-PRESETS["atari-fast"] = dict(
-    PRESETS["atari"],
+DQN_PRESETS["atari-fast"] = dict(
+    DQN_PRESETS["atari"],
     total_frames=10_000_000,
     n_step=3,
     double_dqn=False,
@@ -297,8 +296,8 @@ PRESETS["atari-fast"] = dict(
 # sequence cannot score; the full set of 18 actions, so that no game's minimal set is given away; no
 # life-loss signal, so that the score alone tells the agent how it does (a lost life is no terminal);
 # episodes capped at 108,000 frames (30 minutes) in training and in evaluation (DQN's: 18,000).
-PRESETS["machado"] = dict(
-    PRESETS["atari"],
+DQN_PRESETS["machado"] = dict(
+    DQN_PRESETS["atari"],
     sticky_actions=STICKY_ACTIONS,
     full_action_set=True,
     life_loss_signal=False,
@@ -306,46 +305,12 @@ PRESETS["machado"] = dict(
     eval_max_frames=MAX_EPISODE_FRAMES,
 )
 
-PRESETS.update(PQN_PRESETS)
-
-# What a preset gives for its whole run rather than for each actor: a run with more actors (bundles)
-# than the preset has shares these among them, 1/N each (`gorila.config.scaling.actor_shares`), so that
-# N bundles explore, warm up and learn per frame as the preset's one agent does, hold the experience of
-# the same last frames in all, and N machines each do 1/N of its work. With each bundle stepping the pqn
-# preset's 128 copies in 32 minibatches, a whole agent as the paper's bundles were, 8 PQN bundles on
-# MinAtar Breakout needed 3.4 times one bundle's frames to a training mean of 8 (seed 0); shared, 1.5-1.7,
-# and with the pqn presets' refresh and bootstrap, the shards' staleness momentum and the actors' reads
-# within rollouts 1.06 (medians of seeds 0-5; benchmarks/baselines/scaling);
-# and the atari preset on 32 bundles would hold 32M transitions
-# (226 GB) with epsilon at 0.69 when its 50M frames end. gorila-paper's bundles are whole DQN agents, as
-# the paper's were: it shares nothing.
-_DQN_SHARES = ("envs_per_actor", "epsilon_decay_steps", "learning_starts", "replay_capacity")
-_PQN_SHARES = ("envs_per_actor", "rollout_minibatches", "epsilon_decay_steps")
-SHARED_BY_ACTORS: dict[str, tuple[str, ...]] = {
-    **{name: _DQN_SHARES for name in ("cartpole", "atari", "minatar", "apex", "atari-fast", "machado")},
-    **{name: _PQN_SHARES for name in PQN_PRESETS},
-}
-# In synchronous rounds (`synchronous_sgd` on Ray) one update is the mean of N learners' gradients, so
-# the preset's minibatch of one update is what they share: a DQN learner samples 1/N of the batch from
-# its own replay N times as often (each bundle steps 1/N of the frames), and PQN's learners each keep the
-# preset's minibatches of every pass, on their 1/N of the copies' steps. Either way N bundles make the
-# preset's updates, of its minibatch size, per frame.
-SHARED_IN_ROUNDS: dict[str, tuple[str, ...]] = {name: ("batch_size", "update_every") for name in SHARED_BY_ACTORS}
-SHARED_IN_ROUNDS.update({name: () for name in PQN_PRESETS})
-KEPT_IN_ROUNDS = ("rollout_minibatches",)
-
-# What a run starts from when it names no preset, by kind of environment: DQN's settings for an Atari
-# game and MinAtar's for a MinAtar game, rather than the base config's CartPole-sized ones (Adam 5e-4,
-# raw rewards, a 100k replay), which no published Atari result used.
-ENV_KIND_PRESETS = {"atari": "atari", "minatar": "minatar"}
-
-
-def preset_for_env(env) -> str | None:
-    """The preset a run on `env` gets when it names none (`ENV_KIND_PRESETS`); None for other kinds
-    and for a name that is no environment (preflight reports that one)."""
-    from gorila.envs.registry import EnvError, resolve_env
-
-    try:
-        return ENV_KIND_PRESETS.get(resolve_env(env).kind)
-    except EnvError:
-        return None
+# The fields DQN's presets give for the whole run (`gorila.config.presets.SHARED_BY_ACTORS`): its
+# replay memories' capacity and warm-up, its anneal and its copies; on 32 bundles the atari preset
+# would otherwise hold 32M transitions (226 GB) with epsilon at 0.69 when its 50M frames end.
+# gorila-paper's bundles are whole DQN agents, as the paper's were: it shares nothing.
+DQN_SHARES = ("envs_per_actor", "epsilon_decay_steps", "learning_starts", "replay_capacity")
+WHOLE_AGENT_PRESETS = ("gorila-paper",)
+# In synchronous rounds N learners share the minibatch of one update: each samples 1/N of the batch
+# from its own replay, N times as often.
+DQN_SHARES_IN_ROUNDS = ("batch_size", "update_every")

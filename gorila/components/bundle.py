@@ -2,8 +2,9 @@
 
 Bundles share nothing but the parameter server. Inside a bundle the learner makes one update every
 `update_every` agent steps, DQN's ratio, once the local replay holds enough entries to sample from.
-A PQN bundle (`RolloutBundle`, algorithm pqn) has no replay: its actor's rollouts go straight to its
-learner. The parts are built and connected by `gorila.system.builders.make_bundle`.
+A PQN bundle (`RolloutBundle`) has no replay: its actor's rollouts go straight to its learner, and it
+holds nothing to save but what the parameter server holds. Each algorithm builds and connects its
+bundle's parts (`gorila.algorithms`).
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ class Bundle:
 class RolloutBundle:
     """PQN in a bundle: a `RolloutActor` and a `RolloutLearner` taking turns in one process, a rollout
     of the one then passes over it by the other (Gallici et al. 2025); N of them share theta+ through
-    the parameter server."""
+    the parameter server. Called as an actor (`ActorWorker`): it holds no replay memory to save."""
 
     def __init__(self, actor: RolloutActor, learner: RolloutLearner, hosted_shards: dict | None = None):
         self.actor, self.learner = actor, learner
@@ -88,13 +89,6 @@ class RolloutBundle:
 
     def continue_from(self, steps: int) -> None:
         self.actor.continue_from(steps)
-
-    def save_replay(self, path: str) -> int:
-        """Nothing to save: PQN keeps no replay memory."""
-        return 0
-
-    def replay_size(self) -> int:
-        return 0
 
     def close(self) -> None:
         self.actor.close()

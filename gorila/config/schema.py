@@ -11,6 +11,7 @@ import copy
 import functools
 from dataclasses import dataclass, fields
 
+from gorila.algorithms import UnknownAlgorithm, algorithm_named
 from gorila.config.presets import PRESETS, preset_for_env
 from gorila.config.rules import MAX_SEED, NETWORKS
 from gorila.config.sections import (
@@ -105,6 +106,10 @@ def validate(config: Config) -> Config:
         value = getattr(config, item.name)
         if check is not None and not check(value):
             raise ConfigError(f"{item.name} must {must}, got {value!r}")
+    try:
+        algorithm = algorithm_named(config.algorithm)
+    except UnknownAlgorithm as error:
+        raise ConfigError(str(error)) from None
     if config.bundled:
         if config.actors != config.learners:
             raise ConfigError(
@@ -113,10 +118,8 @@ def validate(config: Config) -> Config:
             )
         if config.replay != "local":
             raise ConfigError("bundled mode uses local replay; pass --no-bundled to use --replay global")
-    elif config.algorithm == "pqn":
-        raise ConfigError(
-            "algorithm pqn runs in bundles only (each actor's rollouts go to its own learner); drop --no-bundled"
-        )
+    if problem := algorithm.check(config):
+        raise ConfigError(problem)
     if config.max_bundles and not (config.bundled and config.runtime == "ray" and config.max_bundles >= config.actors):
         raise ConfigError(
             f"max_bundles={config.max_bundles} grows a bundled Ray run from its actors={config.actors} bundles: "

@@ -90,8 +90,8 @@ class LearningRuleConfig:
     """The learning rule every bundle follows: DQN (a replay memory and theta-) or PQN (rollouts and Q(lambda))."""
 
     TITLE: ClassVar[str] = "learning rule"
-    algorithm: Literal["dqn", "pqn"] = "dqn"
-    """What each bundle learns by: `dqn` or `pqn`. `dqn` is Mnih et al. 2015 as Gorila runs it (a replay memory, theta-, one update per update_every agent steps); `pqn` is Gallici et al. 2025 (rollouts of rollout_steps steps of every environment copy, Q(lambda) targets under the parameters that acted, rollout_epochs passes of rollout_minibatches minibatches over each rollout; no replay memory and no theta-). pqn runs in bundles only: N bundles are N PQN agents sharing theta+ through the parameter server."""
+    algorithm: str = "dqn"
+    """What each bundle learns by: `dqn` or `pqn`. `dqn` is Mnih et al. 2015 as Gorila runs it (a replay memory, theta-, one update per update_every agent steps); `pqn` is Gallici et al. 2025 (rollouts of rollout_steps steps of every environment copy, Q(lambda) targets under the parameters that acted, rollout_epochs passes of rollout_minibatches minibatches over each rollout; no replay memory and no theta-). pqn runs in bundles only: N bundles are N PQN agents sharing theta+ through the parameter server. The names are those `gorila.algorithms` registers; another is refused."""
 
 
 @dataclass

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from torch import nn
 
-from gorila.agent.networks import load_flat_parameters, q_network_for
+from gorila.agent.networks import load_flat_parameters
+from gorila.algorithms import algorithm_of
 from gorila.config import Config, ConfigError, apply_overrides
 from gorila.envs import make_vector_env_for
 from gorila.messages import EnvInfo
@@ -82,7 +83,7 @@ def load_saved_agent(path, objects: dict | None = None) -> SavedAgent:
     payload = load_checkpoint(file)
     config, info = restore_config(payload, objects), restore_info(payload)
     check_fits_game(config, info, file)
-    network = q_network_for(config, info).requires_grad_(False)
+    network = algorithm_of(config).network(config, info).requires_grad_(False)
     theta, expected = payload.get("theta"), sum(p.numel() for p in network.parameters())
     if not hasattr(theta, "numel") or theta.numel() != expected:
         size = f"{theta.numel():,}" if hasattr(theta, "numel") else "no"

@@ -1,9 +1,9 @@
 """Where the actors, learners and evaluator are built from a config: each reads the config here, once,
 and is handed its environment copies, its network and every setting as an argument of its own.
 
-The seeds come from `gorila.seeds`, the network from `q_network_for`, the copies from
-`make_vector_env_for`; `gorila.system.builders` adds the parameter clients, replay memories and bundles
-around them.
+The seeds come from `gorila.seeds`, the network from the config's algorithm (`network_for`), the
+copies from `make_vector_env_for`; `gorila.system.builders` adds the parameter clients, replay memories
+and bundles around them.
 """
 
 from __future__ import annotations
@@ -14,20 +14,23 @@ import numpy as np
 import torch
 
 from gorila.agent import dqn
-from gorila.agent.networks import q_network_for
+from gorila.algorithms import algorithm_of
 from gorila.components.actor import Actor, EpsilonSchedule, RewardRule
 from gorila.components.evaluator import Evaluator
 from gorila.components.learner import Learner
-from gorila.components.rollout_learner import RolloutLearner
-from gorila.components.rollouts import RolloutActor
 from gorila.config import Config, ConfigError
-from gorila.config.sections import DQNConfig, ParameterServerConfig, PQNConfig
+from gorila.config.sections import DQNConfig, ParameterServerConfig
 from gorila.core import MinibatchSource, ParameterSource, TransitionSink
 from gorila.envs import VectorEnv, make_vector_env_for
 from gorila.messages import EnvInfo
 from gorila.seeds import actor_seed, evaluation_seed, learner_seed
 
 MAX_PARALLEL_EPISODES = 32  # an evaluation's copies stepped at once
+
+
+def network_for(config: Config, info: EnvInfo) -> torch.nn.Module:
+    """The Q-network of the config's algorithm, shaped for its environment (an `EnvInfo`)."""
+    return algorithm_of(config).network(config, info)
 
 
 def learner_device(config: Config) -> str:
@@ -77,7 +80,7 @@ def reward_rule(config: Config) -> RewardRule:
     return RewardRule(config.clip_rewards, config.reward_scale)
 
 
-def _actor_settings(config: Config, info: EnvInfo, index: int) -> tuple[VectorEnv, torch.nn.Module, dict]:
+def actor_settings(config: Config, info: EnvInfo, index: int) -> tuple[VectorEnv, torch.nn.Module, dict]:
     """Actor `index`'s environment copies, network and keyword settings, in this process's threads."""
     torch.set_num_threads(config.torch_threads)
     seed = actor_seed(config.seed, index)
@@ -88,30 +91,20 @@ def _actor_settings(config: Config, info: EnvInfo, index: int) -> tuple[VectorEn
         sync_every=config.actor_sync_every,
         rewards=reward_rule(config),
     )
-    return env, q_network_for(config, info), settings
+    return env, network_for(config, info), settings
 
 
-def actor_for(
-    config: Config, info: EnvInfo, index: int, params: ParameterSource, writer: TransitionSink | None
-) -> Actor:
+def actor_for(config: Config, info: EnvInfo, index: int, params: ParameterSource, writer: TransitionSink) -> Actor:
     """Actor `index`, reading theta+ from `params` and writing its steps to `writer`."""
-    env, network, settings = _actor_settings(config, info, index)
+    env, network, settings = actor_settings(config, info, index)
     return Actor(env, network, info, params, writer, **settings)
 
 
-def rollout_actor_for(config: Config, info: EnvInfo, index: int, params: ParameterSource) -> RolloutActor:
-    """PQN's actor `index`, handing on rollouts of `rollout_steps` vector steps."""
-    env, network, settings = _actor_settings(config, info, index)
-    return RolloutActor(
-        env, network, info, params, rollout_steps=config.rollout_steps, read_every=config.rollout_read_every, **settings
-    )
-
-
-def _learner_network(config: Config, info: EnvInfo, index: int) -> torch.nn.Module:
+def learner_network(config: Config, info: EnvInfo, index: int) -> torch.nn.Module:
     """Learner `index`'s network, built after seeding torch with the learner's seed, in its threads."""
     torch.set_num_threads(config.torch_threads)
     torch.manual_seed(learner_seed(config.seed, index))
-    return q_network_for(config, info)
+    return network_for(config, info)
 
 
 def learner_for(
@@ -125,25 +118,13 @@ def learner_for(
     """Learner `index`, sampling `replay` and pushing its gradients through `params`; `hosted_shards`
     are the parameter shards held in its process."""
     return Learner(
-        _learner_network(config, info, index),
+        learner_network(config, info, index),
         params,
         replay,
         dqn_config=config.section(DQNConfig),
         server_config=config.section(ParameterServerConfig),
         device=learner_device(config),
         hosted_shards=hosted_shards,
-    )
-
-
-def rollout_learner_for(config: Config, info: EnvInfo, index: int, params: ParameterSource) -> RolloutLearner:
-    """PQN's learner `index`, learning from its actor's rollouts."""
-    return RolloutLearner(
-        _learner_network(config, info, index),
-        params,
-        pqn_config=config.section(PQNConfig),
-        dqn_config=config.section(DQNConfig),
-        seed=learner_seed(config.seed, index),
-        device=learner_device(config),
     )
 
 
@@ -160,5 +141,5 @@ def make_evaluator(
     seed = evaluation_seed(config.seed, independent)
     copies = min(config.eval_episodes, MAX_PARALLEL_EPISODES)
     env = make_vector_env_for(config, copies, seed, evaluation=True) if make_env is None else make_env(copies, seed)
-    network = q_network_for(config, info)
+    network = network_for(config, info)
     return Evaluator(env, network, info, episodes=config.eval_episodes, epsilon=config.eval_epsilon, seed=seed)

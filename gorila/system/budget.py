@@ -11,6 +11,7 @@ learners could not start (`check_learning_start`), the launch says when each thi
 from __future__ import annotations
 
 from gorila.agent.dqn import linear_epsilon
+from gorila.algorithms import algorithm_of
 from gorila.config import Config, ConfigError
 from gorila.messages import EnvInfo
 from gorila.system.agent_builders import epsilon_hold_steps, epsilon_schedule, on_ladder
@@ -44,9 +45,9 @@ def _each(config: Config) -> str:
 
 
 def check_learning_start(config: Config, info: EnvInfo) -> None:
-    """Refuse a run whose replay memories could not hold their warm-up before the budget ends (PQN
-    has none: it learns from its first rollout)."""
-    if config.algorithm == "pqn":
+    """Refuse a run whose replay memories could not hold their warm-up before the budget ends (an
+    algorithm without replay, PQN, has none: it learns from its first rollout)."""
+    if not algorithm_of(config).learns_from_replay:
         return
     needed = min_sample_size(config, replay_warmup(config))
     written = memory_steps(config, info)
@@ -110,15 +111,10 @@ def describe_schedule(config: Config, info: EnvInfo) -> str:
         else f"over its first {config.epsilon_decay_steps:,}"
     )
     anneal = f"epsilon {config.epsilon_start:g} -> {end} {over} ({_share(config.epsilon_decay_steps, steps)})"
-    if config.algorithm == "pqn":
-        rollout = config.rollout_steps * config.envs_per_actor
-        start = (
-            f"it learns from rollouts of {config.rollout_steps:,} steps of its {config.envs_per_actor:,} copies "
-            f"({config.rollout_epochs} passes of {config.rollout_minibatches} minibatches of about "
-            f"{rollout // config.rollout_minibatches:,}), with no replay memory and no theta-: about "
-            f"{planned_updates(config, info):,} server updates in the run"
-        )
-        return f"schedule: {_each(config)} takes about {steps:,} agent steps; {anneal}; {start}"
+    algorithm = algorithm_of(config)
+    learning = algorithm.learning(config, planned_updates(config, info))
+    if not algorithm.learns_from_replay:
+        return f"schedule: {_each(config)} takes about {steps:,} agent steps; {anneal}; {learning}"
     if config.bundled:
         start = f"learning starts once its replay holds {warmup:,} ({_share(warmup, written)})"
     else:
@@ -126,8 +122,4 @@ def describe_schedule(config: Config, info: EnvInfo) -> str:
             f"learning starts once the replay memories hold {config.learning_starts:,} in all "
             f"({_share(warmup, written)} of what each receives)"
         )
-    refreshes = planned_updates(config, info) // config.target_update_every
-    return (
-        f"schedule: {_each(config)} takes about {steps:,} agent steps; {anneal}; {start}; "
-        f"theta- every {config.target_update_every:,} server updates (about {refreshes:,} times in the run)"
-    )
+    return f"schedule: {_each(config)} takes about {steps:,} agent steps; {anneal}; {start}; {learning}"

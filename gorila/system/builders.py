@@ -8,14 +8,15 @@ return annotations are for readers: placement reads the role, never an annotatio
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from gorila.agent.networks import flat_parameters, q_network_for
+from gorila.agent.networks import flat_parameters
+from gorila.algorithms import algorithm_of
 from gorila.components.actor import Actor
-from gorila.components.bundle import Bundle, RolloutBundle
 from gorila.components.learner import Learner
 from gorila.components.parameter_server import ParameterClient, ParameterShard, slice_bounds
 from gorila.components.replay import ReplayMemory
@@ -23,18 +24,25 @@ from gorila.components.replay.priorities import PriorityRule
 from gorila.components.replay.routing import ReplayWriter, Route
 from gorila.config import Config, ConfigError
 from gorila.config.derived import round_size, shards_beside_learners, staleness_limit, synchronous_refresh
-from gorila.core import MinibatchSource, TransitionSink
+from gorila.core import ActorWorker, LearnerWorker, MinibatchSource, TransitionSink
 from gorila.messages import EnvInfo
 from gorila.records.checkpoints import load_shard_backup
 from gorila.runtime.calls import DirectCalls
-from gorila.seeds import replay_seed, theta_0_seed
-from gorila.system.agent_builders import actor_for, learner_device, learner_for, rollout_actor_for, rollout_learner_for
+from gorila.seeds import learner_seed, replay_seed, theta_0_seed
+from gorila.system.agent_builders import (
+    actor_for,
+    actor_settings,
+    learner_device,
+    learner_for,
+    learner_network,
+    network_for,
+)
 
 
 def initial_parameters(config: Config, info: EnvInfo) -> np.ndarray:
     """theta_0: the seeded initialisation every shard slices its part from."""
     torch.manual_seed(theta_0_seed(config.seed))
-    return flat_parameters(q_network_for(config, info))
+    return flat_parameters(network_for(config, info))
 
 
 def parameter_bounds(config: Config, size: int) -> list[tuple[int, int]]:
@@ -52,15 +60,10 @@ def shard_device(config: Config) -> str:
 
 
 def planned_updates(config: Config, info: EnvInfo) -> int:
-    """Updates the parameter server applies in the whole run, all learners together: one per
-    update_every agent steps (dqn), or rollout_epochs * rollout_minibatches per rollout (pqn); in
-    synchronous rounds one per round of `round_size` gradients."""
-    steps = info.steps(config.total_frames)
-    if config.algorithm == "pqn":
-        rollouts = steps // (config.rollout_steps * config.envs_per_actor)
-        gradients = rollouts * config.rollout_epochs * config.rollout_minibatches
-    else:
-        gradients = steps // config.update_every
+    """Updates the parameter server applies in the whole run, all learners together: one per gradient
+    the algorithm's learners compute in the run's agent steps (`Algorithm.gradients`; dqn: one per
+    update_every agent steps), or in synchronous rounds one per round of `round_size` gradients."""
+    gradients = algorithm_of(config).gradients(config, info.steps(config.total_frames))
     return max(1, gradients // round_size(config))
 
 
@@ -190,9 +193,67 @@ def make_replay(
     return replay
 
 
-def make_actor(config: Config, info: EnvInfo, index: int, shards: list, bounds, calls, writer: TransitionSink) -> Actor:
-    """Actor `index`, reading theta+ from the shards and writing to `writer`."""
-    return actor_for(config, info, index, parameter_client(config, shards, bounds, calls), writer)
+@dataclass
+class Parts:
+    """What an algorithm builds a worker from (`gorila.core.Algorithm`): the run's config and its
+    environment's facts, theta+ through the shards (those held in the worker's own process in `hosted`,
+    index -> ParameterShard), and the builders of what algorithms share: parameter clients, replay
+    memories, an actor's copies and settings, a learner's network, Gorila's actor and learner."""
+
+    config: Config
+    info: EnvInfo
+    shards: list
+    bounds: list
+    calls: object
+    hosted: dict = field(default_factory=dict)
+
+    @property
+    def device(self) -> str:
+        """Where the worker's learner computes."""
+        return learner_device(self.config)
+
+    def client(self, device: str = "cpu"):
+        """A view of theta+ as tensors on `device` (one per actor or learner)."""
+        return parameter_client(self.config, self.shards, self.bounds, self.calls, device)
+
+    def acting(self, index: int):
+        """Actor `index`'s environment copies, network and keyword settings (`actor_settings`)."""
+        return actor_settings(self.config, self.info, index)
+
+    def learner_network(self, index: int):
+        return learner_network(self.config, self.info, index)
+
+    def learner_seed(self, index: int) -> int:
+        return learner_seed(self.config.seed, index)
+
+    def bundle_replay(self, index: int, saved: str | None = None) -> ReplayMemory:
+        """Bundle `index`'s local replay memory, fed by its actor's copies only."""
+        config = self.config
+        seed = replay_seed(config.seed, index)
+        return make_replay(
+            config, self.info, config.replay_capacity, config.envs_per_actor, seed, replay_warmup(config), saved
+        )
+
+    def writer_to(self, replay: ReplayMemory) -> ReplayWriter:
+        """How an actor in the same process writes each of its copies to the stream of that number."""
+        streams = tuple(range(self.config.envs_per_actor))
+        return ReplayWriter([replay], [Route(0, streams, streams)], DirectCalls())
+
+    def actor(self, index: int, writer: TransitionSink) -> Actor:
+        """Gorila's actor `index`, writing its steps to `writer`."""
+        return actor_for(self.config, self.info, index, self.client(), writer)
+
+    def learner(self, index: int, replay: MinibatchSource) -> Learner:
+        """Gorila's learner `index`, sampling `replay`, with the DQN gradient."""
+        return learner_for(self.config, self.info, index, self.client(self.device), replay, self.hosted)
+
+
+def make_actor(
+    config: Config, info: EnvInfo, index: int, shards: list, bounds, calls, writer: TransitionSink
+) -> ActorWorker:
+    """Actor `index` of the config's algorithm (an `ActorLearnerAlgorithm`: its check allowed actors
+    apart), reading theta+ from the shards and writing to `writer`."""
+    return algorithm_of(config).actor(Parts(config, info, shards, bounds, calls), index, writer)
 
 
 def make_learner(
@@ -204,12 +265,11 @@ def make_learner(
     calls,
     replay: MinibatchSource,
     hosted: tuple[HostedSlice, ...] = (),
-) -> Learner:
-    """Learner `index`, sampling from `replay` and pushing gradients to the shards; it holds the
-    `hosted` shards in its process (shard placement `learners` on Ray)."""
+) -> LearnerWorker:
+    """Learner `index` of the config's algorithm, sampling from `replay` and pushing gradients to the
+    shards; it holds the `hosted` shards in its process (shard placement `learners` on Ray)."""
     shards, own = with_hosted_shards(config, info, shards, hosted)
-    params = parameter_client(config, shards, bounds, calls, learner_device(config))
-    return learner_for(config, info, index, params, replay, own)
+    return algorithm_of(config).learner(Parts(config, info, shards, bounds, calls, own), index, replay)
 
 
 def make_bundle(
@@ -221,30 +281,12 @@ def make_bundle(
     calls,
     saved_replay: str | None = None,
     hosted: tuple[HostedSlice, ...] = (),
-) -> Bundle | RolloutBundle:
-    """Bundle `index`: actor_i --writes--> local replay_i --minibatches--> learner_i, in one process,
-    with the `hosted` shards (shard placement `learners` on Ray); with algorithm pqn, actor_i
-    --rollouts--> learner_i.
+) -> ActorWorker:
+    """Bundle `index` of the config's algorithm, in one process, with the `hosted` shards (shard
+    placement `learners` on Ray); dqn: actor_i --writes--> local replay_i --minibatches--> learner_i.
 
     Inside the bundle calls are direct; `calls` is how its actor and learner reach the shards of
     other processes.
     """
     shards, own = with_hosted_shards(config, info, shards, hosted)
-    if config.algorithm == "pqn":
-        client = lambda device="cpu": parameter_client(config, shards, bounds, calls, device)
-        actor = rollout_actor_for(config, info, index, client())
-        return RolloutBundle(actor, rollout_learner_for(config, info, index, client(learner_device(config))), own)
-    replay = make_replay(
-        config,
-        info,
-        config.replay_capacity,
-        config.envs_per_actor,
-        replay_seed(config.seed, index),
-        replay_warmup(config),
-        saved_replay,
-    )
-    streams = tuple(range(config.envs_per_actor))
-    writer = ReplayWriter([replay], [Route(0, streams, streams)], DirectCalls())
-    actor = make_actor(config, info, index, shards, bounds, calls, writer)
-    learner = make_learner(config, info, index, shards, bounds, calls, replay)
-    return Bundle(actor, replay, learner, config.update_every, own)
+    return algorithm_of(config).bundle(Parts(config, info, shards, bounds, calls, own), index, saved_replay)

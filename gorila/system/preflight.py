@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import socket
 
-from gorila.agent.networks import is_users_network, q_network_for
+from gorila.agent.networks import is_users_network
 from gorila.components.replay.storage import StreamStorage
 from gorila.config import Config, ConfigError
 from gorila.config.derived import learner_processes
@@ -19,7 +19,7 @@ from gorila.envs import make_vector_env_for
 from gorila.messages import EnvInfo, env_info
 from gorila.plugins import reference_of
 from gorila.records.tracking import check_tracking
-from gorila.system.agent_builders import learner_device
+from gorila.system.agent_builders import learner_device, network_for
 from gorila.system.budget import check_learning_start
 from gorila.system.builders import min_sample_size, parameter_bounds, replay_warmup
 from gorila.system.topology import replay_layout
@@ -97,10 +97,10 @@ def check_network(config: Config, info: EnvInfo) -> int:
     failures = Exception if users else (ValueError, RuntimeError)
     try:
         with torch.device("meta"):
-            network = q_network_for(config, info)
+            network = network_for(config, info)
         size = sum(parameter.numel() for parameter in network.parameters())
         if size <= REAL_FORWARD_PARAMETERS:
-            network = q_network_for(config, info)
+            network = network_for(config, info)
         device = next(network.parameters()).device
         out = network(torch.zeros((1, *info.obs_shape), dtype=getattr(torch, info.obs_dtype), device=device))
     except failures as error:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gorila.algorithms import algorithm_of
 from gorila.components.replay.routing import ReplaySampler, ReplayWriter, Route, remote_batch_steps
 from gorila.config import Config
 from gorila.config.derived import (
@@ -57,6 +58,7 @@ class System:
     replays: list = field(default_factory=list)  # stand-alone replay memories (non-bundled)
     evaluator: object = None
     held: dict[WorkerId, tuple[int, ...]] = field(default_factory=dict)  # shards served in a worker's process
+    has_replay: bool = True  # the algorithm keeps replay memories (PQN: none, its bundles hold none)
 
     def holder_of(self, shard: int) -> WorkerId | None:
         """The worker whose process serves parameter shard `shard` (dies and restarts with it), if any."""
@@ -66,7 +68,10 @@ class System:
         return [*self.shards, *self.replays, *self.workers.values(), self.evaluator]
 
     def replay_holders(self) -> list:
-        """What holds each replay memory: the bundles, or the stand-alone memories."""
+        """What holds each replay memory: the bundles, or the stand-alone memories (none for an algorithm
+        without replay)."""
+        if not self.has_replay:
+            return []
         return self.replays or [h for w, h in self.workers.items() if w.role is Kind.BUNDLE]
 
     def servers(self) -> list:
@@ -107,7 +112,7 @@ def build_system(
             for i, (start, stop) in enumerate(bounds)
         ]
         hosting = lambda role, j, make, *args: place(role, make, *args)
-    system = System(shards, bounds)
+    system = System(shards, bounds, has_replay=algorithm_of(config).learns_from_replay)
     holder_role = BUNDLE if config.bundled else LEARNER
     system.held = {WorkerId(holder_role.name, j): tuple(index for index, *_ in hosted[j]) for j in range(len(hosts))}
     if config.bundled:
@@ -168,7 +173,7 @@ def replay_count(config: Config) -> int:
 
 def replay_layout(config: Config) -> list[tuple[int, int]]:
     """(capacity, num_streams) of each replay memory: a bundle's, or a stand-alone one (PQN has none)."""
-    if config.algorithm == "pqn":
+    if not algorithm_of(config).learns_from_replay:
         return []
     if config.replay == "local":
         return [(config.replay_capacity, config.envs_per_actor)] * config.actors
@@ -189,10 +194,9 @@ def learner_replays(config: Config, index: int) -> list[int]:
 def describe_topology(config: Config) -> str:
     """One line a user reads at launch: the shape of the system."""
     plural = lambda n, word: f"{n} {word}{'s' if n > 1 else ''}"
-    if config.algorithm == "pqn":
-        shape = f"{plural(config.actors, 'PQN bundle')} (actor --rollouts--> learner, no replay)"
-    elif config.bundled:
-        shape = f"{plural(config.actors, 'bundle')} (actor + local replay + learner)"
+    if config.bundled:
+        name, parts = algorithm_of(config).bundle_shape
+        shape = f"{plural(config.actors, name)} ({parts})"
         if config.max_bundles > config.actors:
             shape += f", up to {config.max_bundles} as the cluster gains room"
     else:

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 import gorila
+from gorila.algorithms import DQN, PQN
 from gorila.components.actor import Actor
-from gorila.components.bundle import Bundle
+from gorila.components.bundle import Bundle, RolloutBundle
 from gorila.components.evaluator import Evaluator
 from gorila.components.learner import Learner
 from gorila.components.parameter_server import ParameterShard
@@ -20,7 +21,9 @@ from gorila.components.replay.storage import StreamStorage
 from gorila.config import build_config
 from gorila.config.derived import learner_processes
 from gorila.core import (
+    ActorLearnerAlgorithm,
     ActorWorker,
+    Algorithm,
     BundleWorker,
     EvaluatorServer,
     LearnerWorker,
@@ -59,6 +62,9 @@ IMPLEMENTATIONS = [
     (Scheduler, Saveable),
     (StopRule, Saveable),
 ]
+# implementations besides the placed roles': the algorithms, and PQN's bundle, placed in the bundle role
+# but called as an actor only (it holds no replay memory to save)
+BESIDES = [(RolloutBundle, ActorWorker), (DQN, ActorLearnerAlgorithm), (PQN, Algorithm)]
 ROLES = [PARAMETER_SHARD, REPLAY, EVALUATOR, ACTOR, LEARNER, BUNDLE]
 
 
@@ -67,7 +73,7 @@ def parameters(function) -> list[tuple]:
     return [(p.name, p.kind, p.default) for p in inspect.signature(function).parameters.values()]
 
 
-@pytest.mark.parametrize("component, contract", IMPLEMENTATIONS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("component, contract", IMPLEMENTATIONS + BESIDES, ids=lambda c: c.__name__)
 def test_each_component_implements_its_contract_with_the_same_parameters(component, contract):
     methods = contract_methods(contract)
     assert methods, f"{contract.__name__} declares no method"

@@ -112,7 +112,7 @@ def test_a_pqn_bundle_runs_whole_rollouts_and_reports_both_parts():
     assert report.steps == bundle.actor.steps > 0
     assert report.updates == shard.version == config.rollout_epochs * config.rollout_minibatches
     assert report.loss_count == report.updates and report.replay_size is None
-    assert bundle.save_replay("/nonexistent/replay.npz") == 0
+    assert not hasattr(bundle, "save_replay")  # it holds no replay memory, and says so by its type
     bundle.close()
 
 
