@@ -37,7 +37,7 @@ class Rounds:
     def join(self, gradient: torch.Tensor, late: bool, apply: Callable[[torch.Tensor], None]) -> bool:
         """Add `gradient` to the current round and return once the round is over: applied (True,
         `apply` given the mean of its gradients) or dropped by a restore (False). `late`: computed
-        on the version before the current one."""
+        on a version before the current one (its learner missed a round)."""
         if late:
             self.members = min(self.size, self.members + 1)
         self.total = gradient.clone() if self.count == 0 else self.total.add_(gradient)
