@@ -221,16 +221,31 @@ def refresh_mode(config: Config) -> str:
     return "theta+ refresh synchronous where a learner holds every shard, else pipelined"
 
 
-READY_TIMEOUT_S = 120  # how long the components of a run may take to start
+READY_TIMEOUT_S = 120  # how long the components of a run may go without one more of them starting
 
 
-def wait_ready(runtime, system: System, config: Config) -> None:
-    """Every component constructed (on Ray: scheduled on some node); else a clear error."""
+def wait_ready(runtime, system: System, config: Config, window: float = READY_TIMEOUT_S) -> None:
+    """Every component constructed (on Ray: scheduled on some node and its constructor done); else a
+    clear error. The wait goes on while components keep starting (a loaded machine starts Ray's worker
+    processes slowly) and ends after `window` seconds in which none did; the error then tells a cluster
+    without room for them from one that has room and is only slow."""
     handles = system.handles()
-    missing = runtime.wait_ready(handles, READY_TIMEOUT_S)
-    if missing:
+    missing = len(handles)
+    while True:
+        still = runtime.wait_ready(handles, window)
+        if not still:
+            return
+        if still == missing:
+            break
+        missing = still
+    if runtime.free_cpus() >= config.worker_cpus and not config.learner_gpus:
         raise WorkerError(
-            f"{missing} of {len(handles)} components could not be placed within {READY_TIMEOUT_S} s: the Ray "
-            f"cluster lacks the CPUs/GPUs they ask for (worker_cpus={config.worker_cpus}, "
-            f"learner_gpus={config.learner_gpus})"
+            f"{missing} of {len(handles)} components did not start within {window:g} s although the cluster "
+            f"has CPUs free for them ({runtime.free_cpus():g}): the machine is too loaded to start Ray's "
+            "worker processes, or a component's constructor hangs (its log is in the Ray session's logs)"
         )
+    raise WorkerError(
+        f"{missing} of {len(handles)} components could not be placed within {window:g} s: the Ray "
+        f"cluster lacks the CPUs/GPUs they ask for (worker_cpus={config.worker_cpus}, "
+        f"learner_gpus={config.learner_gpus})"
+    )

@@ -7,6 +7,8 @@ import sys
 
 import pytest
 
+from tests.helpers import slowdown
+
 CASES = {
     "yaml-null": (["--config", "{dir}/null.yaml"], "run_dir must be a string, got null"),
     "nothing-at-address": (["--address", "127.0.0.1:1"], "address: nothing answers at 127.0.0.1:1"),
@@ -25,7 +27,7 @@ def test_bad_input_exits_2_with_one_line(case, tmp_path):
         cwd=tmp_path,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=120 * slowdown(),
         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
     )
     lines = [line for line in process.stderr.splitlines() if line.strip()]

@@ -17,6 +17,8 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
+from tests.helpers import slowdown
+
 ROOT = Path(__file__).resolve().parents[2]
 MKDOCS_YML = ROOT / "mkdocs.yml"
 PAGES_AT_LEAST = 15  # the site's pages (home, getting started, concepts, 11 guides, 3 references, results)
@@ -137,7 +139,7 @@ def build_site(out: Path) -> Path:
         env=env,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=600 * slowdown(),
     )
     assert run.returncode == 0, f"mkdocs build --strict failed:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
     return out
@@ -161,7 +163,7 @@ def browse(*args: str, profile: Path) -> subprocess.CompletedProcess:
         f"--user-data-dir={profile}",
         *args,
     ]
-    return subprocess.run(command, capture_output=True, text=True, timeout=120)
+    return subprocess.run(command, capture_output=True, text=True, timeout=120 * slowdown())
 
 
 def site_pages(site: Path) -> list[Path]:

@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from gorila.records.checkpoints import load_checkpoint, save_checkpoint
-from tests.helpers import fresh_checkpoint
+from tests.helpers import fresh_checkpoint, slowdown
 
 
 def gorila(*argv, cwd):
@@ -23,7 +23,7 @@ def gorila(*argv, cwd):
         cwd=cwd,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=300 * slowdown(),
         check=False,
         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
     )

@@ -6,13 +6,14 @@ import sys
 from pathlib import Path
 
 from gorila.config import build_config
+from tests.helpers import slowdown
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "minimal_gorila.py"
 
 
 def test_minimal_example_trains_evaluates_and_reports():
     run = subprocess.run(
-        [sys.executable, str(EXAMPLE), "--frames", "5000"], capture_output=True, text=True, timeout=300
+        [sys.executable, str(EXAMPLE), "--frames", "5000"], capture_output=True, text=True, timeout=300 * slowdown()
     )
     # exit 1 is the example's "not solved within the budget", and also what an uncaught exception gives:
     # which one, its last line and stderr say

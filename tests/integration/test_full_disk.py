@@ -16,6 +16,7 @@ import sys
 import pytest
 
 from gorila.records.checkpoints import checkpoint_frames, load_checkpoint, training_checkpoints
+from tests.helpers import slowdown
 
 # A CartPole checkpoint of the preset's network is 116 kB; its saved replay grows past 150 kB by
 # about 8,000 frames, so under 150 kB the first checkpoints are written whole and a later one fails.
@@ -52,7 +53,9 @@ def train(run_dir, size: int, *flags: str) -> subprocess.CompletedProcess:
         "1",
         *flags,
     ]
-    return subprocess.run(command, preexec_fn=limited_to(size), capture_output=True, text=True, timeout=240)
+    return subprocess.run(
+        command, preexec_fn=limited_to(size), capture_output=True, text=True, timeout=240 * slowdown()
+    )
 
 
 @pytest.mark.parametrize(

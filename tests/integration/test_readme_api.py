@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.helpers import slowdown
+
 README = Path(__file__).resolve().parents[2] / "README.md"
 
 
@@ -21,7 +23,9 @@ def readme_api_example() -> str:
 
 def test_the_readme_python_api_example_runs(tmp_path):
     (tmp_path / "example.py").write_text(readme_api_example())
-    run = subprocess.run([sys.executable, "example.py"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    run = subprocess.run(
+        [sys.executable, "example.py"], cwd=tmp_path, capture_output=True, text=True, timeout=600 * slowdown()
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     solved = re.search(r"solved at (\d+) frames, best eval ([\d.]+), (\S+best\.pt)", run.stdout)
     assert solved and float(solved.group(2)) >= 475 and Path(tmp_path, solved.group(3)).is_file(), run.stdout[-2000:]

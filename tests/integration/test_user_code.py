@@ -14,6 +14,7 @@ import pytest
 import torch
 
 import gorila
+from tests.helpers import slowdown
 
 ROOT = Path(__file__).resolve().parents[2]
 MODULE = __name__  # tests.integration.test_user_code: what Ray's workers import
@@ -109,7 +110,7 @@ def test_a_users_env_and_network_named_on_the_command_line_train(runtime, tmp_pa
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=600 * slowdown(),
     )
     assert run.returncode == 0, run.stderr[-2000:]
     assert "solved: eval mean >= 0.8" in run.stdout, run.stdout[-2000:]
@@ -135,7 +136,7 @@ def test_a_users_env_factory_and_network_given_from_python_train_from_a_thread(r
 
     worker = threading.Thread(target=train, daemon=True)  # one that never returns cannot keep pytest from exiting
     worker.start()
-    worker.join(timeout=600)
+    worker.join(timeout=600 * slowdown())
     assert not worker.is_alive(), "gorila.train did not return within 600 s (its thread is left running, a daemon)"
     if "error" in results:
         raise results["error"]

@@ -17,6 +17,7 @@ from gorila.cli.flags import short_help
 from gorila.cli.main import build_parser
 from gorila.config import PRESETS, field_docs
 from gorila.config.parsing import field_sections
+from tests.helpers import slowdown
 
 SUBCOMMANDS = ["train", "evaluate", "record-starts", "suite", "report", "bench"]
 HEAVY = re.compile(r"\|\s+(torch|ray)(\.\S*)?$")  # an `-X importtime` line of torch, Ray or a submodule
@@ -26,7 +27,11 @@ def gorila(*argv: str, python_flags: tuple[str, ...] = (), columns: int = 400) -
     """`python [FLAGS] -m gorila ARGV` in a fresh interpreter, on this checkout, help unwrapped."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "COLUMNS": str(columns)}
     return subprocess.run(
-        [sys.executable, *python_flags, "-m", "gorila", *argv], capture_output=True, text=True, timeout=120, env=env
+        [sys.executable, *python_flags, "-m", "gorila", *argv],
+        capture_output=True,
+        text=True,
+        timeout=120 * slowdown(),
+        env=env,
     )
 
 

@@ -11,6 +11,7 @@ import pytest
 from gorila import cli
 from gorila.cli import train
 from gorila.runtime.calls import WorkerError
+from tests.helpers import slowdown
 
 RAISE_CLUSTER_ERROR = """
 from gorila import cli
@@ -31,7 +32,7 @@ def test_a_cluster_error_exits_2_in_one_line():
         [sys.executable, "-c", RAISE_CLUSTER_ERROR],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=120 * slowdown(),
         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
     )
     assert process.returncode == 2, process.stderr
