@@ -9,6 +9,8 @@ module beside these and one `register` line below:
           bundles or any mix of actors, replays and learners (`dqn`, presets in `dqn_presets`)
     pqn   PQN: rollouts and Q(lambda) targets, no replay and no theta-; bundles only (`pqn`, presets
           in `pqn_presets`)
+    rainbow  DQN with C51's return distributions and, optionally, noisy layers; every topology DQN
+          runs in (`rainbow`, presets in `rainbow_presets`)
 
 This package sits below the config (which reads its presets and checks): its modules import no config
 module at load, and the components they build only inside their building methods.
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 from gorila.algorithms.dqn import DQN
 from gorila.algorithms.pqn import PQN
+from gorila.algorithms.rainbow import Rainbow
 from gorila.core import Algorithm
 
 ALGORITHMS: dict[str, Algorithm] = {}
@@ -54,3 +57,4 @@ def algorithm_of(config) -> Algorithm:
 
 register(DQN())
 register(PQN())
+register(Rainbow())

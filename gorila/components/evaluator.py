@@ -23,7 +23,7 @@ class Evaluator:
         self, env: VectorEnv, network: torch.nn.Module, info: EnvInfo, *, episodes: int, epsilon: float, seed: int
     ):
         self.env, self.info, self.episodes, self.epsilon, self.seed = env, info, episodes, epsilon, seed
-        self.network = network.requires_grad_(False)
+        self.network = network.eval().requires_grad_(False)  # evaluation mode: noisy layers play without noise
         self.policy = EpsilonGreedyPolicy(
             self.network, info.num_actions, np.random.default_rng(self.seed), whole_batch=True
         )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -19,6 +20,19 @@ from gorila.agent.networks import flat_gradients, load_flat_parameters
 from gorila.config.sections import DQNConfig, ParameterServerConfig
 from gorila.core import MinibatchSource, ParameterSource
 from gorila.messages import Minibatch, Report
+
+
+@dataclass(frozen=True)
+class LossTerms:
+    """What a learner's loss gives for one minibatch: the loss to differentiate (a scalar tensor), the
+    taken actions' Q(s, a) (detached, [B]; summed for the report), each transition's new priority for
+    a prioritised replay (|delta| for DQN) and its absolute TD error |y - Q(s, a)| (the outlier test's
+    statistic), both float32 numpy [B]."""
+
+    loss: torch.Tensor
+    q_taken: torch.Tensor
+    priorities: np.ndarray
+    abs_errors: np.ndarray
 
 
 class LossOutlierFilter:
@@ -118,34 +132,46 @@ class Learner:
         self.sync()
         load_flat_parameters(self.target_parameters, self.params.pull_target())
 
-    def gradient(self, batch: Minibatch) -> tuple[float, float, torch.Tensor]:
-        """Mean loss per transition, mean absolute TD error |y - Q(s, a)| (the outlier test's statistic)
-        and flat gradient (a tensor on the learner's device) of the DQN loss (`loss_reduction`) on one
-        minibatch, theta- fixed; a prioritised minibatch's loss is weighted by its importance-sampling
-        weights, and its entries' new |delta| go back to the replay as soon as they are known. The
-        minibatch's Q(s, a) are added up for the report."""
-        as_tensor = lambda array: torch.as_tensor(array, device=self.device)
-        obs, next_obs = as_tensor(batch.obs), as_tensor(batch.next_obs)
+    def tensor(self, array) -> torch.Tensor:
+        """A minibatch's array on the learner's device."""
+        return torch.as_tensor(array, device=self.device)
+
+    def loss(self, batch: Minibatch) -> LossTerms:
+        """The DQN loss (`loss_reduction`) of one minibatch against y = R + discount * Q_target(s', a*),
+        theta- fixed, and each transition's |delta| = |y - Q(s, a)|. An algorithm with another loss
+        (Rainbow's `DistributionalLearner`) gives its own terms here; the rest of the update is shared."""
+        obs, next_obs = self.tensor(batch.obs), self.tensor(batch.next_obs)
         with torch.no_grad():
             next_q_target = self.target(next_obs)
             next_q_online = self.online(next_obs) if self.rule.double_dqn else None
-            targets = dqn.td_targets(as_tensor(batch.returns), as_tensor(batch.discounts), next_q_target, next_q_online)
-        q_online, actions = self.online(obs), as_tensor(batch.actions)
+            targets = dqn.td_targets(
+                self.tensor(batch.returns), self.tensor(batch.discounts), next_q_target, next_q_online
+            )
+        q_online, actions = self.online(obs), self.tensor(batch.actions)
         q_taken = dqn.taken_q(q_online, actions)
-        weights = None if batch.weights is None else as_tensor(batch.weights)
+        weights = None if batch.weights is None else self.tensor(batch.weights)
         loss = dqn.taken_q_loss(q_taken, targets, self.rule.huber_delta, self.rule.loss_reduction, weights)
-        self.q_sum += q_taken.detach().sum()
+        errors = dqn.td_errors(q_online, actions, targets)
+        return LossTerms(loss, q_taken.detach(), errors, errors)
+
+    def gradient(self, batch: Minibatch) -> tuple[float, float, torch.Tensor]:
+        """Mean loss per transition, mean absolute TD error |y - Q(s, a)| (the outlier test's statistic)
+        and flat gradient (a tensor on the learner's device) of the loss (`loss`) on one minibatch; a
+        prioritised minibatch's loss is weighted by its importance-sampling weights, and its entries' new
+        priorities go back to the replay as soon as they are known. The minibatch's Q(s, a) are added
+        up for the report."""
+        terms = self.loss(batch)
+        self.q_sum += terms.q_taken.sum()
         self.q_count += len(batch)
         for parameter in self.online_parameters:
             parameter.grad = None
-        loss.backward()
-        errors = dqn.td_errors(q_online, actions, targets)
-        if batch.streams is not None:  # prioritised: the new |delta| go back to the memory that gave them
-            self.replay.update_priorities(batch.streams, batch.indices, errors)
-        per_transition = float(loss.item()) / (len(batch) if self.rule.loss_reduction == "sum" else 1)
+        terms.loss.backward()
+        if batch.streams is not None:  # prioritised: the new priorities go back to the memory that gave them
+            self.replay.update_priorities(batch.streams, batch.indices, terms.priorities)
+        per_transition = float(terms.loss.item()) / (len(batch) if self.rule.loss_reduction == "sum" else 1)
         return (
             per_transition,
-            float(errors.mean()),
+            float(terms.abs_errors.mean()),
             dqn.clip_norm(flat_gradients(self.online_parameters), self.rule.max_grad_norm),
         )
 

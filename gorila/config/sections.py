@@ -87,11 +87,11 @@ class TopologyConfig:
 
 @dataclass
 class LearningRuleConfig:
-    """The learning rule every bundle follows: DQN (a replay memory and theta-) or PQN (rollouts and Q(lambda))."""
+    """The learning rule every bundle follows: DQN (a replay memory and theta-), PQN (rollouts and Q(lambda)) or Rainbow (DQN with return distributions)."""
 
     TITLE: ClassVar[str] = "learning rule"
     algorithm: str = "dqn"
-    """What each bundle learns by: `dqn` or `pqn`. `dqn` is Mnih et al. 2015 as Gorila runs it (a replay memory, theta-, one update per update_every agent steps); `pqn` is Gallici et al. 2025 (rollouts of rollout_steps steps of every environment copy, Q(lambda) targets under the parameters that acted, rollout_epochs passes of rollout_minibatches minibatches over each rollout; no replay memory and no theta-). pqn runs in bundles only: N bundles are N PQN agents sharing theta+ through the parameter server. The names are those `gorila.algorithms` registers; another is refused."""
+    """What each bundle learns by: `dqn`, `pqn` or `rainbow`. `dqn` is Mnih et al. 2015 as Gorila runs it (a replay memory, theta-, one update per update_every agent steps); `pqn` is Gallici et al. 2025 (rollouts of rollout_steps steps of every environment copy, Q(lambda) targets under the parameters that acted, rollout_epochs passes of rollout_minibatches minibatches over each rollout; no replay memory and no theta-); `rainbow` is Hessel et al. 2018: DQN with each action's return distribution on num_atoms atoms (C51's loss) and, where `noisy` is on, noisy layers in place of epsilon-greedy, beside DQN's double_dqn, dueling, n_step and prioritised. pqn runs in bundles only: N bundles are N PQN agents sharing theta+ through the parameter server. The names are those `gorila.algorithms` registers; another is refused."""
 
 
 @dataclass
@@ -175,6 +175,23 @@ class PQNConfig:
     """PQN: vector steps between an actor's reads of theta+ within a rollout, none waited for (0: only at each rollout's start, PQN's reference). Where other bundles move theta+ while one acts, it acts on their updates too; alone, a read finds theta+ unmoved and loads nothing. 8 bundles on MinAtar Breakout, seeds 0-5: 397k frames to a training mean of 8 against 496k (benchmarks/baselines/scaling)."""
     q_lambda: float = checked(0.65, lambda v: 0.0 <= v <= 1.0, "lie in [0, 1]")
     """PQN: lambda of the Q(lambda) targets (0: one-step Q-learning; 1: the rollout's discounted return, bootstrapped at its end; PQN: 0.65)."""
+
+
+@dataclass
+class RainbowConfig:
+    """What Rainbow adds to DQN (algorithm: rainbow): the return distribution's atoms (C51) and noisy layers."""
+
+    TITLE: ClassVar[str] = "Rainbow (algorithm: rainbow)"
+    num_atoms: int = checked(51, lambda v: v >= 2, "be >= 2")
+    """Rainbow: atoms of each action's return distribution, evenly spaced on [v_min, v_max] (C51, Bellemare et al. 2017: 51)."""
+    v_min: float = -10.0
+    """Rainbow: the lowest atom, the smallest return the distribution can hold (C51 on Atari's clipped rewards: -10)."""
+    v_max: float = 10.0
+    """Rainbow: the highest atom (C51: 10); must exceed v_min. A return beyond [v_min, v_max] is counted at the nearer end."""
+    noisy: bool = False
+    """Rainbow: the head's dense layers are noisy (factorised Gaussian, Fortunato et al. 2018), their noise drawn afresh at every forward pass in training and off in evaluation; exploration then comes from the noise (set epsilon_start and epsilon_end to 0, as the rainbow presets do)."""
+    noisy_sigma0: float = checked(0.5, lambda v: v >= 0, "be >= 0")
+    """Rainbow: sigma_0 of the noisy layers, whose noise scales start at sigma_0 / sqrt(inputs) (Fortunato et al. 2018: 0.5)."""
 
 
 @dataclass
@@ -325,6 +342,7 @@ SECTIONS = (
     NetworkConfig,
     DQNConfig,
     PQNConfig,
+    RainbowConfig,
     ExplorationConfig,
     ParameterServerConfig,
     RecordsConfig,

@@ -114,10 +114,12 @@ def learner_for(
     params: ParameterSource,
     replay: MinibatchSource,
     hosted_shards: dict | None = None,
+    kind: type[Learner] = Learner,
 ) -> Learner:
-    """Learner `index`, sampling `replay` and pushing its gradients through `params`; `hosted_shards`
-    are the parameter shards held in its process."""
-    return Learner(
+    """Learner `index` (Gorila's `Learner`, or the subclass `kind` with another loss), sampling `replay`
+    and pushing its gradients through `params`; `hosted_shards` are the parameter shards held in its
+    process."""
+    return kind(
         learner_network(config, info, index),
         params,
         replay,

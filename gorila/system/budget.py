@@ -111,6 +111,8 @@ def describe_schedule(config: Config, info: EnvInfo) -> str:
         else f"over its first {config.epsilon_decay_steps:,}"
     )
     anneal = f"epsilon {config.epsilon_start:g} -> {end} {over} ({_share(config.epsilon_decay_steps, steps)})"
+    if config.epsilon_start == 0 and config.epsilon_end == 0 and not on_ladder(config):
+        anneal = "no epsilon-greedy exploration (epsilon 0)"
     algorithm = algorithm_of(config)
     learning = algorithm.learning(config, planned_updates(config, info))
     if not algorithm.learns_from_replay:

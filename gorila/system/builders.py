@@ -243,9 +243,9 @@ class Parts:
         """Gorila's actor `index`, writing its steps to `writer`."""
         return actor_for(self.config, self.info, index, self.client(), writer)
 
-    def learner(self, index: int, replay: MinibatchSource) -> Learner:
-        """Gorila's learner `index`, sampling `replay`, with the DQN gradient."""
-        return learner_for(self.config, self.info, index, self.client(self.device), replay, self.hosted)
+    def learner(self, index: int, replay: MinibatchSource, kind: type[Learner] = Learner) -> Learner:
+        """Gorila's learner `index`, sampling `replay`, with the DQN gradient (or `kind`'s loss)."""
+        return learner_for(self.config, self.info, index, self.client(self.device), replay, self.hosted, kind)
 
 
 def make_actor(

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from gorila.agent.distributional import q_values, support
-from gorila.agent.heads import DistributionalHead, build_distributional_network
+from gorila.agent.heads import DistributionalHead, DistributionalQNetwork, build_distributional_network
 from gorila.agent.networks import ImpalaCNN, MinAtarCNN, NatureCNN, build_q_network, num_parameters
 from gorila.agent.noisy import NoisyLinear
 
@@ -84,3 +84,38 @@ def test_the_builders_refuse_a_head_on_a_users_own_network_and_default_to_dqns_h
     assert {NatureCNN, MinAtarCNN, ImpalaCNN} == {
         type(build_distributional_network(n, SHAPES[n], 3)) for n in ("nature_cnn", "minatar_cnn", "impala_cnn")
     }
+
+
+def test_a_distributional_q_network_acts_on_each_actions_mean_return():
+    torch.manual_seed(0)
+    atoms = support(-10.0, 10.0, 11)
+    network = DistributionalQNetwork(build_distributional_network("mlp", (4,), 3, num_atoms=11), atoms)
+    obs = torch.randn(5, 4)
+    with torch.no_grad():
+        torch.testing.assert_close(network(obs), q_values(network.logits(obs), atoms))
+    assert network(obs).shape == (5, 3) and not network.noisy
+    assert "atoms" not in network.state_dict()  # the support is fixed: not part of theta
+
+
+def test_noisy_layers_draw_new_noise_at_every_pass_in_training_and_none_in_evaluation():
+    torch.manual_seed(0)
+    body = build_distributional_network("mlp", (4,), 3, num_atoms=11, noisy=True, sigma_0=0.5)
+    network = DistributionalQNetwork(body, support(num_atoms=11))
+    obs = torch.randn(5, 4)
+    with torch.no_grad():
+        assert network.noisy and not torch.equal(network(obs), network(obs))  # fresh noise each pass
+        network.eval()
+        assert torch.equal(network(obs), network(obs))
+        for layer in (m for m in body.modules() if isinstance(m, NoisyLinear)):  # the mu-only layers
+            layer.weight_sigma.zero_()
+            layer.bias_sigma.zero_()
+        evaluated = network(obs)
+        network.train()
+        torch.testing.assert_close(network(obs), evaluated)  # noise with sigma 0 adds nothing
+
+
+def test_sigma_0_sets_the_noisy_layers_initial_noise_scale():
+    body = build_distributional_network("mlp", (4,), 3, hidden_sizes=(16, 16), num_atoms=11, noisy=True, sigma_0=0.1)
+    first = next(m for m in body.modules() if isinstance(m, NoisyLinear))
+    assert first.in_features == 16  # the head's hidden layer, on the torso's 16 features
+    torch.testing.assert_close(first.weight_sigma, torch.full_like(first.weight_sigma, 0.1 / 16**0.5))
