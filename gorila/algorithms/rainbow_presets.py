@@ -7,18 +7,12 @@ from gorila.algorithms.dqn_presets import DQN_PRESETS
 
 RAINBOW_PRESETS: dict[str, dict] = {}
 
-# Rainbow as Hessel et al. (2018) ran it on Atari (their Table 1), on the atari preset's DQN game
-# settings (minimal action set, life-loss terminals, clipped rewards, DQN's evaluation at 0.05):
-# C51's 51 atoms on [-10, 10]; noisy layers with sigma_0 0.5 and no epsilon-greedy; double Q-learning
-# and a dueling head over the atoms; 3-step returns; proportional prioritised replay with exponent 0.5
-# on each transition's cross-entropy and importance sampling from 0.4 up to 1; Adam 6.25e-5 with
-# epsilon 1.5e-4 on the mean loss; minibatches of 32, one per 4 agent steps, from 20,000 agent steps
-# (80k frames) on; theta- every 8,000 agent steps (2,000 updates); a replay of 1M; 200M frames. No
-# gradient clipping (the paper gives none).
-RAINBOW_PRESETS["rainbow"] = dict(
-    DQN_PRESETS["atari"],
+# Rainbow's own parts, as Hessel et al. (2018) have them (their Table 1): C51's 51 atoms on [-10, 10];
+# noisy layers with sigma_0 0.5 and no epsilon-greedy; double Q-learning and a dueling head over the
+# atoms; 3-step returns; proportional prioritised replay with exponent 0.5 on each transition's
+# cross-entropy and importance sampling from 0.4 up to 1; Adam with epsilon 1.5e-4 on the mean loss.
+RAINBOW_PARTS = dict(
     algorithm="rainbow",
-    total_frames=200_000_000,
     num_atoms=51,
     v_min=-10.0,
     v_max=10.0,
@@ -28,6 +22,7 @@ RAINBOW_PRESETS["rainbow"] = dict(
     epsilon_end=0.0,
     epsilon_decay_steps=0,
     epsilon_hold=False,
+    epsilon_ladder=False,
     double_dqn=True,
     dueling=True,
     n_step=3,
@@ -35,9 +30,19 @@ RAINBOW_PRESETS["rainbow"] = dict(
     priority_alpha=0.5,
     priority_beta=0.4,
     optimizer="adam",
-    learning_rate=6.25e-5,
     optimizer_eps=1.5e-4,
     loss_reduction="mean",
+)
+
+# Rainbow as Hessel et al. ran it on Atari, on the atari preset's DQN game settings (minimal action set,
+# life-loss terminals, clipped rewards, DQN's evaluation at 0.05): its parts, Adam 6.25e-5, minibatches
+# of 32, one per 4 agent steps, from 20,000 agent steps (80k frames) on; theta- every 8,000 agent steps
+# (2,000 updates); a replay of 1M; 200M frames. No gradient clipping (the paper gives none).
+RAINBOW_PRESETS["rainbow"] = dict(
+    DQN_PRESETS["atari"],
+    **RAINBOW_PARTS,
+    total_frames=200_000_000,
+    learning_rate=6.25e-5,
     learning_starts=20_000,
     target_update_every=2_000,
 )
@@ -65,29 +70,16 @@ RAINBOW_PRESETS["rainbow-dopamine"] = dict(
     eval_max_frames=108_000,
     eval_epsilon=0.001,
 )
-# Rainbow on MinAtar, on the sizes of this project's minatar (DQN) preset, which is scaled for minutes on
-# 2 CPU cores (four copies per actor, one update of 256 per 16 frames, 3-step returns, theta- every 125
-# updates); from Rainbow: 51 atoms on [-10, 10], noisy layers with sigma_0 0.5 in place of epsilon-greedy,
-# double Q-learning, a dueling head, prioritised replay (0.5, 0.4 up to 1) and Adam.
+# Rainbow on MinAtar: its parts on the sizes of this project's minatar (DQN) preset, which is scaled for
+# minutes on 2 CPU cores (four copies per actor, one update of 256 per 16 frames, theta- every 125
+# updates).
 RAINBOW_PRESETS["rainbow-minatar"] = dict(
     DQN_PRESETS["minatar"],
-    algorithm="rainbow",
+    **RAINBOW_PARTS,
     total_frames=500_000,
-    num_atoms=51,
-    v_min=-10.0,
-    v_max=10.0,
-    noisy=True,
-    noisy_sigma0=0.5,
-    epsilon_start=0.0,
-    epsilon_end=0.0,
-    epsilon_decay_steps=0,
-    double_dqn=True,
-    dueling=True,
-    prioritised=True,
-    priority_alpha=0.5,
-    priority_beta=0.4,
-    optimizer="adam",
     learning_rate=1e-3,
-    optimizer_eps=1.5e-4,
-    loss_reduction="mean",
 )
+# Rainbow on CartPole: its parts on the cartpole (DQN) preset's sizes and rates (four copies, a 64x64
+# network, one update of 64 per 4 agent steps, Adam 4e-3, theta- every 128 updates), the atoms on
+# [0, 100]: CartPole pays 1 a step, so no discounted return at gamma 0.99 passes 1 / (1 - 0.99).
+RAINBOW_PRESETS["rainbow-cartpole"] = {**DQN_PRESETS["cartpole"], **RAINBOW_PARTS, "v_min": 0.0, "v_max": 100.0}
