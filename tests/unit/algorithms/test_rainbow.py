@@ -21,9 +21,9 @@ from tests.helpers import CARTPOLE_INFO
 CARTPOLE_RAINBOW = dict(algorithm="rainbow", runtime="local", v_min=0.0, v_max=100.0, num_atoms=11)
 
 
-def test_rainbow_is_registered_with_its_three_presets():
+def test_rainbow_is_registered_with_its_presets():
     rainbow = ALGORITHMS["rainbow"]
-    assert set(rainbow.presets) == {"rainbow", "rainbow-dopamine", "rainbow-minatar"}
+    assert set(rainbow.presets) == {"rainbow", "rainbow-dopamine", "rainbow-minatar", "rainbow-cartpole"}
     for name in rainbow.presets:
         config = validate(build_config(name))
         assert algorithm_of(config) is rainbow and config.num_atoms == 51
