@@ -30,6 +30,7 @@ from gorila.experiments.bench.common import rate
 from gorila.experiments.bench.stages import shard_figures
 from gorila.messages import env_info
 from gorila.system.builders import initial_parameters, make_shard
+from gorila.system.planning import plan_run, runtime_resources
 
 NETWORKS = {  # the preset whose network and optimizer each line measures
     "nature_cnn (atari-fast, Adam)": ("atari-fast", {"env": "Pong"}),
@@ -47,7 +48,7 @@ def apply_rate(config, info, shards: int, seconds: float) -> float:
     """Gradients/s one shard applies to its slice (1/`shards` of theta+) in this process."""
     theta = initial_parameters(config, info)
     start, stop = slice_bounds(theta.size, shards)[0]
-    shard = make_shard(config, 0, theta[start:stop], info=info)
+    shard = make_shard(config, plan_run(config, info), 0, theta[start:stop])
     gradient = np.random.default_rng(0).normal(size=stop - start).astype(np.float32) * 1e-3
 
     def apply() -> int:
@@ -62,7 +63,7 @@ def ray_rate(config, info, seconds: float) -> dict:
 
     theta = initial_parameters(config, info)
     gradient = np.random.default_rng(0).normal(size=theta.size).astype(np.float32) * 1e-3
-    runtime = RayRuntime(config)
+    runtime = RayRuntime(runtime_resources(config))
     try:
         return shard_figures(runtime, config, info, gradient, seconds)
     finally:

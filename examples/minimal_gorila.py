@@ -33,8 +33,8 @@ from gorila.system.builders import (
     make_replay,
     make_shard,
     parameter_client,
-    replay_warmup,
 )
+from gorila.system.planning import plan_run
 
 TARGET = 475.0
 
@@ -43,21 +43,20 @@ def train(total_frames: int, seed: int) -> bool:
     config = build_config("cartpole", overrides=dict(runtime="local", seed=seed, total_frames=total_frames))
     with make_vector_env_for(config, 1, 0) as probe:
         info = env_info(probe)
+    plan = plan_run(config, info)  # what the config implies: replay sizes, warm-up, epsilon schedule, ...
     calls = DirectCalls()  # everything lives in this process
 
     # The parameter server: one shard holding all of theta+ (and theta-).
     theta0 = initial_parameters(config, info)
-    shards, bounds = [make_shard(config, 0, theta0)], [(0, theta0.size)]
+    shards, bounds = [make_shard(config, plan, 0, theta0)], [(0, theta0.size)]
 
     # One bundle: actor -> local replay -> learner, each talking to the server through its own client.
     copies = tuple(range(config.envs_per_actor))  # one replay stream per env copy
-    replay = make_replay(
-        config, info, config.replay_capacity, num_streams=len(copies), seed=seed, warmup=replay_warmup(config)
-    )
+    replay = make_replay(config, info, plan.replays[0], seed=seed)
     writer = ReplayWriter([replay], [Route(0, copies, copies)], calls)
-    actor = make_actor(config, info, 0, shards, bounds, calls, writer)
-    learner = make_learner(config, info, 0, shards, bounds, calls, replay)
-    evaluator, server = make_evaluator(config, info), parameter_client(config, shards, bounds, calls)
+    actor = make_actor(config, plan, 0, shards, bounds, calls, writer)
+    learner = make_learner(config, plan, 0, shards, bounds, calls, replay)
+    evaluator, server = make_evaluator(config, info), parameter_client(config, plan, shards, bounds, calls)
 
     start, returns = time.time(), []
     eval_every, steps, credit = info.steps(config.eval_every_frames), 0, 0

@@ -1,6 +1,7 @@
 """Where components go: the kinds of placed component (`Kind`), what a runtime needs to know to place
-one (`Role`, one per kind, built on its call contract from `gorila.core`), and which worker the
-driver hands work to (`WorkerId`)."""
+one (`Role`, one per kind, built on its call contract from `gorila.core`), what it needs to know of
+a run to connect, place and size them (`Resources`), and which worker the driver hands work to
+(`WorkerId`)."""
 
 from __future__ import annotations
 
@@ -50,6 +51,30 @@ EVALUATOR = Role(Kind.EVALUATOR, EvaluatorServer, server=True)
 ACTOR = Role(Kind.ACTOR, ActorWorker)
 LEARNER = Role(Kind.LEARNER, LearnerWorker, learns=True)
 BUNDLE = Role(Kind.BUNDLE, BundleWorker, learns=True)
+
+
+@dataclass(frozen=True)
+class Resources:
+    """What a runtime is given of a run (`gorila.system.planning` works it out from the config, once): where
+    to connect, how many processes of each kind it will place and what each asks for. A runtime reads
+    this and never the config, so that where components run is decided in one place."""
+
+    runtime: str  # "local" or "ray"
+    address: str  # the Ray cluster to join; "" starts an embedded one
+    workers: int  # processes that do work: N_act bundles, or N_act actors and N_learn learners
+    learner_processes: int  # N_learn: processes that run a learner (bundles, or stand-alone learners)
+    worker_cpus: float  # CPUs Ray reserves for each worker
+    server_cpus: float  # CPUs Ray reserves for each server (shard, replay memory, evaluator)
+    learner_gpus: float  # GPUs Ray reserves for each learner process (0: share one where there is one)
+    device: str  # the learners' device as asked (auto, cpu, cuda): resolved in each learner's own process
+    param_shards: int  # N_param
+    shard_holders: int  # learner processes that hold the shards beside their work; 0 where they run apart
+    shard_threads: int  # calls one shard's host serves at once (more in synchronous rounds)
+
+    @property
+    def shards_per_holder(self) -> int:
+        """The most shards one holder serves (shard i in holder i mod `shard_holders`)."""
+        return -(-self.param_shards // self.shard_holders) if self.shard_holders else 0
 
 
 @dataclass(frozen=True)

@@ -8,17 +8,19 @@ What a runtime offers is the `Runtime` protocol (`gorila.runtime.protocol`): `pl
 
 from __future__ import annotations
 
+from gorila.placement import Resources
 from gorila.runtime.protocol import Runtime, ShardHostingRuntime
 
 __all__ = ["Runtime", "ShardHostingRuntime", "make_runtime"]
 
 
-def make_runtime(config) -> Runtime:
-    """The runtime the config names; Ray is imported only when it is used."""
-    if config.runtime == "local":
+def make_runtime(resources: Resources) -> Runtime:
+    """The runtime a run's `Resources` name (`gorila.system.planning` works them out from the config);
+    Ray is imported only when it is used."""
+    if resources.runtime == "local":
         from gorila.runtime.local import LocalRuntime
 
-        return LocalRuntime(config)
+        return LocalRuntime()
     from gorila.runtime.ray import RayRuntime
 
-    return RayRuntime(config)
+    return RayRuntime(resources)

@@ -15,7 +15,7 @@ class LocalRuntime:
     restarts_components = False
     hosts_shards = False  # every shard is in the one process already
 
-    def __init__(self, config):
+    def __init__(self):  # one process: nothing to connect to, reserve or size
         self.calls = DirectCalls()
         self.objects: list = []
 

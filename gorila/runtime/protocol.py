@@ -5,10 +5,10 @@ Both runtimes implement `Runtime` (tests/unit/runtime/test_protocol.py checks th
 a Ray actor of its own, restarts lost processes and can let a worker hold parameter shards in its
 process (`ShardHostingRuntime`). The driver's use of one, in order:
 
-    runtime = make_runtime(config)
-    shard = runtime.place(PARAMETER_SHARD, make_shard, index, theta_slice)   # here, or in a process
-    missing = runtime.wait_ready([shard], timeout=120)                       # 0 when all are running
-    future = runtime.calls.call(shard, ShardServer.pull)                     # gorila.runtime.calls
+    runtime = make_runtime(plan.resources)                            # gorila.system.planning; never the config
+    shard = runtime.place(PARAMETER_SHARD, make_shard_of, config, plan, 0, start, stop)  # here, or in a process
+    missing = runtime.wait_ready([shard], timeout=120)                # 0 when all are running
+    future = runtime.calls.call(shard, ShardServer.pull)              # gorila.runtime.calls
     theta = runtime.calls.get([future])[0]
     runtime.shutdown()
 """

@@ -35,9 +35,15 @@ def network_for(config: Config, info: EnvInfo) -> torch.nn.Module:
 
 def learner_device(config: Config) -> str:
     """`cpu` or `cuda`: where this process's learners compute, as `config.device` asks."""
-    if config.device == "cuda" and not torch.cuda.is_available():
+    return resolve_device(config.device)
+
+
+def resolve_device(asked: str) -> str:
+    """`cpu` or `cuda` for a device asked as `auto`, `cpu` or `cuda`, in this process: a learner on a
+    cluster's node may see a GPU that the driver's machine lacks."""
+    if asked == "cuda" and not torch.cuda.is_available():
         raise ConfigError("device: cuda was asked for, but torch sees no CUDA device here (use --device auto or cpu)")
-    return "cuda" if config.device != "cpu" and torch.cuda.is_available() else "cpu"
+    return "cuda" if asked != "cpu" and torch.cuda.is_available() else "cpu"
 
 
 def on_ladder(config: Config) -> bool:
@@ -80,23 +86,34 @@ def reward_rule(config: Config) -> RewardRule:
     return RewardRule(config.clip_rewards, config.reward_scale)
 
 
-def actor_settings(config: Config, info: EnvInfo, index: int) -> tuple[VectorEnv, torch.nn.Module, dict]:
-    """Actor `index`'s environment copies, network and keyword settings, in this process's threads."""
+def actor_settings(
+    config: Config, info: EnvInfo, index: int, epsilon: EpsilonSchedule | None = None
+) -> tuple[VectorEnv, torch.nn.Module, dict]:
+    """Actor `index`'s environment copies, network and keyword settings, in this process's threads;
+    its exploration is the run plan's `epsilon` (an actor built by hand: `epsilon_schedule`'s)."""
     torch.set_num_threads(config.torch_threads)
     seed = actor_seed(config.seed, index)
     env = make_vector_env_for(config, config.envs_per_actor, seed)
     settings = dict(
         seed=seed,
-        epsilon=epsilon_schedule(config, index),
+        epsilon=epsilon or epsilon_schedule(config, index),
         sync_every=config.actor_sync_every,
         rewards=reward_rule(config),
     )
     return env, network_for(config, info), settings
 
 
-def actor_for(config: Config, info: EnvInfo, index: int, params: ParameterSource, writer: TransitionSink) -> Actor:
-    """Actor `index`, reading theta+ from `params` and writing its steps to `writer`."""
-    env, network, settings = actor_settings(config, info, index)
+def actor_for(
+    config: Config,
+    info: EnvInfo,
+    index: int,
+    params: ParameterSource,
+    writer: TransitionSink,
+    epsilon: EpsilonSchedule | None = None,
+) -> Actor:
+    """Actor `index`, reading theta+ from `params` and writing its steps to `writer`, exploring as
+    `epsilon` says (`actor_settings`)."""
+    env, network, settings = actor_settings(config, info, index, epsilon)
     return Actor(env, network, info, params, writer, **settings)
 
 
@@ -115,17 +132,18 @@ def learner_for(
     replay: MinibatchSource,
     hosted_shards: dict | None = None,
     kind: type[Learner] = Learner,
+    device: str | None = None,
 ) -> Learner:
     """Learner `index` (Gorila's `Learner`, or the subclass `kind` with another loss), sampling `replay`
-    and pushing its gradients through `params`; `hosted_shards` are the parameter shards held in its
-    process."""
+    and pushing its gradients through `params`, on `device` (by default the config's, resolved here);
+    `hosted_shards` are the parameter shards held in its process."""
     return kind(
         learner_network(config, info, index),
         params,
         replay,
         dqn_config=config.section(DQNConfig),
         server_config=config.section(ParameterServerConfig),
-        device=learner_device(config),
+        device=device or learner_device(config),
         hosted_shards=hosted_shards,
     )
 

@@ -5,7 +5,9 @@ anneal over each actor's own steps), while `total_frames` is shared by all actor
 about `total_frames / N_act` of it. Put together, a schedule can fall outside the budget, silently:
 epsilon still near 1 when the run ends, or learners that never sample. Preflight refuses a run whose
 learners could not start (`check_learning_start`), the launch says when each thing happens
-(`describe_schedule`) and warns when epsilon will not finish annealing (`epsilon_warning`).
+(`describe_schedule`) and warns when epsilon will not finish annealing (`epsilon_warning`). Each reads
+the run's plan (`gorila.system.plan`), whose shares of the budget `gorila.system.planning` takes from
+`actor_steps` and `memory_steps` here.
 """
 
 from __future__ import annotations
@@ -14,8 +16,7 @@ from gorila.agent.dqn import linear_epsilon
 from gorila.algorithms import algorithm_of
 from gorila.config import Config, ConfigError
 from gorila.messages import EnvInfo
-from gorila.system.agent_builders import epsilon_hold_steps, epsilon_schedule, on_ladder
-from gorila.system.builders import min_sample_size, planned_updates, replay_warmup
+from gorila.system.plan import RunPlan
 from gorila.system.topology import replay_count
 
 
@@ -44,17 +45,16 @@ def _each(config: Config) -> str:
     return f"each of the {config.actors:,} {kind}s" if config.actors > 1 else f"the one {kind}"
 
 
-def check_learning_start(config: Config, info: EnvInfo) -> None:
+def check_learning_start(config: Config, plan: RunPlan) -> None:
     """Refuse a run whose replay memories could not hold their warm-up before the budget ends (an
     algorithm without replay, PQN, has none: it learns from its first rollout)."""
     if not algorithm_of(config).learns_from_replay:
         return
-    needed = min_sample_size(config, replay_warmup(config))
-    written = memory_steps(config, info)
+    needed, written, info = plan.min_sample_size, plan.memory_steps, plan.info
     if needed < written:
         return
-    memories = replay_count(config)
-    field = "learning_starts" if needed == replay_warmup(config) else "batch_size"
+    memories = plan.replay_count
+    field = "learning_starts" if needed == plan.replay_warmup else "batch_size"
     where = "each bundle's replay" if config.bundled else f"each of the {memories:,} replay memories"
     enough = 4 * needed * memories * info.frames_per_step  # warm-up a quarter of each memory's steps
     raise ConfigError(
@@ -65,27 +65,27 @@ def check_learning_start(config: Config, info: EnvInfo) -> None:
     )
 
 
-def epsilon_at_end(config: Config, info: EnvInfo) -> float:
+def epsilon_at_end(config: Config, plan: RunPlan) -> float:
     """Epsilon of an actor annealing to epsilon_end when the budget ends."""
     return linear_epsilon(
-        actor_steps(config, info) - epsilon_hold_steps(config),
+        plan.actor_steps - plan.epsilon_hold_steps,
         config.epsilon_start,
         config.epsilon_end,
         config.epsilon_decay_steps,
     )
 
 
-def epsilon_warning(config: Config, info: EnvInfo) -> str | None:
+def epsilon_warning(config: Config, plan: RunPlan) -> str | None:
     """A line when epsilon's anneal is longer than each actor's share of the budget, else None."""
-    steps, hold = actor_steps(config, info), epsilon_hold_steps(config)
-    if epsilon_schedule(config, 0).end_step <= steps:
+    steps, hold, end = plan.actor_steps, plan.epsilon_hold_steps, plan.epsilon_of(0).end_step
+    if end <= steps:
         return None
-    frames = epsilon_schedule(config, 0).end_step * config.actors * info.frames_per_step
+    frames = end * config.actors * plan.info.frames_per_step
     held = f" after holding it for {hold:,}" if hold else ""
     return (
         f"warning: epsilon will not finish annealing: each actor takes about {steps:,} agent steps and epsilon "
         f"anneals over {config.epsilon_decay_steps:,} of them{held}, so it ends the run at "
-        f"{epsilon_at_end(config, info):.3g} instead of {config.epsilon_end:g}; raise total_frames to >= "
+        f"{epsilon_at_end(config, plan):.3g} instead of {config.epsilon_end:g}; raise total_frames to >= "
         f"{frames:,} or lower epsilon_decay_steps to <= {max(steps - hold, 0):,}"
     )
 
@@ -98,23 +98,22 @@ def _share(part: int, whole: int) -> str:
     return f"{percent:.2g}%" if percent < 10 else f"{percent:,.0f}%"
 
 
-def describe_schedule(config: Config, info: EnvInfo) -> str:
+def describe_schedule(config: Config, plan: RunPlan) -> str:
     """One launch line: each actor's share of the budget, and when epsilon ends, learning starts and
     how often theta- is refreshed, in that actor's (or replay memory's) own agent steps."""
-    steps, written = actor_steps(config, info), memory_steps(config, info)
-    warmup = replay_warmup(config)
-    end = "the ladder's rungs" if on_ladder(config) else f"{config.epsilon_end:g}"
-    hold = epsilon_hold_steps(config)
+    steps, written, warmup = plan.actor_steps, plan.memory_steps, plan.replay_warmup
+    end = "the ladder's rungs" if plan.on_ladder else f"{config.epsilon_end:g}"
+    hold = plan.epsilon_hold_steps
     over = (
         f"over the {config.epsilon_decay_steps:,} after its first {hold:,}"
         if hold
         else f"over its first {config.epsilon_decay_steps:,}"
     )
     anneal = f"epsilon {config.epsilon_start:g} -> {end} {over} ({_share(config.epsilon_decay_steps, steps)})"
-    if config.epsilon_start == 0 and config.epsilon_end == 0 and not on_ladder(config):
+    if config.epsilon_start == 0 and config.epsilon_end == 0 and not plan.on_ladder:
         anneal = "no epsilon-greedy exploration (epsilon 0)"
     algorithm = algorithm_of(config)
-    learning = algorithm.learning(config, planned_updates(config, info))
+    learning = algorithm.learning(config, plan.planned_updates)
     if not algorithm.learns_from_replay:
         return f"schedule: {_each(config)} takes about {steps:,} agent steps; {anneal}; {learning}"
     if config.bundled:

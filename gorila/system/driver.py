@@ -22,7 +22,7 @@ from gorila.records.checkpoints import checkpoint_frames, prepare_saved_states, 
 from gorila.records.durable import WriteError
 from gorila.runtime import make_runtime
 from gorila.runtime.calls import WorkerError, failure_reason
-from gorila.system.builders import first_shard_states, parameter_client, replay_warmup
+from gorila.system.builders import first_shard_states, parameter_client
 from gorila.system.evaluations import Evaluations
 from gorila.system.growth import Growth
 from gorila.system.keeping import RunKeeping
@@ -39,7 +39,7 @@ from gorila.system.signals import (
     stop_on_signals,
 )
 from gorila.system.stop_rule import Candidate, Verdict
-from gorila.system.topology import build_system, replay_count, replay_layout, wait_ready
+from gorila.system.topology import build_system, wait_ready
 
 WAIT_S = 0.2  # longest wait for a report before the periodic jobs run again
 EVALUATOR_ID = WorkerId(Kind.EVALUATOR, 0)  # the evaluator's calls, tracked beside the workers'
@@ -66,15 +66,17 @@ class Driver:
         self.pending: dict = {}  # future -> Job
         self.live_progress = live_progress
         self.previous_signals = stop_on_signals()  # Ctrl-C while Ray starts stops cleanly too
-        self.info = run_checks(config)  # the network, shards, replay, device: fail before placing anything
-        backups, replays = prepare_saved_states(self.run_dir, config.param_shards, replay_count(config), resume)
+        # the network, shards, replay, device: fail before placing anything; what the config implies, once
+        self.plan = run_checks(config)
+        self.info = self.plan.info
+        backups, replays = prepare_saved_states(self.run_dir, config.param_shards, self.plan.replay_count, resume)
         # what a resume restores: each replay saved with the checkpoint (`make_replay` loads it)
         self.restored_replays = [path for path in replays if Path(path).is_file()] if resume else []
         raise_if_stop_asked()
-        self.runtime = make_runtime(config)
+        self.runtime = make_runtime(self.plan.resources)
         try:
             if config.address:  # each node's share of the replay memories must fit it
-                check_node_memory(config, self.info, self.runtime.nodes())
+                check_node_memory(config, self.plan, self.runtime.nodes())
             raise_if_stop_asked()
             self._place(backups, replays)
         except BaseException:
@@ -84,17 +86,17 @@ class Driver:
 
     def _place(self, backups: list[str], replays: list[str]) -> None:
         """Place every component; only then does the run leave anything on disk."""
-        config, info = self.config, self.info
+        config, info, plan = self.config, self.info, self.plan
         self.calls = self.runtime.calls
-        self.system = build_system(config, info, self.runtime, backups, replays)
-        self.params = parameter_client(config, self.system.shards, self.system.bounds, self.calls)
-        wait_ready(self.runtime, self.system, config)
+        self.system = build_system(config, plan, self.runtime, backups, replays)
+        self.params = parameter_client(config, plan, self.system.shards, self.system.bounds, self.calls)
+        wait_ready(self.runtime, self.system, plan.resources)
         self.scheduler = Scheduler(
-            info.steps(config.total_frames), config.update_every, config.actors, config.learners, config.learning_starts
+            plan.total_steps, config.update_every, config.actors, config.learners, config.learning_starts
         )
         # the shards' first states, kept by the driver for restarts (a runtime that restarts nothing keeps none)
         restarts = self.runtime.restarts_components
-        first = first_shard_states(config, info, self.system.bounds, self.resume) if restarts else None
+        first = first_shard_states(config, plan, self.system.bounds, self.resume) if restarts else None
         faults = self.resume.get("faults", 0) if self.resume else 0
         fault = lambda *what: self.records.fault(self.steps, *what)
         self.recovery = Recovery(
@@ -108,12 +110,12 @@ class Driver:
         self.next_checkpoint = self.steps + every if every else np.inf
         resumed_frames = info.frames(self.steps) if self.resume else None
         self.records = RunRecords(
-            config, info, self.run_dir, self.start, resumed_frames, self.trackers, self.live_progress
+            config, plan, self.run_dir, self.start, resumed_frames, self.trackers, self.live_progress
         )
         self.evaluations = Evaluations(config, info, self.calls, self.system.evaluator, self.records, self.run_dir)
         self.keeping = RunKeeping(
             config,
-            info,
+            plan,
             self.run_dir,
             self.calls,
             self.system,
@@ -127,7 +129,7 @@ class Driver:
             self.records.window.restore(self.resume.get("episodes", {}))  # none in checkpoints before it
         counters, say = self.scheduler.counters, self.records.say
         self.growth = (
-            Growth(config, info, self.runtime, self.system, counters.worker_steps, say) if config.max_bundles else None
+            Growth(config, plan, self.runtime, self.system, counters.worker_steps, say) if config.max_bundles else None
         )
 
     @property
@@ -241,8 +243,8 @@ class Driver:
     # ---- records -----------------------------------------------------------------------------
     def log(self) -> None:
         self.next_log = time.time() + self.config.log_every_seconds
-        learns_from_replay = bool(replay_layout(self.config))  # PQN has none: it learns from its first rollout
-        warming = replay_warmup(self.config) if learns_from_replay and not self.scheduler.counters.updates else None
+        learns_from_replay = bool(self.plan.replays)  # PQN has none: it learns from its first rollout
+        warming = self.plan.replay_warmup if learns_from_replay and not self.scheduler.counters.updates else None
         self.records.train(self.steps, self.keeping.counted(), self.evaluations.rule.last, warming)
 
     def driver_state(self) -> dict:

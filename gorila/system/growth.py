@@ -18,8 +18,8 @@ from gorila.system.builders import make_bundle
 class Growth:
     """Places bundles on the room a cluster gains, up to `config.max_bundles`."""
 
-    def __init__(self, config, info, runtime, system, worker_steps, say: Callable[[str], None]):
-        self.config, self.info, self.runtime, self.system = config, info, runtime, system
+    def __init__(self, config, plan, runtime, system, worker_steps, say: Callable[[str], None]):
+        self.config, self.plan, self.runtime, self.system = config, plan, runtime, system
         self.worker_steps, self.say = worker_steps, say  # agent steps each worker has reported
 
     def look(self) -> WorkerId | None:
@@ -29,10 +29,10 @@ class Growth:
         if len(bundles) >= config.max_bundles or any(not self.worker_steps[worker] for worker in bundles):
             return None  # at its limit, or the last bundle placed has not reported yet
         free = self.runtime.free_cpus()
-        if free < config.worker_cpus:
+        if free < self.plan.resources.worker_cpus:
             return None
         worker = WorkerId(BUNDLE.name, len(bundles))
-        args = (config, self.info, worker.index, self.system.shards, self.system.bounds, self.runtime.calls)
+        args = (config, self.plan, worker.index, self.system.shards, self.system.bounds, self.runtime.calls)
         workers[worker] = self.runtime.place(BUNDLE, make_bundle, *args)
         self.say(
             f"{worker} joins on room the cluster gained ({free:g} CPUs free): "

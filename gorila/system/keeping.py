@@ -16,10 +16,10 @@ import torch
 
 from gorila.config import Config
 from gorila.core import ReplayHolder, ReplayServer
-from gorila.messages import EnvInfo
 from gorila.records.checkpoints import save_checkpoint, save_replays, save_shard_backups
 from gorila.records.metrics import parameter_server_stats
 from gorila.runtime.calls import failure_reason
+from gorila.system.plan import RunPlan
 from gorila.system.resumed_replay import replay_line
 from gorila.system.run_records import RunRecords
 from gorila.system.scheduler import Scheduler, StopReason
@@ -36,7 +36,7 @@ class RunKeeping:
     def __init__(
         self,
         config: Config,
-        info: EnvInfo,
+        plan: RunPlan,
         run_dir: Path,
         calls,
         system,
@@ -45,7 +45,7 @@ class RunKeeping:
         scheduler: Scheduler,
         driver_state: Callable[[], dict],
     ):
-        self.config, self.info, self.run_dir = config, info, run_dir
+        self.config, self.plan, self.info, self.run_dir = config, plan, plan.info, run_dir
         self.calls, self.system, self.params, self.records = calls, system, params, records
         self.scheduler, self.driver_state = scheduler, driver_state
         self.next_copy = time.time() + config.shard_copy_every_seconds
@@ -65,7 +65,7 @@ class RunKeeping:
         were loaded from): what they hold now, or that they start empty and what that costs."""
         holders = self.system.replay_holders()
         sizes = self.calls.get([self.calls.call(holder, ReplayHolder.replay_size) for holder in holders])
-        return replay_line(self.config, self.info, sizes, restored)
+        return replay_line(self.config, self.plan, sizes, restored)
 
     def server_stats(self) -> dict:
         """The shards' counters; while a shard does not answer in time (being restarted), only the

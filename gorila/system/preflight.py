@@ -13,16 +13,16 @@ import socket
 from gorila.agent.networks import is_users_network
 from gorila.components.replay.storage import StreamStorage
 from gorila.config import Config, ConfigError
-from gorila.config.derived import learner_processes
 from gorila.config.schema import split_address
 from gorila.envs import make_vector_env_for
 from gorila.messages import EnvInfo, env_info
+from gorila.placement import Resources
 from gorila.plugins import reference_of
 from gorila.records.tracking import check_tracking
-from gorila.system.agent_builders import learner_device, network_for
+from gorila.system.agent_builders import network_for, resolve_device
 from gorila.system.budget import check_learning_start
-from gorila.system.builders import min_sample_size, parameter_bounds, replay_warmup
-from gorila.system.topology import replay_layout
+from gorila.system.plan import RunPlan
+from gorila.system.planning import plan_run
 
 PROBE_TIMEOUT_S = 5
 
@@ -32,20 +32,20 @@ def preflight(config: Config) -> EnvInfo:
     check_address(config)
     check_tracking(config)
     info = probe_env(config)
-    check_fits_env(config, info)
-    check_replay_memory(config, info)
-    check_devices(config)
+    plan = check_fits_env(config, info)
+    check_replay_memory(config, plan)
+    check_devices(plan.resources)
     return info
 
 
-def run_checks(config: Config) -> EnvInfo:
-    """The part a run started from Python repeats (`Driver`): the environment's `EnvInfo`, the sizes
-    that must fit it, and a learner device that exists on this machine (a cluster's is not asked here)."""
-    info = probe_env(config)
-    check_fits_env(config, info)
-    if not config.address:
-        learner_device(config)
-    return info
+def run_checks(config: Config) -> RunPlan:
+    """The part a run started from Python repeats (`Driver`): the environment, the sizes that must fit
+    it, and a learner device that exists on this machine (a cluster's is not asked here); the run's
+    plan, made once here for the whole run."""
+    plan = check_fits_env(config, probe_env(config))
+    if not plan.resources.address:
+        resolve_device(plan.resources.device)
+    return plan
 
 
 def probe_env(config: Config) -> EnvInfo:
@@ -71,13 +71,15 @@ def check_address(config: Config) -> None:
 # ---- the environment -------------------------------------------------------------------------
 
 
-def check_fits_env(config: Config, info: EnvInfo) -> None:
+def check_fits_env(config: Config, info: EnvInfo) -> RunPlan:
     """The network, the parameter shards and the replay memories can all work with this environment,
-    and the learners can start within the budget."""
-    size = check_network(config, info)
-    parameter_bounds(config, size)
-    check_replay_sizes(config, info)
-    check_learning_start(config, info)
+    and the learners can start within the budget; the run's plan (which the network must be able to
+    take the environment's observations for, and which slices theta+ among the shards)."""
+    check_network(config, info)
+    plan = plan_run(config, info)
+    check_replay_sizes(config, plan)
+    check_learning_start(config, plan)
+    return plan
 
 
 REAL_FORWARD_PARAMETERS = 50_000_000  # 200 MB of float32: tried on the CPU, beyond on `meta`
@@ -117,7 +119,7 @@ def check_network(config: Config, info: EnvInfo) -> int:
     return size
 
 
-def check_replay_sizes(config: Config, info: EnvInfo) -> None:
+def check_replay_sizes(config: Config, plan: RunPlan) -> None:
     """Every replay memory can hold what its learners wait for, or a run would never update.
 
     A learner samples only once its replay holds `min_sample_size` sampleable entries. An entry is
@@ -125,11 +127,10 @@ def check_replay_sizes(config: Config, info: EnvInfo) -> None:
     last observation; at least every other entry is not one, so a replay of C entries over S streams
     is sure to reach N sampleable entries when C >= 2 N + S * (n_step + stack).
     """
-    warmup = replay_warmup(config)
-    needed = min_sample_size(config, warmup)
+    warmup, needed, info = plan.replay_warmup, plan.min_sample_size, plan.info
     per_stream = info.stack + config.n_step + 1
     shards = config.replay_shards if config.replay == "global" else 1
-    for capacity, streams in replay_layout(config):
+    for capacity, streams in ((memory.capacity, memory.streams) for memory in plan.replays):
         if capacity // streams < per_stream:
             raise ConfigError(
                 f"replay_capacity: {capacity:,} transitions over {streams} environment streams "
@@ -154,16 +155,16 @@ def check_replay_sizes(config: Config, info: EnvInfo) -> None:
 # ---- this machine ----------------------------------------------------------------------------
 
 
-def replay_memory_need(config: Config, info: EnvInfo) -> tuple[int, int, int]:
+def replay_memory_need(plan: RunPlan) -> tuple[int, int, int]:
     """(bytes, transitions, bytes per transition) of all replay memories once full; frames stored once."""
-    transitions = sum(replay_entries(config))
-    per_entry = StreamStorage.bytes_per_entry(info.frame_shape, info.obs_dtype)
+    transitions = sum(replay_entries(plan))
+    per_entry = StreamStorage.bytes_per_entry(plan.info.frame_shape, plan.info.obs_dtype)
     return transitions * per_entry, transitions, per_entry
 
 
-def replay_entries(config: Config) -> list[int]:
+def replay_entries(plan: RunPlan) -> list[int]:
     """Transitions each replay memory holds once full (whole streams of capacity // streams each)."""
-    return [(capacity // streams) * streams for capacity, streams in replay_layout(config)]
+    return [(memory.capacity // memory.streams) * memory.streams for memory in plan.replays]
 
 
 def available_memory_bytes() -> int | None:
@@ -178,7 +179,7 @@ def available_memory_bytes() -> int | None:
     return None
 
 
-def check_replay_memory(config: Config, info: EnvInfo) -> None:
+def check_replay_memory(config: Config, plan: RunPlan) -> None:
     """A replay that cannot fit in this machine's memory fails now, not when it fills hours later.
 
     Replay arrays are allocated lazily (the kernel maps pages as they are written), so without this
@@ -188,10 +189,10 @@ def check_replay_memory(config: Config, info: EnvInfo) -> None:
     """
     if config.runtime == "ray" and config.address:
         return
-    need, transitions, per_entry = replay_memory_need(config, info)
+    need, transitions, per_entry = replay_memory_need(plan)
     available = available_memory_bytes()
     if available is not None and need > available:
-        memories = len(replay_layout(config))
+        memories = len(plan.replays)
         raise ConfigError(
             f"replay_capacity: the replay needs {need / 1e9:.1f} GB ({transitions:,} transitions in {memories} "
             f"replay memor{'ies' if memories > 1 else 'y'}, {per_entry:,} bytes each) but this machine has "
@@ -199,19 +200,20 @@ def check_replay_memory(config: Config, info: EnvInfo) -> None:
         )
 
 
-def check_node_memory(config: Config, info: EnvInfo, nodes: list[dict]) -> None:
+def check_node_memory(config: Config, plan: RunPlan, nodes: list[dict]) -> None:
     """On a cluster, no node can be given more replay memory than it has (`nodes`: each one's CPUs and
     memory, as the runtime reports them). A node with room for k workers (its CPUs / worker_cpus) may
     be given the k largest local replay memories; a global replay's shards ask for no CPUs of their
     own (server_cpus 0), so any one node may be given all of them. This machine's memory says nothing
     there (`check_replay_memory`), and a node that runs out kills its replays hours in, once they fill."""
-    per_entry = StreamStorage.bytes_per_entry(info.frame_shape, info.obs_dtype)
-    sizes = sorted((entries * per_entry for entries in replay_entries(config)), reverse=True)
+    per_entry = StreamStorage.bytes_per_entry(plan.info.frame_shape, plan.info.obs_dtype)
+    sizes = sorted((entries * per_entry for entries in replay_entries(plan)), reverse=True)
     if not sizes:
         return
-    by_cpus = config.replay == "local" and config.worker_cpus > 0
+    worker_cpus = plan.resources.worker_cpus
+    by_cpus = config.replay == "local" and worker_cpus > 0
     for node in nodes:
-        room = int(node["cpus"] // config.worker_cpus) if by_cpus else len(sizes)
+        room = int(node["cpus"] // worker_cpus) if by_cpus else len(sizes)
         need = sum(sizes[:room])
         if node["memory"] and need > node["memory"]:
             raise ConfigError(
@@ -222,22 +224,22 @@ def check_node_memory(config: Config, info: EnvInfo, nodes: list[dict]) -> None:
             )
 
 
-def check_devices(config: Config) -> None:
+def check_devices(resources: Resources) -> None:
     """GPUs asked for exist here, or the run fails at once instead of waiting for Ray to place learners.
 
     An embedded Ray sees this machine's GPUs; a cluster's are checked when the driver joins it.
     """
-    if config.address and config.runtime == "ray":
+    if resources.address and resources.runtime == "ray":
         return
-    learner_device(config)
-    if config.runtime != "ray" or not config.learner_gpus:
+    resolve_device(resources.device)
+    if resources.runtime != "ray" or not resources.learner_gpus:
         return
     import torch
 
     present = torch.cuda.device_count()
-    wanted = config.learner_gpus * learner_processes(config)
+    wanted = resources.learner_gpus * resources.learner_processes
     if wanted > present:
         raise ConfigError(
-            f"learner_gpus: {config.learner_gpus:g} per learner asks for {wanted:g} GPU{'s' if wanted != 1 else ''} in all, "
+            f"learner_gpus: {resources.learner_gpus:g} per learner asks for {wanted:g} GPU{'s' if wanted != 1 else ''} in all, "
             f"but torch sees {present} CUDA devices on this machine"
         )

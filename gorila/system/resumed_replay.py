@@ -13,32 +13,30 @@ from __future__ import annotations
 from pathlib import Path
 
 from gorila.config import Config
-from gorila.messages import EnvInfo
-from gorila.system.builders import min_sample_size, replay_warmup
-from gorila.system.topology import replay_layout
+from gorila.system.plan import RunPlan
 
 
-def replay_line(config: Config, info: EnvInfo, sizes: list[int], restored: list[str]) -> str | None:
+def replay_line(config: Config, plan: RunPlan, sizes: list[int], restored: list[str]) -> str | None:
     """What a resumed run's replay memories hold (`sizes`: each memory's transitions, in
     `System.replay_holders()` order), restored from the files `restored` or started empty; None for a
     run that keeps no replay (PQN)."""
-    layout = replay_layout(config)
-    if not layout:
+    if not plan.replays:
         return None
     if restored:
-        return f"replay: {sum(sizes):,} transitions restored from {_where(restored, len(layout))}"
+        return f"replay: {sum(sizes):,} transitions restored from {_where(restored, len(plan.replays))}"
     why = (
         "no replay was saved with the checkpoint; save_replay keeps it from now on"
         if config.save_replay
         else "this run saves none: --set save_replay=true keeps it"
     )
-    return f"replay: empty ({why}); {refill_cost(config, info)}"
+    return f"replay: empty ({why}); {refill_cost(plan)}"
 
 
-def refill_cost(config: Config, info: EnvInfo) -> str:
+def refill_cost(plan: RunPlan) -> str:
     """What refilling an empty replay costs, in transitions and frames."""
-    warmup = min_sample_size(config, replay_warmup(config)) * len(replay_layout(config))
-    capacity = sum(capacity for capacity, _ in replay_layout(config))
+    info = plan.info
+    warmup = plan.min_sample_size * len(plan.replays)
+    capacity = sum(memory.capacity for memory in plan.replays)
     return (
         f"learning waits until it holds {warmup:,} transitions again (about {info.frames(warmup):,} frames), "
         f"and refills to its {capacity:,} in about {info.frames(capacity):,} frames"

@@ -13,12 +13,12 @@ from pathlib import Path
 import torch
 
 from gorila.config import Config, save_yaml
-from gorila.messages import EnvInfo
 from gorila.plugins import reference_of
 from gorila.records.metrics import MetricsWriter, TrainWindow
 from gorila.records.progress import ProgressDisplay
 from gorila.records.tracking import WandbRun
 from gorila.system.budget import describe_schedule, epsilon_warning
+from gorila.system.plan import RunPlan
 from gorila.system.signals import held
 from gorila.system.topology import describe_topology
 
@@ -29,14 +29,14 @@ class RunRecords:
     def __init__(
         self,
         config: Config,
-        info: EnvInfo,
+        plan: RunPlan,
         run_dir: Path,
         start: float,
         resumed_frames: int | None = None,
         trackers=(),
         live_progress: bool | None = None,
     ):
-        self.config, self.info = config, info
+        self.config, self.plan, self.info = config, plan, plan.info
         run_dir.mkdir(parents=True, exist_ok=True)
         save_yaml(config, run_dir / "config.yaml")
         self.metrics = MetricsWriter(
@@ -59,10 +59,10 @@ class RunRecords:
         about its exploration where one is due."""
         resumed = f"; resumed at {resumed_frames:,} frames" if resumed_frames is not None else ""
         self.say(
-            f"gorila: {reference_of(self.config.env)} on {runtime}, {describe_topology(self.config)}; "
+            f"gorila: {reference_of(self.config.env)} on {runtime}, {describe_topology(self.config, self.plan)}; "
             f"run dir {run_dir}{resumed}"
         )
-        for line in (describe_schedule(self.config, self.info), epsilon_warning(self.config, self.info)):
+        for line in (describe_schedule(self.config, self.plan), epsilon_warning(self.config, self.plan)):
             if line:
                 self.say(line)
 

@@ -23,29 +23,14 @@ from dataclasses import dataclass, field
 from gorila.algorithms import algorithm_of
 from gorila.components.replay.routing import ReplaySampler, ReplayWriter, Route, remote_batch_steps
 from gorila.config import Config
-from gorila.config.derived import (
-    learner_processes,
-    shard_holders,
-    shards_beside_learners,
-    staleness_limit,
-    synchronous_refresh,
-)
+from gorila.config.derived import learner_processes, shard_holders, synchronous_refresh
 from gorila.core import Worker
-from gorila.messages import EnvInfo
-from gorila.placement import ACTOR, BUNDLE, EVALUATOR, LEARNER, PARAMETER_SHARD, REPLAY, Kind, WorkerId
+from gorila.placement import ACTOR, BUNDLE, EVALUATOR, LEARNER, PARAMETER_SHARD, REPLAY, Kind, Resources, WorkerId
 from gorila.runtime.calls import WorkerError
 from gorila.seeds import replay_seed, sampler_seed
 from gorila.system.agent_builders import make_evaluator
-from gorila.system.builders import (
-    initial_parameters,
-    make_actor,
-    make_bundle,
-    make_learner,
-    make_replay,
-    make_shard_of,
-    parameter_bounds,
-    replay_warmup,
-)
+from gorila.system.builders import make_actor, make_bundle, make_learner, make_replay, make_shard_of
+from gorila.system.plan import RunPlan
 
 
 @dataclass
@@ -81,21 +66,21 @@ class System:
 
 def build_system(
     config: Config,
-    info: EnvInfo,
+    plan: RunPlan,
     runtime,
     shard_backups: list[str] | None = None,
     saved_replays: list[str] | None = None,
 ) -> System:
-    """Create and connect every component of the configured topology on `runtime`. A shard whose file
-    in `shard_backups` holds a state starts from it (restarted, it waits for the driver's state
-    instead: `gorila.system.shard_states`); a replay memory (a bundle's or a stand-alone one, in
+    """Create and connect every component of the topology `plan` lays out (`gorila.system.plan`) on
+    `runtime`; each is built from its own sections of `config` and the plan. A shard whose file in
+    `shard_backups` holds a state starts from it (restarted, it waits for the driver's state instead:
+    `gorila.system.shard_states`); a replay memory (a bundle's or a stand-alone one, in
     `System.replay_holders()` order) likewise from `saved_replays`."""
-    place, calls = runtime.place, runtime.calls
-    theta = initial_parameters(config, info)
-    bounds = parameter_bounds(config, theta.size)
+    place, calls, info = runtime.place, runtime.calls, plan.info
+    bounds = list(plan.bounds)
     backups = shard_backups or [None] * len(bounds)
-    saved = saved_replays or [None] * replay_count(config)
-    hosts = shard_hosts(config, runtime)
+    saved = saved_replays or [None] * plan.replay_count
+    hosts = shard_hosts(plan, runtime)
     if hosts:
         shards = [runtime.hosted_shard(hosts[i % len(hosts)], i) for i in range(len(bounds))]
         hosted = [
@@ -108,7 +93,7 @@ def build_system(
         )
     else:
         shards = [
-            place(PARAMETER_SHARD, make_shard_of, config, info, i, start, stop, backups[i])
+            place(PARAMETER_SHARD, make_shard_of, config, plan, i, start, stop, backups[i])
             for i, (start, stop) in enumerate(bounds)
         ]
         hosting = lambda role, j, make, *args: place(role, make, *args)
@@ -118,40 +103,38 @@ def build_system(
     if config.bundled:
         for i in range(config.actors):
             system.workers[WorkerId(BUNDLE.name, i)] = hosting(
-                BUNDLE, i, make_bundle, config, info, i, shards, bounds, calls, saved[i]
+                BUNDLE, i, make_bundle, config, plan, i, shards, bounds, calls, saved[i]
             )
     else:
-        layout = replay_layout(config)
-        warmup = replay_warmup(config)
         system.replays = [
-            place(REPLAY, make_replay, config, info, capacity, streams, replay_seed(config.seed, i), warmup, saved[i])
-            for i, (capacity, streams) in enumerate(layout)
+            place(REPLAY, make_replay, config, info, memory, replay_seed(config.seed, i), saved[i])
+            for i, memory in enumerate(plan.replays)
         ]
         for i in range(config.actors):
             writer = ReplayWriter(
-                system.replays, actor_routes(config, i), calls, remote_batch_steps(config.envs_per_actor)
+                system.replays, list(plan.routes[i]), calls, remote_batch_steps(config.envs_per_actor)
             )
             system.workers[WorkerId(ACTOR.name, i)] = place(
-                ACTOR, make_actor, config, info, i, shards, bounds, calls, writer
+                ACTOR, make_actor, config, plan, i, shards, bounds, calls, writer
             )
         for j in range(config.learners):
             sampler = ReplaySampler(
-                [system.replays[r] for r in learner_replays(config, j)], calls, seed=sampler_seed(config.seed, j)
+                [system.replays[r] for r in plan.learner_replays[j]], calls, seed=sampler_seed(config.seed, j)
             )
             system.workers[WorkerId(LEARNER.name, j)] = hosting(
-                LEARNER, j, make_learner, config, info, j, shards, bounds, calls, sampler
+                LEARNER, j, make_learner, config, plan, j, shards, bounds, calls, sampler
             )
     system.evaluator = place(EVALUATOR, make_evaluator, config, info)
     return system
 
 
-def shard_hosts(config: Config, runtime) -> list:
+def shard_hosts(plan: RunPlan, runtime) -> list:
     """The handles, reserved before anything is placed, of the learners or bundles that will hold the
     shards (the first min(N_learn, N_param) learner processes); none where shards run apart, or where
     every component shares one process anyway (the local runtime)."""
     if not runtime.hosts_shards:
         return []
-    return [runtime.reserve() for _ in range(shard_holders(config))]
+    return [runtime.reserve() for _ in range(plan.resources.shard_holders)]
 
 
 def actor_routes(config: Config, index: int) -> list[Route]:
@@ -191,8 +174,8 @@ def learner_replays(config: Config, index: int) -> list[int]:
     return [index % config.actors]
 
 
-def describe_topology(config: Config) -> str:
-    """One line a user reads at launch: the shape of the system."""
+def describe_topology(config: Config, plan: RunPlan) -> str:
+    """One line a user reads at launch: the shape of the system `plan` lays out."""
     plural = lambda n, word: f"{n} {word}{'s' if n > 1 else ''}"
     if config.bundled:
         name, parts = algorithm_of(config).bundle_shape
@@ -202,11 +185,10 @@ def describe_topology(config: Config) -> str:
     else:
         replay = f"global replay ({config.replay_shards} shards)" if config.replay == "global" else "local replays"
         shape = f"{config.actors} actors -> {replay} -> {config.learners} learners"
-    limit = staleness_limit(config)
+    limit = plan.staleness_limit
     stale = f"gradients over {limit:,} versions stale dropped" if limit else "no gradient dropped as stale"
-    refresh = refresh_mode(config)
-    where = "beside the learners" if shards_beside_learners(config) else "apart"
-    return f"{shape}, {plural(config.param_shards, 'parameter shard')} {where} ({stale}; {refresh})"
+    where = "beside the learners" if plan.shards_beside_learners else "apart"
+    return f"{shape}, {plural(config.param_shards, 'parameter shard')} {where} ({stale}; {plan.refresh_mode})"
 
 
 def refresh_mode(config: Config) -> str:
@@ -224,7 +206,7 @@ def refresh_mode(config: Config) -> str:
 READY_TIMEOUT_S = 120  # how long the components of a run may go without one more of them starting
 
 
-def wait_ready(runtime, system: System, config: Config, window: float = READY_TIMEOUT_S) -> None:
+def wait_ready(runtime, system: System, resources: Resources, window: float = READY_TIMEOUT_S) -> None:
     """Every component constructed (on Ray: scheduled on some node and its constructor done); else a
     clear error. The wait goes on while components keep starting (a loaded machine starts Ray's worker
     processes slowly) and ends after `window` seconds in which none did; the error then tells a cluster
@@ -238,7 +220,7 @@ def wait_ready(runtime, system: System, config: Config, window: float = READY_TI
         if still == missing:
             break
         missing = still
-    if runtime.free_cpus() >= config.worker_cpus and not config.learner_gpus:
+    if runtime.free_cpus() >= resources.worker_cpus and not resources.learner_gpus:
         raise WorkerError(
             f"{missing} of {len(handles)} components did not start within {window:g} s although the cluster "
             f"has CPUs free for them ({runtime.free_cpus():g}): the machine is too loaded to start Ray's "
@@ -246,6 +228,6 @@ def wait_ready(runtime, system: System, config: Config, window: float = READY_TI
         )
     raise WorkerError(
         f"{missing} of {len(handles)} components could not be placed within {window:g} s: the Ray "
-        f"cluster lacks the CPUs/GPUs they ask for (worker_cpus={config.worker_cpus}, "
-        f"learner_gpus={config.learner_gpus})"
+        f"cluster lacks the CPUs/GPUs they ask for (worker_cpus={resources.worker_cpus}, "
+        f"learner_gpus={resources.learner_gpus})"
     )

@@ -25,9 +25,9 @@ from tests.helpers import from_the_driver, slowdown, steps_ahead_of_updates
 ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 
-def bundle_whose_learner_fails(config, info, index, shards, bounds, calls, saved_replay=None, hosted=()) -> Bundle:
+def bundle_whose_learner_fails(config, plan, index, shards, bounds, calls, saved_replay=None, hosted=()) -> Bundle:
     """A real bundle; bundle 1's learner raises on its first update."""
-    bundle = builders.make_bundle(config, info, index, shards, bounds, calls, saved_replay, hosted)
+    bundle = builders.make_bundle(config, plan, index, shards, bounds, calls, saved_replay, hosted)
     if index == 1:
 
         def update():
@@ -61,9 +61,9 @@ def test_a_failing_component_is_named_in_one_line(runtime, tmp_path, monkeypatch
     assert not ray.is_initialized()
 
 
-def bundle_that_hangs_once(config, info, index, shards, bounds, calls, saved_replay=None, hosted=()) -> Bundle:
+def bundle_that_hangs_once(config, plan, index, shards, bounds, calls, saved_replay=None, hosted=()) -> Bundle:
     """A real bundle; the first process of bundle 0 stops answering after 500 steps of its actor."""
-    bundle = builders.make_bundle(config, info, index, shards, bounds, calls, saved_replay, hosted)
+    bundle = builders.make_bundle(config, plan, index, shards, bounds, calls, saved_replay, hosted)
     marker = os.path.join(config.run_dir, "hung-once")
     if index == 0 and not os.path.exists(marker):
         step, steps = bundle.actor.step, []

@@ -30,6 +30,7 @@ from gorila.runtime.ray import RayRuntime
 from gorila.system import builders, topology
 from gorila.system.builders import initial_parameters
 from gorila.system.driver import Driver
+from gorila.system.planning import plan_run
 from gorila.system.shard_states import ShardStates
 from tests.helpers import from_the_driver, ray_cluster, wait_for
 
@@ -80,9 +81,9 @@ def test_two_bundles_on_two_nodes(cluster, tmp_path):
     assert [r["kind"] for r in records].count("eval") == 1
 
 
-def shard_without_disk(config, info, index, start, stop, backup=None):
+def shard_without_disk(config, plan, index, start, stop, backup=None):
     """A real shard on a node that cannot read the driver's disk: it never finds a backup file."""
-    return builders.make_shard_of(config, info, index, start, stop, None)
+    return builders.make_shard_of(config, plan, index, start, stop, None)
 
 
 def kill(runtime, handle) -> tuple[str, int]:
@@ -113,10 +114,11 @@ def test_a_restarted_shard_serves_nothing_before_the_driver_gives_it_its_last_st
     )
     with make_vector_env(config.env, 1) as probe:
         info = env_info(probe)
-    runtime = RayRuntime(config)
+    plan = plan_run(config, info)
+    runtime = RayRuntime(plan.resources)
     try:
         size = initial_parameters(config, info).size
-        shard = runtime.place(PARAMETER_SHARD, builders.make_shard_of, config, info, 0, 0, size)
+        shard = runtime.place(PARAMETER_SHARD, builders.make_shard_of, config, plan, 0, 0, size)
         grow = lambda: runtime.calls.get(
             [runtime.calls.call(shard, ShardServer.apply_batch, np.ones((5, size), np.float32), 0)]
         )

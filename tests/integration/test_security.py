@@ -72,10 +72,11 @@ def test_an_embedded_ray_run_listens_on_loopback_only():
     import ray
 
     from gorila.runtime.ray import RayRuntime
+    from gorila.system.planning import runtime_resources
 
     # the ports of the Ray that this test starts; one an earlier test left running is a bug of that test
     assert not ray.is_initialized(), "an earlier test in this process left Ray running (it must shut Ray down)"
-    runtime = RayRuntime(Config())  # the embedded Ray `gorila train` starts
+    runtime = RayRuntime(runtime_resources(Config()))  # the embedded Ray `gorila train` starts
     try:
         shard = runtime.place(PARAMETER_SHARD, ParameterShard, 0, np.zeros(4, np.float32))
         assert runtime.wait_ready([shard], 120 * slowdown()) == 0  # a worker process is up and serving too

@@ -40,6 +40,7 @@ from gorila.messages import env_info
 from gorila.placement import ACTOR, BUNDLE, EVALUATOR, LEARNER, PARAMETER_SHARD, REPLAY
 from gorila.runtime.calls import DirectCalls
 from gorila.runtime.local import LocalRuntime
+from gorila.system.planning import plan_run
 from gorila.system.scheduler import Scheduler
 from gorila.system.stop_rule import StopRule
 from gorila.system.topology import build_system
@@ -120,7 +121,7 @@ def test_every_component_the_topology_places_is_one_of_its_role(topology, tmp_pa
             placed.append((role, make(*args)))
             return placed[-1][1]
 
-    build_system(config, info, Recording(config))
+    build_system(config, plan_run(config, info), Recording())
     classes = dict((contract, component) for component, contract in IMPLEMENTATIONS)
     for role, component in placed:
         assert role in ROLES and isinstance(component, classes[role.contract]), (role.name, type(component))

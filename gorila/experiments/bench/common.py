@@ -17,6 +17,7 @@ from gorila.messages import EnvInfo, env_info
 from gorila.placement import PARAMETER_SHARD, Role
 from gorila.runtime.calls import DirectCalls
 from gorila.system.builders import initial_parameters, make_actor, make_replay, make_shard, make_shard_of
+from gorila.system.planning import plan_run, replay_plan
 
 GAME = "Breakout"
 
@@ -56,15 +57,16 @@ def rate(work: Callable[[], int], seconds: float, warmup: float = 1.0) -> float:
 def single_shard(config: Config, info: EnvInfo):
     """One in-process shard holding all of theta_0, and its bounds."""
     theta = initial_parameters(config, info)
-    return [make_shard(config, 0, theta)], [(0, theta.size)]
+    return [make_shard(config, plan_run(config, info), 0, theta)], [(0, theta.size)]
 
 
 def actor_with_replay(config: Config, info: EnvInfo, index: int, shards: list, bounds, calls):
     """Actor `index` writing directly to a replay of its own that never samples; both."""
-    replay = make_replay(config, info, config.replay_capacity, config.envs_per_actor, index, 10**9)
+    never = replay_plan(config, info, config.replay_capacity, config.envs_per_actor, 10**9)
+    replay = make_replay(config, info, never, index)
     streams = tuple(range(config.envs_per_actor))
     writer = ReplayWriter([replay], [Route(0, streams, streams)], DirectCalls())
-    return make_actor(config, info, index, shards, bounds, calls, writer), replay
+    return make_actor(config, plan_run(config, info), index, shards, bounds, calls, writer), replay
 
 
 def local_actor(config: Config, info: EnvInfo):
@@ -75,15 +77,16 @@ def local_actor(config: Config, info: EnvInfo):
 
 def ray_shards(runtime, config: Config, info: EnvInfo, bounds) -> list:
     """Parameter shards placed on `runtime` (a `RayRuntime`), one per slice of `bounds`."""
+    plan = plan_run(config, info)
     return [
-        runtime.place(PARAMETER_SHARD, make_shard_of, config, info, i, start, stop)
+        runtime.place(PARAMETER_SHARD, make_shard_of, config, plan, i, start, stop)
         for i, (start, stop) in enumerate(bounds)
     ]
 
 
 def filled_replay(config: Config, info: EnvInfo, entries: int = 5_000):
     """A one-stream replay holding `entries` random Atari transitions, sampleable at once."""
-    replay = make_replay(config, info, config.replay_capacity, 1, 0, warmup=1)
+    replay = make_replay(config, info, replay_plan(config, info, config.replay_capacity, 1, 1), 0)
     rng = np.random.default_rng(0)
     frames = rng.integers(0, 256, (64, 1) + info.frame_shape, dtype=np.uint8)
     for start in range(0, entries, 64):

@@ -28,6 +28,7 @@ from gorila.messages import EnvInfo
 from gorila.runtime.calls import DirectCalls
 from gorila.system.agent_builders import epsilon_schedule
 from gorila.system.builders import initial_parameters, make_learner, make_replay
+from gorila.system.planning import plan_run, replay_plan, runtime_resources
 
 
 # ---- actor ---------------------------------------------------------------------------------------
@@ -82,7 +83,9 @@ def bench_learner(seconds: float, device: str = "cpu", with_ray: bool = True) ->
 def local_learner_rate(config: Config, info: EnvInfo, seconds: float) -> float:
     """Updates/s of one learner and its one shard in this process."""
     shards, bounds = single_shard(config, info)
-    learner = make_learner(config, info, 0, shards, bounds, DirectCalls(), filled_replay(config, info))
+    learner = make_learner(
+        config, plan_run(config, info), 0, shards, bounds, DirectCalls(), filled_replay(config, info)
+    )
     return rate(lambda: learner.run(4).updates, seconds)
 
 
@@ -92,7 +95,8 @@ class MeasuredLearner:
 
     def __init__(self, config: Config, info: EnvInfo, shards: list, bounds, calls, index: int = 0, hosted=()):
         torch.set_num_threads(1)
-        self.learner = make_learner(config, info, index, shards, bounds, calls, filled_replay(config, info), hosted)
+        plan, replay = plan_run(config, info), filled_replay(config, info)
+        self.learner = make_learner(config, plan, index, shards, bounds, calls, replay, hosted)
         self.hosted_shards = self.learner.hosted_shards
 
     def rate(self, seconds: float) -> float:
@@ -105,7 +109,7 @@ def shared_device_rate(config: Config, info: EnvInfo, learners: int, seconds: fl
     from gorila.runtime.ray import RayRuntime
 
     config = dataclasses.replace(config, learners=learners, actors=learners, param_shards=learners)
-    runtime = RayRuntime(config)
+    runtime = RayRuntime(runtime_resources(config))
     try:
         bounds = slice_bounds(initial_parameters(config, info).size, learners)
         hosts = [runtime.reserve() for _ in range(learners)]
@@ -148,7 +152,7 @@ def ray_learner_rate(config: Config, info: EnvInfo, seconds: float) -> float:
     from gorila.runtime.ray import RayRuntime
 
     config = dataclasses.replace(config, shard_placement="apart")
-    runtime = RayRuntime(config)
+    runtime = RayRuntime(runtime_resources(config))
     try:
         bounds = slice_bounds(initial_parameters(config, info).size, config.param_shards)
         host = runtime.place(
@@ -184,7 +188,7 @@ def bench_server(seconds: float, shard_counts=(1, 2, 4, 8)) -> dict:
     result = {"parameters": int(theta.size), "in_memory_round_trip_ms": memory_s * 1e3}
     for count in shard_counts:
         config_n = build_config("atari", overrides=dict(env=GAME, param_shards=count, max_staleness=-1))
-        runtime = RayRuntime(config_n)
+        runtime = RayRuntime(runtime_resources(config_n))
         try:
             figures = shard_figures(runtime, config_n, info, gradient, seconds)
         finally:
@@ -237,7 +241,7 @@ def bench_replay(seconds: float) -> dict:
 
 def replay_rates(seconds: float, **overrides) -> dict:
     config, info = atari(**overrides)
-    replay = make_replay(config, info, 50_000, 1, 0, warmup=1)
+    replay = make_replay(config, info, replay_plan(config, info, 50_000, 1, 1), 0)
     rng = np.random.default_rng(0)
     frames = rng.integers(0, 256, (64, 1) + info.frame_shape, dtype=np.uint8)
     actions, rewards = rng.integers(0, 4, (64, 1)), rng.normal(size=(64, 1)).astype(np.float32)

@@ -27,6 +27,7 @@ from gorila.messages import EnvInfo
 from gorila.runtime.calls import DirectCalls
 from gorila.system.agent_builders import epsilon_schedule
 from gorila.system.builders import initial_parameters, make_bundle
+from gorila.system.planning import plan_run, runtime_resources
 
 
 # ---- actors on many cores ------------------------------------------------------------------------
@@ -50,7 +51,7 @@ def bench_scaling(seconds: float, counts=(1, 2, 4, 8, 16)) -> dict:
     result = {}
     for count in counts:
         config, info = atari(actors=count, learners=count, runtime="ray", replay_capacity=5_000)
-        runtime = RayRuntime(config)
+        runtime = RayRuntime(runtime_resources(config))
         try:
             bounds = [(0, initial_parameters(config, info).size)]
             shards = ray_shards(runtime, config, info, bounds)
@@ -116,12 +117,13 @@ def bundles_rate(bundles: int, seconds: float, threads: int = 1, **fields) -> di
         torch_threads=threads,
         **fields,
     )
-    runtime = RayRuntime(config)
+    plan = plan_run(config, info)
+    runtime = RayRuntime(plan.resources)
     try:
-        system = build_system(config, info, runtime)
+        system = build_system(config, plan, runtime)
         handles, calls = list(system.workers.values()), runtime.calls
         # At the final epsilon, as the plain DQN acts: a bundle acting at random would skip the network.
-        calls.get([calls.call(h, ActorWorker.continue_from, epsilon_schedule(config, 0).end_step) for h in handles])
+        calls.get([calls.call(h, ActorWorker.continue_from, plan.epsilon_of(0).end_step) for h in handles])
         calls.get([calls.call(h, Worker.run, 1_000) for h in handles])  # past learning_starts
         start, steps, updates = time.perf_counter(), 0, 0
         pending = {calls.call(h, Worker.run, 64): h for h in handles}
@@ -144,7 +146,7 @@ def local_bundle_rate(seconds: float, threads: int) -> dict:
     in this process, DQN's ratio) with `threads` torch threads, at the final epsilon as the plain DQN."""
     config, info = atari(learning_starts=500, replay_capacity=10_000, torch_threads=threads)
     shards, bounds = single_shard(config, info)
-    bundle = make_bundle(config, info, 0, shards, bounds, DirectCalls())
+    bundle = make_bundle(config, plan_run(config, info), 0, shards, bounds, DirectCalls())
     bundle.actor.continue_from(epsilon_schedule(config, 0).end_step)
     bundle.run(1_000)  # past learning_starts
     totals = {"steps": 0, "updates": 0}
@@ -196,7 +198,7 @@ def resident_mb() -> float:
 def bench_memory(seconds: float) -> dict:
     config, info = atari(replay_capacity=5_000, learning_starts=250)
     shards, bounds = single_shard(config, info)
-    bundle = make_bundle(config, info, 0, shards, bounds, DirectCalls())
+    bundle = make_bundle(config, plan_run(config, info), 0, shards, bounds, DirectCalls())
     while len(bundle.replay) < config.replay_capacity:  # fill by acting alone: learning is slow here
         bundle.actor.run(256)
     bundle.run(256)  # the first updates and forward passes allocate their buffers once: not growth

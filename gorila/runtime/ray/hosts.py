@@ -22,7 +22,7 @@ CONTROL = "control"
 CONTROL_THREADS = 4
 # The calls a worker that hosts parameter shards answers for them, beside its own work (which runs in
 # Ray's default group): in threads of their own, one at a time, or in synchronous rounds one per learner
-# waiting for its round (`gorila.config.derived.shard_threads`).
+# waiting for its round (`Resources.shard_threads`, from `gorila.config.derived.shard_threads`).
 SHARDS = "shards"
 
 

@@ -7,8 +7,7 @@ from typing import Callable
 
 import ray
 
-from gorila.config.derived import learner_processes, shard_holders, shard_threads
-from gorila.placement import Kind, Role
+from gorila.placement import Kind, Resources, Role
 from gorila.runtime.calls import ClusterError
 from gorila.runtime.ray.cluster import connect
 from gorila.runtime.ray.handles import HostedShard, NamedActor, RayCalls, restart_count
@@ -17,14 +16,15 @@ from gorila.runtime.ray.restart_watch import RestartWatch
 
 
 class RayRuntime:
-    """A `gorila.runtime.ShardHostingRuntime` on Ray: one Ray actor per component."""
+    """A `gorila.runtime.ShardHostingRuntime` on Ray: one Ray actor per component, each reserving what
+    the run's `Resources` say (the runtime never reads the config)."""
 
     name = "ray"
     restarts_components = True
     hosts_shards = True  # a worker can hold parameter shards in its process (`reserve`, `hosted_shard`)
 
-    def __init__(self, config):
-        self.config = config
+    def __init__(self, resources: Resources):
+        self.resources = resources
         self.calls = RayCalls()
         self.handles: list = []
         self._classes: dict = {}
@@ -35,41 +35,39 @@ class RayRuntime:
         if not self.owns_ray:
             return
         # enough CPU slots for every worker even when they outnumber the cores (they then share)
-        workers = config.actors if config.bundled else config.actors + config.learners
-        connect(config.address, workers * config.worker_cpus)
+        connect(resources.address, resources.workers * resources.worker_cpus)
         self._check_gpus()
 
     def _check_gpus(self) -> None:
         """Asking for more GPUs than the cluster has would leave learners unplaced: say so at once."""
-        config = self.config
-        wanted = config.learner_gpus * learner_processes(config)
+        asked = self.resources.learner_gpus
+        wanted = asked * self.resources.learner_processes
         available = ray.cluster_resources().get("GPU", 0)
-        if config.learner_gpus and wanted > available:
+        if asked and wanted > available:
             self.shutdown()
             raise ClusterError(
-                f"learner_gpus={config.learner_gpus:g} asks for {wanted:g} GPUs in all; "
-                f"the Ray cluster has {available:g}"
+                f"learner_gpus={asked:g} asks for {wanted:g} GPUs in all; the Ray cluster has {available:g}"
             )
 
     def _options(self, role: Role) -> dict:
         """Resources and restart policy of a component of `role`."""
-        config = self.config
+        resources = self.resources
         if role.server:  # callers wait through a restart: retry their calls
-            options = {"num_cpus": config.server_cpus, "max_restarts": -1, "max_task_retries": -1}
-            if role.name is Kind.PARAMETER_SHARD and shard_threads(config) > 1:  # learners wait in its rounds
-                options["max_concurrency"] = shard_threads(config)
+            options = {"num_cpus": resources.server_cpus, "max_restarts": -1, "max_task_retries": -1}
+            if role.name is Kind.PARAMETER_SHARD and resources.shard_threads > 1:  # learners wait in its rounds
+                options["max_concurrency"] = resources.shard_threads
             return options
         gpus = self._learner_gpus() if role.learns else 0
-        return {"num_cpus": config.worker_cpus, "num_gpus": gpus, "max_restarts": -1, "max_task_retries": 0}
+        return {"num_cpus": resources.worker_cpus, "num_gpus": gpus, "max_restarts": -1, "max_task_retries": 0}
 
     def _learner_gpus(self) -> float:
         """learner_gpus, or with a GPU device and none asked for, an equal share of one GPU each."""
-        config = self.config
-        if config.learner_gpus or config.device == "cpu":
-            return config.learner_gpus
+        resources = self.resources
+        if resources.learner_gpus or resources.device == "cpu":
+            return resources.learner_gpus
         has_gpu = ray.cluster_resources().get("GPU", 0) > 0
-        if config.device == "cuda" or has_gpu:
-            return 1.0 / learner_processes(config)
+        if resources.device == "cuda" or has_gpu:
+            return 1.0 / resources.learner_processes
         return 0.0
 
     def reserve(self) -> NamedActor:
@@ -95,8 +93,8 @@ class RayRuntime:
         """Ray's concurrency groups of a host of `role`: the control calls of a host that waits for its
         state (one standing `awaiting_state` per shard it holds among them), and a shard host's calls."""
         if role.hosts_shards:
-            per_host = -(-self.config.param_shards // shard_holders(self.config))
-            return {CONTROL: CONTROL_THREADS + per_host, SHARDS: shard_threads(self.config)}
+            per_host = self.resources.shards_per_holder
+            return {CONTROL: CONTROL_THREADS + per_host, SHARDS: self.resources.shard_threads}
         return {CONTROL: CONTROL_THREADS} if role.waits_for_state else None
 
     def hosted_shard(self, host: NamedActor, index: int) -> HostedShard:

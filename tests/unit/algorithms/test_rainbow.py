@@ -16,6 +16,7 @@ from gorila.config.presets import PRESETS, SHARED_BY_ACTORS
 from gorila.runtime.calls import DirectCalls
 from gorila.system import builders
 from gorila.system.budget import describe_schedule
+from gorila.system.planning import plan_run
 from tests.helpers import CARTPOLE_INFO
 
 CARTPOLE_RAINBOW = dict(algorithm="rainbow", runtime="local", v_min=0.0, v_max=100.0, num_atoms=11)
@@ -49,18 +50,18 @@ def test_what_rainbow_cannot_run_is_refused_in_one_line(overrides, message):
 
 def shards_for(config):
     theta = builders.initial_parameters(config, CARTPOLE_INFO)
-    return [builders.make_shard(config, 0, theta, info=CARTPOLE_INFO)], [(0, theta.size)]
+    return [builders.make_shard(config, plan_run(config, CARTPOLE_INFO), 0, theta)], [(0, theta.size)]
 
 
 def test_a_rainbow_bundle_has_dqns_actor_and_replay_and_the_distributional_learner():
     config = validate(build_config("cartpole", overrides=CARTPOLE_RAINBOW))
     shards, bounds = shards_for(config)
-    bundle = builders.make_bundle(config, CARTPOLE_INFO, 0, shards, bounds, DirectCalls())
+    bundle = builders.make_bundle(config, plan_run(config, CARTPOLE_INFO), 0, shards, bounds, DirectCalls())
     assert type(bundle.learner) is DistributionalLearner
     assert isinstance(bundle.actor.network, DistributionalQNetwork)
     assert bundle.run(2_000).steps >= 2_000  # acts, writes its replay and learns past the warm-up
     assert bundle.learner.updates > 0 and shards[0].stats()["version"] > 0
-    assert "return distributions on 11 atoms in [0, 100]" in describe_schedule(config, CARTPOLE_INFO)
+    assert "return distributions on 11 atoms in [0, 100]" in describe_schedule(config, plan_run(config, CARTPOLE_INFO))
 
 
 def test_outside_bundles_rainbows_learner_samples_any_replay():
@@ -69,10 +70,9 @@ def test_outside_bundles_rainbows_learner_samples_any_replay():
     replay = ReplayMemory(1_000, 1, (4,), np.float32, seed=0, min_size=1)
     for step in range(100):
         replay.add([0], np.full((1, 4), step / 100, np.float32), [step % 2], [1.0], [False], [False])
-    learner = builders.make_learner(config, CARTPOLE_INFO, 0, shards, bounds, DirectCalls(), replay)
+    learner = builders.make_learner(config, plan_run(config, CARTPOLE_INFO), 0, shards, bounds, DirectCalls(), replay)
     assert type(learner) is DistributionalLearner
     assert learner.run(3).updates == 3 and shards[0].stats()["version"] == 3
-    dqn = builders.make_learner(
-        replace(config, algorithm="dqn"), CARTPOLE_INFO, 0, shards, bounds, DirectCalls(), replay
-    )
+    as_dqn = replace(config, algorithm="dqn")
+    dqn = builders.make_learner(as_dqn, plan_run(as_dqn, CARTPOLE_INFO), 0, shards, bounds, DirectCalls(), replay)
     assert type(dqn) is Learner

@@ -12,6 +12,7 @@ from gorila.config.presets import PRESETS, SHARED_BY_ACTORS
 from gorila.runtime.calls import DirectCalls
 from gorila.system import builders
 from gorila.system.budget import describe_schedule
+from gorila.system.planning import plan_run
 from gorila.system.topology import describe_topology, replay_layout
 from tests.helpers import CARTPOLE_INFO
 
@@ -72,18 +73,19 @@ def test_an_algorithm_registered_outside_builds_through_the_same_path(half_rate)
     with pytest.raises(ConfigError, match="half-rate runs in bundles only"):
         validate(replace(config, bundled=False))
     assert builders.planned_updates(config, CARTPOLE_INFO) == CARTPOLE_INFO.steps(config.total_frames) // 8
-    assert describe_topology(config).startswith("1 half-rate bundle (")
-    assert "theta- every" in describe_schedule(config, CARTPOLE_INFO)
+    plan = plan_run(config, CARTPOLE_INFO)
+    assert describe_topology(config, plan).startswith("1 half-rate bundle (")
+    assert "theta- every" in describe_schedule(config, plan)
     assert replay_layout(config) == [(config.replay_capacity, config.envs_per_actor)]  # its bundle's replay
     theta = builders.initial_parameters(config, CARTPOLE_INFO)
-    shards, bounds = [builders.make_shard(config, 0, theta, info=CARTPOLE_INFO)], [(0, theta.size)]
-    bundle = builders.make_bundle(config, CARTPOLE_INFO, 0, shards, bounds, DirectCalls())
+    shards, bounds = [builders.make_shard(config, plan, 0, theta)], [(0, theta.size)]
+    bundle = builders.make_bundle(config, plan, 0, shards, bounds, DirectCalls())
     assert HalfRate.built == 1 and isinstance(bundle, Bundle) and bundle.update_every == 2 * config.update_every
 
 
 def test_the_algorithm_decides_the_bundle_and_whether_replay_is_kept():
     pqn = build_config("pqn-cartpole", overrides=dict(envs_per_actor=2, rollout_steps=8, torch_threads=1))
-    theta = builders.initial_parameters(pqn, CARTPOLE_INFO)
-    shards, bounds = [builders.make_shard(pqn, 0, theta, info=CARTPOLE_INFO)], [(0, theta.size)]
-    assert isinstance(builders.make_bundle(pqn, CARTPOLE_INFO, 0, shards, bounds, DirectCalls()), RolloutBundle)
-    assert describe_topology(pqn).startswith("1 PQN bundle (actor --rollouts--> learner, no replay)")
+    theta, plan = builders.initial_parameters(pqn, CARTPOLE_INFO), plan_run(pqn, CARTPOLE_INFO)
+    shards, bounds = [builders.make_shard(pqn, plan, 0, theta)], [(0, theta.size)]
+    assert isinstance(builders.make_bundle(pqn, plan, 0, shards, bounds, DirectCalls()), RolloutBundle)
+    assert describe_topology(pqn, plan).startswith("1 PQN bundle (actor --rollouts--> learner, no replay)")

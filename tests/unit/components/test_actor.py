@@ -12,16 +12,17 @@ from gorila.messages import Report
 from gorila.runtime.calls import DirectCalls
 from gorila.system import builders
 from gorila.system.agent_builders import reward_rule
+from gorila.system.planning import plan_run
 from tests.helpers import CARTPOLE_INFO
 
 
 def one_copy_actor():
     config = build_config("cartpole", overrides={"envs_per_actor": 1, "runtime": "local"})
-    theta = builders.initial_parameters(config, CARTPOLE_INFO)
-    shards, bounds, calls = [builders.make_shard(config, 0, theta)], [(0, theta.size)], DirectCalls()
+    theta, plan = builders.initial_parameters(config, CARTPOLE_INFO), plan_run(config, CARTPOLE_INFO)
+    shards, bounds, calls = [builders.make_shard(config, plan, 0, theta)], [(0, theta.size)], DirectCalls()
     replay = ReplayMemory(1_000, 1, (4,), np.float32, min_size=1)
     writer = ReplayWriter([replay], [Route(0, (0,), (0,))], calls)
-    return config, builders.make_actor(config, CARTPOLE_INFO, 0, shards, bounds, calls, writer), replay
+    return config, builders.make_actor(config, plan, 0, shards, bounds, calls, writer), replay
 
 
 def test_the_step_that_only_resets_a_finished_episode_is_no_agent_step():
@@ -40,9 +41,8 @@ def test_the_step_that_only_resets_a_finished_episode_is_no_agent_step():
 
 def test_a_bundle_credits_its_learner_with_agent_steps_only():
     config, actor, replay = one_copy_actor()
-    learner = builders.make_learner(
-        config, CARTPOLE_INFO, 0, actor.params.shards, actor.params.bounds, DirectCalls(), replay
-    )
+    plan, params = plan_run(config, CARTPOLE_INFO), actor.params
+    learner = builders.make_learner(config, plan, 0, params.shards, params.bounds, DirectCalls(), replay)
     bundle = Bundle(actor, replay, learner, update_every=4)
     report = bundle.run(300)
     assert report.steps == actor.steps == 300

@@ -14,6 +14,7 @@ from gorila.config import Config
 from gorila.messages import Report
 from gorila.runtime.calls import DirectCalls
 from gorila.system import builders
+from gorila.system.planning import plan_run
 from tests.helpers import CARTPOLE_INFO
 
 
@@ -86,8 +87,9 @@ def make_learner(replay, **overrides):
     )
     theta = builders.initial_parameters(config, CARTPOLE_INFO)
     bounds = builders.parameter_bounds(config, theta.size)
-    shards = [builders.make_shard(config, i, theta[a:b]) for i, (a, b) in enumerate(bounds)]
-    learner = builders.make_learner(config, CARTPOLE_INFO, 0, shards, bounds, DirectCalls(), replay)
+    plan = plan_run(config, CARTPOLE_INFO)
+    shards = [builders.make_shard(config, plan, i, theta[a:b]) for i, (a, b) in enumerate(bounds)]
+    learner = builders.make_learner(config, plan, 0, shards, bounds, DirectCalls(), replay)
     return learner, shards
 
 

@@ -9,15 +9,16 @@ from gorila.components.bundle import RolloutBundle
 from gorila.config import ConfigError, build_config
 from gorila.runtime.calls import DirectCalls
 from gorila.system import builders
+from gorila.system.planning import plan_run
 from tests.helpers import CARTPOLE_INFO, MINATAR_INFO
 
 
 def pqn_bundle(**overrides) -> tuple:
     settings = {**dict(runtime="local", envs_per_actor=4, rollout_steps=40, torch_threads=1), **overrides}
     config = build_config("pqn-cartpole", overrides=settings)
-    theta = builders.initial_parameters(config, CARTPOLE_INFO)
-    shards, bounds = [builders.make_shard(config, 0, theta, info=CARTPOLE_INFO)], [(0, theta.size)]
-    return config, builders.make_bundle(config, CARTPOLE_INFO, 0, shards, bounds, DirectCalls()), shards[0]
+    theta, plan = builders.initial_parameters(config, CARTPOLE_INFO), plan_run(config, CARTPOLE_INFO)
+    shards, bounds = [builders.make_shard(config, plan, 0, theta)], [(0, theta.size)]
+    return config, builders.make_bundle(config, plan, 0, shards, bounds, DirectCalls()), shards[0]
 
 
 def test_a_rollout_keeps_each_step_and_the_bootstrap_the_actor_computed_for_it():

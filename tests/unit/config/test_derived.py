@@ -7,8 +7,10 @@ from gorila.config import build_config
 from gorila.config.derived import staleness_limit
 from gorila.placement import WorkerId
 from gorila.runtime.local import LocalRuntime
+from gorila.system.planning import plan_run
 from gorila.system.preflight import probe_env
 from gorila.system.topology import build_system, describe_topology
+from tests.helpers import CARTPOLE_INFO
 
 LEARNERS = 100
 
@@ -22,18 +24,21 @@ def test_the_auto_threshold_grows_with_the_learners():
     assert staleness_limit(build_config(overrides={"max_staleness": -1})) == 0  # keep every gradient
 
 
+def launch_line(**overrides) -> str:
+    config = build_config(overrides=overrides)
+    return describe_topology(config, plan_run(config, CARTPOLE_INFO))
+
+
 def test_the_launch_line_states_the_threshold():
-    assert describe_topology(build_config(overrides={"actors": 100, "learners": 100})).endswith(
+    assert launch_line(actors=100, learners=100).endswith(
         "1 parameter shard beside the learners (gradients over 1,200 versions stale dropped; "
         "theta+ refresh synchronous where a learner holds every shard, else pipelined)"
     )
-    assert describe_topology(build_config(overrides={"max_staleness": -1, "runtime": "local"})).endswith(
+    assert launch_line(max_staleness=-1, runtime="local").endswith(
         "(no gradient dropped as stale; synchronous theta+ refresh)"
     )
-    assert describe_topology(build_config(overrides={"runtime": "ray"})).endswith("; synchronous theta+ refresh)")
-    assert describe_topology(build_config(overrides={"runtime": "ray", "shard_placement": "apart"})).endswith(
-        "; pipelined theta+ refresh)"
-    )
+    assert launch_line(runtime="ray").endswith("; synchronous theta+ refresh)")
+    assert launch_line(runtime="ray", shard_placement="apart").endswith("; pipelined theta+ refresh)")
 
 
 @contextlib.contextmanager
@@ -59,8 +64,8 @@ def many_learners(**overrides):
             **overrides,
         ),
     )
-    runtime = LocalRuntime(config)
-    system = build_system(config, probe_env(config), runtime)
+    runtime = LocalRuntime()
+    system = build_system(config, plan_run(config, probe_env(config)), runtime)
     system.workers[WorkerId("actor", 0)].run(400)
     learners = [system.workers[WorkerId("learner", j)] for j in range(LEARNERS)]
     try:

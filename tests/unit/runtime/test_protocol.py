@@ -27,7 +27,7 @@ def test_a_runtime_has_every_method_of_its_protocol_with_the_same_parameters(run
 
 
 def test_the_local_runtime_is_a_runtime_and_places_here():
-    runtime = LocalRuntime(config=None)
+    runtime = LocalRuntime()
     assert isinstance(runtime, Runtime) and not isinstance(runtime, ShardHostingRuntime)
     assert runtime.place(None, list, (1, 2)) == [1, 2]
     assert runtime.wait_ready(runtime.objects, timeout=1.0) == 0

@@ -14,6 +14,7 @@ from gorila.core import ReplayServer, ShardServer, contract_methods
 from gorila.placement import ACTOR, BUNDLE, EVALUATOR, LEARNER, PARAMETER_SHARD, REPLAY, Role
 from gorila.runtime.ray import Located, RayRuntime, WaitsForState, host_class
 from gorila.runtime.ray.hosts import SHARDS
+from gorila.system.planning import runtime_resources
 
 
 @pytest.mark.parametrize("role", [PARAMETER_SHARD, REPLAY, EVALUATOR, ACTOR, LEARNER, BUNDLE], ids=lambda r: r.name)
@@ -45,11 +46,16 @@ def test_a_host_forwards_to_what_make_built_whatever_make_is():
     assert getattr(host, ShardServer.pull.__name__)() == ("theta", 3, 1)
 
 
-def options(role, **settings) -> dict:
-    """RayRuntime._options for a config, without starting Ray (a cpu device never asks Ray for GPUs)."""
+def runtime_of(**settings) -> RayRuntime:
+    """A RayRuntime given a config's resources, without starting Ray (a cpu device never asks Ray for GPUs)."""
     runtime = object.__new__(RayRuntime)
-    runtime.config = Config(device="cpu", **settings)
-    return runtime._options(role)
+    runtime.resources = runtime_resources(Config(device="cpu", **settings))
+    return runtime
+
+
+def options(role, **settings) -> dict:
+    """RayRuntime._options for a config's resources."""
+    return runtime_of(**settings)._options(role)
 
 
 def test_each_role_gets_the_ray_options_of_its_kind():
@@ -66,10 +72,9 @@ def test_each_role_gets_the_ray_options_of_its_kind():
 
 
 def test_a_shard_holder_answers_as_many_shard_calls_at_once_as_a_round_has_learners_waiting():
-    runtime = object.__new__(RayRuntime)
-    runtime.config = Config(device="cpu", runtime="ray", actors=4, learners=4, param_shards=2)
+    runtime = runtime_of(runtime="ray", actors=4, learners=4, param_shards=2)
     assert runtime._groups(BUNDLE.hosting_shards())[SHARDS] == 1
-    runtime.config = Config(device="cpu", runtime="ray", actors=4, learners=4, param_shards=2, synchronous_sgd=True)
+    runtime = runtime_of(runtime="ray", actors=4, learners=4, param_shards=2, synchronous_sgd=True)
     assert runtime._groups(BUNDLE.hosting_shards())[SHARDS] == 6
 
 

@@ -14,6 +14,7 @@ from gorila.runtime.calls import DirectCalls
 from gorila.system.agent_builders import make_evaluator
 from gorila.system.builders import initial_parameters
 from gorila.system.evaluations import Evaluations
+from gorila.system.planning import plan_run
 from gorila.system.run_records import RunRecords
 from gorila.system.stop_rule import Candidate, Verdict
 from tests.helpers import CARTPOLE_INFO
@@ -24,7 +25,7 @@ def evaluating(run_dir, **settings) -> tuple[Evaluations, np.ndarray]:
     config = build_config(
         overrides=dict(env="CartPole-v1", hidden_sizes="8", eval_every_frames=1_000, eval_episodes=2, **settings)
     )
-    records = RunRecords(config, CARTPOLE_INFO, run_dir, time.time(), live_progress=False)
+    records = RunRecords(config, plan_run(config, CARTPOLE_INFO), run_dir, time.time(), live_progress=False)
     evaluator, theta = make_evaluator(config, CARTPOLE_INFO), initial_parameters(config, CARTPOLE_INFO)
     return Evaluations(config, CARTPOLE_INFO, DirectCalls(), evaluator, records, run_dir), theta
 

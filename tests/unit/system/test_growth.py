@@ -11,6 +11,7 @@ from gorila.config import build_config
 from gorila.placement import WorkerId
 from gorila.runtime.local import LocalRuntime
 from gorila.system.growth import Growth
+from gorila.system.planning import plan_run
 from gorila.system.topology import build_system
 from tests.helpers import CARTPOLE_INFO
 
@@ -29,10 +30,10 @@ class WithRoom(LocalRuntime):
 def test_a_bundle_joins_on_free_room_once_the_last_one_reported_and_takes_the_rung_of_n_mod_actors():
     settings = dict(env="CartPole-v1", runtime="ray", actors=2, learners=2, max_bundles=3, worker_cpus=1.0)
     config = build_config(overrides=dict(settings, hidden_sizes="8", replay_capacity=1_000, epsilon_ladder=True))
-    runtime, lines = WithRoom(config), []
-    system = build_system(config, CARTPOLE_INFO, runtime)
+    runtime, lines, plan = WithRoom(), [], plan_run(config, CARTPOLE_INFO)
+    system = build_system(config, plan, runtime)
     steps = Counter({BUNDLES[0]: 64})
-    growth = Growth(config, CARTPOLE_INFO, runtime, system, steps, lines.append)
+    growth = Growth(config, plan, runtime, system, steps, lines.append)
     runtime.free = 4.0
     assert growth.look() is None  # bundle 1 has not reported yet
     steps[BUNDLES[1]] = 64

@@ -12,6 +12,7 @@ from gorila.records.checkpoints import load_checkpoint, load_shard_backup, repla
 from gorila.runtime.local import LocalRuntime
 from gorila.system.builders import parameter_client
 from gorila.system.keeping import RunKeeping
+from gorila.system.planning import plan_run
 from gorila.system.run_records import RunRecords
 from gorila.system.scheduler import Scheduler, StopReason
 from gorila.system.shard_states import ShardStates
@@ -34,18 +35,18 @@ CONFIG = build_config(
 def keeping(run_dir) -> RunKeeping:
     """A run 300 agent steps and 40 updates in, whose shard 0 has applied one gradient of ones, whose
     replay holds 5 entries and whose driver continues from 2 faults."""
-    runtime = LocalRuntime(CONFIG)
-    system = build_system(CONFIG, CARTPOLE_INFO, runtime)
+    runtime, plan = LocalRuntime(), plan_run(CONFIG, CARTPOLE_INFO)
+    system = build_system(CONFIG, plan, runtime)
     shard = system.shards[0]
     shard.apply(np.ones(shard.theta.numel(), np.float32), 0)
     for i in range(5):
         system.replays[0].add([0], np.full((1, 4), i, np.float32), [0], [1.0], [False], [False])
     scheduler = Scheduler(1_000, CONFIG.update_every, 1, 1, 0)
     scheduler.restore({"steps": 300, "updates": 40, "requested": {}, "worker_steps": {}})
-    params = parameter_client(CONFIG, system.shards, system.bounds, runtime.calls)
-    records = RunRecords(CONFIG, CARTPOLE_INFO, run_dir, time.time(), live_progress=False)
+    params = parameter_client(CONFIG, plan, system.shards, system.bounds, runtime.calls)
+    records = RunRecords(CONFIG, plan, run_dir, time.time(), live_progress=False)
     state = lambda: {"faults": 2, "scheduler": scheduler.state()}
-    return RunKeeping(CONFIG, CARTPOLE_INFO, run_dir, runtime.calls, system, params, records, scheduler, state)
+    return RunKeeping(CONFIG, plan, run_dir, runtime.calls, system, params, records, scheduler, state)
 
 
 def test_a_checkpoint_holds_the_shards_the_driver_state_and_the_replay(tmp_path):
@@ -76,7 +77,7 @@ def test_a_train_record_counts_the_updates_the_shards_and_the_replay(tmp_path):
 
 def test_the_shards_are_copied_when_due_and_written_only_when_a_backup_is_due(tmp_path):
     kept = keeping(tmp_path)
-    states = ShardStates(LocalRuntime(CONFIG), kept.system.shards, None)
+    states = ShardStates(LocalRuntime(), kept.system.shards, None)
     kept.next_copy, kept.next_backup = time.time() + 60, time.time() + 120
     kept.copy_shards_when_due(states)
     assert states.latest is None  # not due yet

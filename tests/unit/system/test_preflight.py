@@ -15,6 +15,7 @@ from gorila.config import Config, ConfigError, build_config
 from gorila.envs import EnvError
 from gorila.system import preflight as preflight_module
 from gorila.system.builders import min_sample_size, replay_warmup
+from gorila.system.planning import plan_run, runtime_resources
 from gorila.system.preflight import (
     available_memory_bytes,
     check_address,
@@ -139,11 +140,10 @@ def test_bytes_per_entry_matches_the_arrays_a_storage_allocates():
 
 
 def test_replay_memory_need_of_the_atari_preset():
-    shared = replay_memory_need(build_config("atari", overrides={"actors": 3, "learners": 3}), ATARI_INFO)
+    shared = replay_memory_need(plan_run(build_config("atari", overrides={"actors": 3, "learners": 3}), ATARI_INFO))
     assert shared[1] == 999_999  # the preset's 1M shared: 333,333 each
-    need, transitions, per_entry = replay_memory_need(
-        build_config("atari", overrides={"actors": 3, "learners": 3, "replay_capacity": 1_000_000}), ATARI_INFO
-    )
+    whole = build_config("atari", overrides={"actors": 3, "learners": 3, "replay_capacity": 1_000_000})
+    need, transitions, per_entry = replay_memory_need(plan_run(whole, ATARI_INFO))
     assert (transitions, per_entry) == (3_000_000, 84 * 84 + 18)  # each frame stored once
     assert need == 3_000_000 * (84 * 84 + 18)
 
@@ -151,11 +151,11 @@ def test_replay_memory_need_of_the_atari_preset():
 def test_a_replay_larger_than_this_machine_is_refused_with_the_numbers(monkeypatch):
     # this machine's MemAvailable, fixed: the real one changes from one reading to the next
     monkeypatch.setattr(preflight_module, "available_memory_bytes", lambda: 20_000_000_000)
-    bundles = lambda n: build_config(
+    config = lambda n: build_config(
         "atari", overrides={"actors": n, "learners": n, "runtime": "local", "replay_capacity": 1_000_000}
     )
-    check_replay_memory(bundles(2), ATARI_INFO)  # 2 x 1M transitions of 7,074 bytes: 14.1 GB
-    assert error_of(check_replay_memory, bundles(3), ATARI_INFO) == (
+    check_replay_memory(config(2), plan_run(config(2), ATARI_INFO))  # 2 x 1M transitions of 7,074 bytes: 14.1 GB
+    assert error_of(check_replay_memory, config(3), plan_run(config(3), ATARI_INFO)) == (
         "replay_capacity: the replay needs 21.2 GB (3,000,000 transitions in 3 replay memories, 7,074 bytes each) "
         "but this machine has 20.0 GB available; lower replay_capacity or the number of actors"
     )
@@ -174,24 +174,27 @@ def test_a_cluster_node_given_more_replay_than_its_memory_is_refused_with_the_nu
         "atari", overrides={"actors": 8, "learners": 8, "replay_capacity": 1_000_000, "address": "auto"}
     )
     roomy = [{"node": "10.0.0.1", "cpus": 4.0, "memory": 40e9}, {"node": "10.0.0.2", "cpus": 4.0, "memory": 40e9}]
-    check_node_memory(config, ATARI_INFO, roomy)  # 4 bundles a node: 28.3 GB each
+    plan = plan_run(config, ATARI_INFO)
+    check_node_memory(config, plan, roomy)  # 4 bundles a node: 28.3 GB each
     small = [roomy[0], {"node": "10.0.0.2", "cpus": 4.0, "memory": 20e9}]
-    line = error_of(check_node_memory, config, ATARI_INFO, small)
+    line = error_of(check_node_memory, config, plan, small)
     assert line == (
         "replay_capacity: node 10.0.0.2 has room for 4 of the 8 replay memories, 28.3 GB once full, but 20.0 GB of "
         "memory for Ray's tasks; lower replay_capacity (each replay memory holds that many transitions) or raise "
         "worker_cpus so that fewer share a node"
     )
-    check_node_memory(replace(config, worker_cpus=2.0), ATARI_INFO, small)  # 2 bundles a node: 14.1 GB
+    fewer = replace(config, worker_cpus=2.0)
+    check_node_memory(fewer, plan_run(fewer, ATARI_INFO), small)  # 2 bundles a node: 14.1 GB
     shared = build_config("atari", overrides={"actors": 8, "learners": 8, "address": "auto"})
-    check_node_memory(shared, ATARI_INFO, small)  # the preset's 1M shared among the 8: 3.5 GB a node
+    check_node_memory(shared, plan_run(shared, ATARI_INFO), small)  # the preset's 1M shared among the 8: 3.5 GB a node
 
 
 def test_gpus_that_are_not_here_are_refused_at_once():
     present = torch.cuda.device_count()
     config = build_config("cartpole", overrides={"learner_gpus": 1, "actors": present + 1, "learners": present + 1})
-    assert error_of(check_devices, config).startswith("learner_gpus: 1 per learner asks for")
-    check_devices(build_config("cartpole", overrides={"learner_gpus": 1, "runtime": "local"}))  # Ray's setting only
+    assert error_of(check_devices, runtime_resources(config)).startswith("learner_gpus: 1 per learner asks for")
+    local = build_config("cartpole", overrides={"learner_gpus": 1, "runtime": "local"})
+    check_devices(runtime_resources(local))  # Ray's setting only
 
 
 def test_an_address_where_nothing_listens_is_named():

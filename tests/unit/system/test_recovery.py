@@ -10,6 +10,7 @@ import pytest
 from gorila.placement import WorkerId
 from gorila.runtime.calls import WorkerError
 from gorila.runtime.local import LocalRuntime
+from gorila.system.planning import plan_run
 from gorila.system.recovery import Recovery
 from gorila.system.scheduler import Job
 from gorila.system.topology import System, build_system
@@ -23,7 +24,7 @@ def recovery_restoring(index: int, states: list[dict], env_frames: int) -> tuple
     records = []
     recovery = Recovery(
         CONFIG,
-        LocalRuntime(CONFIG),
+        LocalRuntime(),
         System(shards, bounds),
         lambda *r: records.append(r),
         print,
@@ -49,8 +50,8 @@ class CountedRestarts(LocalRuntime):
 
     restarts_components = True
 
-    def __init__(self, config):
-        super().__init__(config)
+    def __init__(self):
+        super().__init__()
         self.counted, self.ended = {}, []
 
     def restarts(self, handles) -> list:
@@ -67,7 +68,7 @@ def recovery_with_a_learner_serving_both_shards(states, config=CONFIG, already_f
     """A Recovery whose learner 0 serves both shards in its own process (placement `learners`), with
     `already_failed` failures counted before a resume."""
     shards, _, bounds = shards_and_states()
-    runtime, learner, records, lines = CountedRestarts(config), object(), [], []
+    runtime, learner, records, lines = CountedRestarts(), object(), [], []
     system = System(shards, bounds, workers={LEARNER: learner}, held={LEARNER: (0, 1)})
     recovery = Recovery(
         config, runtime, system, lambda *r: records.append(r), lines.append, already_failed, (states, 6_400)
@@ -212,8 +213,8 @@ def test_a_resumed_run_puts_each_actor_back_on_its_own_rung_at_its_own_step_coun
     each continues from the steps the checkpoint counted for it, on the rung of its own index."""
     ladder = dict(epsilon_ladder=True, epsilon_start=1.0, epsilon_decay_steps=1_000)
     config = replace(CONFIG, actors=3, envs_per_actor=1, learners=1, bundled=False, **ladder)
-    runtime = LocalRuntime(config)
-    system = build_system(config, CARTPOLE_INFO, runtime)
+    runtime = LocalRuntime()
+    system = build_system(config, plan_run(config, CARTPOLE_INFO), runtime)
     actors = [WorkerId("actor", i) for i in range(3)]
     Recovery(config, runtime, system, print, print).continue_run(
         {actors[0]: 500, actors[1]: 5_000, actors[2]: 250, LEARNER: 77}

@@ -10,6 +10,7 @@ from gorila.config import build_config
 from gorila.config.parsing import load_yaml
 from gorila.messages import Report
 from gorila.records.metrics import read_metrics
+from gorila.system.planning import plan_run
 from gorila.system.run_records import RunRecords
 from tests.helpers import ATARI_INFO
 
@@ -18,7 +19,7 @@ CONFIG = build_config(overrides=dict(env="Pong", total_frames=40_000))
 
 def opened(run_dir) -> RunRecords:
     """The records of a run that started 100 s ago."""
-    return RunRecords(CONFIG, ATARI_INFO, run_dir, start=time.time() - 100, live_progress=False)
+    return RunRecords(CONFIG, plan_run(CONFIG, ATARI_INFO), run_dir, start=time.time() - 100, live_progress=False)
 
 
 def test_the_run_directory_gets_its_config_and_a_record_of_each_kind_at_its_frames(tmp_path, capsys):

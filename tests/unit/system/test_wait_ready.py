@@ -5,6 +5,7 @@ import pytest
 
 from gorila.config import build_config
 from gorila.runtime.calls import WorkerError
+from gorila.system.planning import runtime_resources
 from gorila.system.topology import wait_ready
 
 
@@ -30,14 +31,14 @@ class System:
 
 def test_the_wait_goes_on_while_components_keep_starting():
     runtime = StartingRuntime([5, 3, 1, 0], free_cpus=0)
-    wait_ready(runtime, System(), build_config(), window=7)
+    wait_ready(runtime, System(), runtime_resources(build_config()), window=7)
     assert runtime.windows == [7, 7, 7, 7]
 
 
 def test_a_window_in_which_none_started_ends_it_with_no_room_named():
     runtime = StartingRuntime([4, 2, 2], free_cpus=0.5)
     with pytest.raises(WorkerError, match="2 of 6 components could not be placed within 7 s: the Ray cluster lacks"):
-        wait_ready(runtime, System(), build_config(overrides=dict(worker_cpus=1.0)), window=7)
+        wait_ready(runtime, System(), runtime_resources(build_config(overrides=dict(worker_cpus=1.0))), window=7)
     assert len(runtime.windows) == 3
 
 
@@ -46,5 +47,5 @@ def test_a_cluster_with_room_that_starts_nothing_is_called_slow_not_full():
     with pytest.raises(
         WorkerError, match="6 of 6 components did not start within 7 s although the cluster has CPUs free"
     ):
-        wait_ready(runtime, System(), build_config(), window=7)
+        wait_ready(runtime, System(), runtime_resources(build_config()), window=7)
     assert runtime.windows == [7]

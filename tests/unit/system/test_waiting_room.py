@@ -32,7 +32,7 @@ def recovery_with_three_actors(held=None):
     """A Recovery over 3 actors and a learner (the learner serving the shards when `held`), whose
     restart deadline is 100 s; the lines it says."""
     shards, states, bounds = shards_and_states()
-    runtime, lines = CountedRestarts(CONFIG), []
+    runtime, lines = CountedRestarts(), []
     workers = {worker: Worker() for worker in [*ACTORS, LEARNER]}
     system = System(shards, bounds, workers=workers, held=held or {})
     recovery = Recovery(CONFIG, runtime, system, lambda *r: None, lines.append, shard_states=(states, 0))

@@ -7,7 +7,6 @@ from gorila.placement import WorkerId
 from gorila.runtime.local import LocalRuntime
 from gorila.system.topology import System
 from gorila.system.whereabouts import Whereabouts
-from tests.unit.system.test_shard_states import CONFIG
 
 ACTOR, LEARNER = WorkerId("actor", 0), WorkerId("learner", 0)
 NODE_A, NODE_B, NODE_C = "a1b2c3d4" + "0" * 48, "e5f6a7b8" + "1" * 48, "99998888" + "2" * 48
@@ -16,8 +15,8 @@ NODE_A, NODE_B, NODE_C = "a1b2c3d4" + "0" * 48, "e5f6a7b8" + "1" * 48, "99998888
 class OnNodes(LocalRuntime):
     """The local runtime, with each component's node and the nodes that left the cluster set by the test."""
 
-    def __init__(self, config):
-        super().__init__(config)
+    def __init__(self):
+        super().__init__()
         self.node, self.left = {}, set()
 
     def processes(self, handles, timeout: float = 30.0) -> list:
@@ -33,7 +32,7 @@ def placed(left: frozenset = frozenset()) -> tuple[Whereabouts, OnNodes, System]
     """Actor 0 and parameter shard 0 on node A; learner 0, shard 1 and the evaluator on node B; the
     nodes `left` gone when the run starts."""
     system = System([object(), object()], [(0, 1), (1, 2)], {ACTOR: object(), LEARNER: object()}, evaluator=object())
-    runtime = OnNodes(CONFIG)
+    runtime = OnNodes()
     runtime.left = set(left)
     where = {ACTOR: NODE_A, LEARNER: NODE_B}
     runtime.node = {id(system.workers[w]): node for w, node in where.items()}

@@ -21,6 +21,7 @@ from gorila.config import Config
 from gorila.messages import Minibatch
 from gorila.runtime.calls import DirectCalls
 from gorila.system import builders
+from gorila.system.planning import plan_run
 from tests.helpers import CARTPOLE_INFO
 from tests.unit.components.parameter_server.test_parameter_server import InAnotherProcess
 
@@ -60,9 +61,10 @@ class OneBatch:
 def learner_with(where: str) -> tuple[Learner, list[ParameterShard]]:
     theta = builders.initial_parameters(CONFIG, CARTPOLE_INFO)
     bounds = builders.parameter_bounds(CONFIG, theta.size)
-    shards = [builders.make_shard(CONFIG, i, theta[a:b]) for i, (a, b) in enumerate(bounds)]
+    plan = plan_run(CONFIG, CARTPOLE_INFO)
+    shards = [builders.make_shard(CONFIG, plan, i, theta[a:b]) for i, (a, b) in enumerate(bounds)]
     handles = shards if where == "beside" else [InAnotherProcess(shard) for shard in shards]
-    return builders.make_learner(CONFIG, CARTPOLE_INFO, 0, handles, bounds, DirectCalls(), OneBatch()), shards
+    return builders.make_learner(CONFIG, plan, 0, handles, bounds, DirectCalls(), OneBatch()), shards
 
 
 def by_hand(theta_0: np.ndarray) -> np.ndarray:
