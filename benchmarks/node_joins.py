@@ -42,9 +42,14 @@ def main() -> int:
     args = parser.parse_args()
     from ray.cluster_utils import Cluster
 
+    from gorila.runtime.ray.cluster import WORKERS_AT_OUR_PRIORITY
+
     folder = Path(tempfile.mkdtemp(prefix="gorila-node-joins-"))
     run_dir = folder / "run"
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
+    cluster = Cluster(
+        initialize_head=True,
+        head_node_args={"num_cpus": 1, "include_dashboard": False, "_system_config": WORKERS_AT_OUR_PRIORITY},
+    )
     try:
         flags = f"--preset cartpole --address {cluster.address} --seed {args.seed} --actors 1 --learners 1 "
         flags += "--set max_bundles=2 --no-stop-when-solved --total-frames 100000000"

@@ -152,7 +152,12 @@ def ray_cluster(nodes: int):
     import ray
     from ray.cluster_utils import Cluster
 
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
+    from gorila.runtime.ray.cluster import WORKERS_AT_OUR_PRIORITY
+
+    cluster = Cluster(
+        initialize_head=True,
+        head_node_args={"num_cpus": 1, "include_dashboard": False, "_system_config": WORKERS_AT_OUR_PRIORITY},
+    )
     for _ in range(nodes - 1):
         cluster.add_node(num_cpus=1)
     cluster.wait_for_nodes()

@@ -25,6 +25,9 @@ STARTUP_TIMEOUT = "timed out during startup"  # Ray's words when its node missed
 # batch of small-network gradients then costs one message, not a store round trip (embedded Ray only;
 # a cluster keeps its own setting).
 INLINE_MESSAGE_BYTES = 1 << 20
+# Ray's workers at the niceness of the raylet that starts them, not 15 steps nicer (`embedded_system_config`);
+# a cluster started by hand takes it as the environment variable RAY_worker_niceness=0 of `ray start`.
+WORKERS_AT_OUR_PRIORITY = {"worker_niceness": 0}
 EMBEDDED_SYSTEM_CONFIG = {
     "max_direct_call_object_size": INLINE_MESSAGE_BYTES,
     # No dashboard reads them: without it every process stops exporting metrics to its node's agent,
@@ -44,7 +47,7 @@ def embedded_system_config() -> dict:
     inherits from this program), so beside other work at the user's priority the components, which are
     the whole of the run, get what that work leaves: CartPole on Ray, 20,000 frames beside two local
     MinAtar runs and a test suite, took 84.0 s with Ray's default and 13.5 s with 0 (2026-12-06)."""
-    return {**EMBEDDED_SYSTEM_CONFIG, "worker_niceness": 0}
+    return {**EMBEDDED_SYSTEM_CONFIG, **WORKERS_AT_OUR_PRIORITY}
 
 
 def start_embedded(slots: float, attempts: int = START_ATTEMPTS) -> None:
