@@ -1,7 +1,7 @@
 """Learning: Rainbow (algorithm rainbow, the rainbow-cartpole preset) reaches a greedy mean >= 475 over
 20 episodes within its budget, as one bundle in one process and distributed as DQN is: two bundles on
-an embedded Ray sharing theta+ through two parameter shards, and separate actors, a global prioritised
-replay of two shards and a learner."""
+an embedded Ray sharing theta+ through two parameter shards. (Its learner outside bundles, on any
+replay, is built and run in tests/unit/algorithms/test_rainbow.py.)"""
 
 import pytest
 
@@ -11,9 +11,6 @@ from gorila.system.driver import Driver
 SETUPS = {
     "local-1-bundle": dict(runtime="local"),
     "ray-2-bundles": dict(runtime="ray", actors=2, learners=2, param_shards=2, torch_threads=1),
-    "ray-2-actors-global-replay": dict(
-        runtime="ray", bundled=False, actors=2, learners=1, replay="global", replay_shards=2, torch_threads=1
-    ),
 }
 
 
