@@ -220,10 +220,11 @@ def wait_ready(runtime, system: System, resources: Resources, window: float = RE
         if still == missing:
             break
         missing = still
-    if runtime.free_cpus() >= resources.worker_cpus and not resources.learner_gpus:
+    free = runtime.free_cpus()
+    if free >= resources.worker_cpus and not resources.learner_gpus:
         raise WorkerError(
             f"{missing} of {len(handles)} components did not start within {window:g} s although the cluster "
-            f"has CPUs free for them ({runtime.free_cpus():g}): the machine is too loaded to start Ray's "
+            f"has CPUs free for them ({free:g}): the machine is too loaded to start Ray's "
             "worker processes, or a component's constructor hangs (its log is in the Ray session's logs)"
         )
     raise WorkerError(

@@ -25,8 +25,12 @@ STARTUP_TIMEOUT = "timed out during startup"  # Ray's words when its node missed
 # batch of small-network gradients then costs one message, not a store round trip (embedded Ray only;
 # a cluster keeps its own setting).
 INLINE_MESSAGE_BYTES = 1 << 20
-# Ray's workers at the niceness of the raylet that starts them, not 15 steps nicer (`embedded_system_config`);
-# a cluster started by hand takes it as the environment variable RAY_worker_niceness=0 of `ray start`.
+# Ray starts its workers 15 steps nicer than their raylet (`worker_niceness`, added to the niceness the
+# raylet inherits from the program), so beside other work at the user's priority the components, which
+# are the whole of a run, get what that work leaves: CartPole on Ray, 20,000 frames beside two local
+# MinAtar runs and a test suite, took 84.0 s with Ray's default and 13.5 s with 0 (2026-12-06). Every Ray
+# gorila starts keeps them at the program's own niceness; a cluster started by hand takes it as the
+# environment variable RAY_worker_niceness=0 of `ray start`.
 WORKERS_AT_OUR_PRIORITY = {"worker_niceness": 0}
 EMBEDDED_SYSTEM_CONFIG = {
     "max_direct_call_object_size": INLINE_MESSAGE_BYTES,
@@ -38,16 +42,8 @@ EMBEDDED_SYSTEM_CONFIG = {
     # away (ray.init on 2 cores, 8 pairs: 2.33-2.58 s against 2.35-3.45 s, 3 of the 8 a second late).
     "raylet_client_connect_timeout_milliseconds": 100,
     "raylet_client_num_connect_attempts": 100,
+    **WORKERS_AT_OUR_PRIORITY,
 }
-
-
-def embedded_system_config() -> dict:
-    """EMBEDDED_SYSTEM_CONFIG, and the components' processes at this program's own niceness. Ray starts
-    its workers 15 steps nicer than its raylet (`worker_niceness`, added to the niceness the raylet
-    inherits from this program), so beside other work at the user's priority the components, which are
-    the whole of the run, get what that work leaves: CartPole on Ray, 20,000 frames beside two local
-    MinAtar runs and a test suite, took 84.0 s with Ray's default and 13.5 s with 0 (2026-12-06)."""
-    return {**EMBEDDED_SYSTEM_CONFIG, **WORKERS_AT_OUR_PRIORITY}
 
 
 def start_embedded(slots: float, attempts: int = START_ATTEMPTS) -> None:
@@ -84,7 +80,7 @@ def _start_embedded_once(slots: float) -> None:
                 log_to_driver=False,
                 configure_logging=False,
                 logging_level="ERROR",
-                _system_config=embedded_system_config(),
+                _system_config=dict(EMBEDDED_SYSTEM_CONFIG),
             )  # Ray adds to it
     except BaseException:  # Ctrl-C or SIGTERM while Ray started, or a failed start: leave no Ray behind
         started = session_guard.descendants(os.getpid(), lambda pid: pid not in before)  # before the raylet ends
