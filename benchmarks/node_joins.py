@@ -48,7 +48,7 @@ def main() -> int:
     run_dir = folder / "run"
     cluster = Cluster(
         initialize_head=True,
-        head_node_args={"num_cpus": 1, "include_dashboard": False, "_system_config": WORKERS_AT_OUR_PRIORITY},
+        head_node_args={"num_cpus": 1, "include_dashboard": False, "_system_config": dict(WORKERS_AT_OUR_PRIORITY)},
     )
     try:
         flags = f"--preset cartpole --address {cluster.address} --seed {args.seed} --actors 1 --learners 1 "

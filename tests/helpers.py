@@ -156,7 +156,7 @@ def ray_cluster(nodes: int):
 
     cluster = Cluster(
         initialize_head=True,
-        head_node_args={"num_cpus": 1, "include_dashboard": False, "_system_config": WORKERS_AT_OUR_PRIORITY},
+        head_node_args={"num_cpus": 1, "include_dashboard": False, "_system_config": dict(WORKERS_AT_OUR_PRIORITY)},
     )
     for _ in range(nodes - 1):
         cluster.add_node(num_cpus=1)

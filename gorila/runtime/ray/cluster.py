@@ -30,7 +30,8 @@ INLINE_MESSAGE_BYTES = 1 << 20
 # are the whole of a run, get what that work leaves: CartPole on Ray, 20,000 frames beside two local
 # MinAtar runs and a test suite, took 84.0 s with Ray's default and 13.5 s with 0 (2026-12-06). Every Ray
 # gorila starts keeps them at the program's own niceness; a cluster started by hand takes it as the
-# environment variable RAY_worker_niceness=0 of `ray start`.
+# environment variable RAY_worker_niceness=0 of `ray start`. Ray writes into the `_system_config` it is
+# given (its object spilling's settings, with the session's directory), so callers pass a copy.
 WORKERS_AT_OUR_PRIORITY = {"worker_niceness": 0}
 EMBEDDED_SYSTEM_CONFIG = {
     "max_direct_call_object_size": INLINE_MESSAGE_BYTES,
