@@ -5,14 +5,22 @@ import os
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 from gorila.runtime import session_guard
+from tests.helpers import wait_for
 
 SLEEPER = [sys.executable, "-c", "import time; time.sleep(120)"]
 
 
 def sleeper(**env) -> subprocess.Popen:
-    return subprocess.Popen(SLEEPER, env={**os.environ, **env}, start_new_session=True)
+    """A process asleep for two minutes with `env` added to its environment, returned once its exec has
+    finished. Popen returns when the exec has begun (the new program replaced the old), and /proc shows
+    the new program's arguments and environment only a moment later, empty until then: a scan in that
+    moment would not find its RAY_RAYLET_PID (seen under load, about 1 time in 40)."""
+    process = subprocess.Popen(SLEEPER, env={**os.environ, **env}, start_new_session=True)
+    assert wait_for(lambda: Path(f"/proc/{process.pid}/cmdline").read_bytes(), 10), "the sleeper never ran"
+    return process
 
 
 def test_the_end_of_a_session_kills_the_workers_of_its_noted_raylet_and_no_one_else(monkeypatch):
