@@ -42,13 +42,13 @@ def main() -> int:
     args = parser.parse_args()
     from ray.cluster_utils import Cluster
 
-    from gorila.runtime.ray.cluster import WORKERS_AT_OUR_PRIORITY
+    from gorila.runtime.ray.cluster import cluster_head_args
 
     folder = Path(tempfile.mkdtemp(prefix="gorila-node-joins-"))
     run_dir = folder / "run"
     cluster = Cluster(
         initialize_head=True,
-        head_node_args={"num_cpus": 1, "include_dashboard": False, "_system_config": dict(WORKERS_AT_OUR_PRIORITY)},
+        head_node_args=cluster_head_args(),
     )
     try:
         flags = f"--preset cartpole --address {cluster.address} --seed {args.seed} --actors 1 --learners 1 "

@@ -152,11 +152,11 @@ def ray_cluster(nodes: int):
     import ray
     from ray.cluster_utils import Cluster
 
-    from gorila.runtime.ray.cluster import WORKERS_AT_OUR_PRIORITY
+    from gorila.runtime.ray.cluster import cluster_head_args
 
     cluster = Cluster(
         initialize_head=True,
-        head_node_args={"num_cpus": 1, "include_dashboard": False, "_system_config": dict(WORKERS_AT_OUR_PRIORITY)},
+        head_node_args=cluster_head_args(),
     )
     for _ in range(nodes - 1):
         cluster.add_node(num_cpus=1)

@@ -47,6 +47,13 @@ EMBEDDED_SYSTEM_CONFIG = {
 }
 
 
+def cluster_head_args() -> dict:
+    """`head_node_args` of a `ray.cluster_utils.Cluster` on this machine (the tests' and benchmarks'
+    clusters of several nodes): one CPU, no dashboard, workers at the program's priority; a new dict
+    each call, since Ray writes into the `_system_config` it is given."""
+    return {"num_cpus": 1, "include_dashboard": False, "_system_config": dict(WORKERS_AT_OUR_PRIORITY)}
+
+
 def start_embedded(slots: float, attempts: int = START_ATTEMPTS) -> None:
     """Start this program's own single-machine Ray, with CPU slots for `slots` (more than the cores
     when asked: they then share): servers on loopback, no dashboard, EMBEDDED_SYSTEM_CONFIG.
