@@ -253,7 +253,11 @@ DQN_PRESETS["apex"] = dict(
 #   other work), lost no game in its evaluations during training from 4M to 7.5M frames (its note),
 #   and its best parameters scored 18.13 over 30 episodes at 0.05 (one seed; README "Results");
 # - no loss-outlier filter (DQN has none; rare-reward minibatches are the outliers) and gradients clipped
-#   to norm 10 (PQN, Tianshou's policy default is none: a guard against a rare large step).
+#   to norm 10 (PQN, Tianshou's policy default is none: a guard against a rare large step);
+# - with several bundles on Ray, each update waits for the theta+ with its learner's previous gradient in
+#   it (learner_refresh synchronous, as the minatar preset, where it made 16 bundles learn; one bundle on
+#   the local runtime waits either way): 4 bundles on 2 cores ran about 1,000 frames/s with it, gradients
+#   3 versions late on average.
 # Breakout-like games need FIRE after a lost life, which a nearly greedy agent may never press:
 # `--set fire_reset=true` there. Results: README "Atari", benchmarks/baselines/.
 DQN_PRESETS["atari-fast"] = dict(
@@ -283,6 +287,7 @@ DQN_PRESETS["atari-fast"] = dict(
     target_update_every=500,
     actor_sync_every=100,
     learner_sync_every=1,
+    learner_refresh="synchronous",
     torch_threads=2,
     runtime="local",
     envs_per_actor=32,
