@@ -75,24 +75,44 @@ def prediction(machines: int, measured: int, frames: float, fps: float, per_fram
     }
 
 
-# Atari (atari-fast): one bundle's Pong run to +18 (frames and wall time, the local runtime) and a study
-# whose fps_8 is one atari-fast bundle set up as each of 8; no price is measured yet for Atari, so its
-# rows hold the frames at one bundle's (price 1) and say so.
+# Atari (atari-fast): one bundle's Pong run to +18 (frames, wall time and updates, on the local runtime,
+# which waits for nothing: as one bundle on Ray), 4 bundles' run on Ray from launch (`atari-fast-pong`,
+# whose frames to +18 over one bundle's are the price, held past 4) and a study whose fps_8 is one
+# atari-fast bundle set up as each of 8. The 49 games take Pong's price and rates.
 PONG_RUN = Path(__file__).resolve().parent / "baselines" / "atari" / "pong-atari-fast-replay500k-seed0.json"
+PONG_PRICE_STUDY, PONG_PRICE_BUNDLES = "atari-fast-pong", 4
 ATARI_FPS_STUDY = "atari-fast-pong-fps-8"
 SUITE_GAMES, SUITE_FRAMES = 49, 10_000_000  # the paper's games, each for atari-fast's budget
 ATARI_NETWORK = "nature_cnn (atari-fast, Adam)"
 
 
-def budget_rows(frames: float, fps_1: float, fps_n: dict, updates_per_frame: float, capacity: dict) -> list[dict]:
-    """Predictions for a fixed number of frames (price 1): frames / (M fps_M), fps_M from the largest
-    measured N <= M, and the server's least time for the updates those frames make."""
+def budget_rows(
+    frames: float, fps_1: float, fps_n: dict, updates_per_frame: float, capacity: dict, price: tuple[int, float]
+) -> list[dict]:
+    """Predictions for `frames` (one bundle's): on M machines frames x the price measured at the largest
+    N <= M (`price`: (N, F_N / F_1), 1 below N) over M fps_M, fps_M from the largest measured N <= M,
+    and the server's least time for the updates those frames make; extrapolated where either N < M."""
     rates = {1: fps_1, **fps_n}
+    priced_at, factor = price
     out = []
     for machines in MACHINES:
         measured = max(n for n in rates if n <= machines)
-        out.append(prediction(machines, measured, frames, rates[measured], updates_per_frame, capacity))
+        row = prediction(machines, measured, frames * (factor if machines >= priced_at else 1.0), rates[measured],
+                         updates_per_frame, capacity)  # fmt: skip
+        if 1 < priced_at < machines:  # the price of fewer bundles held
+            row["extrapolated_from"] = min(measured, priced_at)
+        out.append(row)
     return out
+
+
+def pong_price(folder: Path, frames_1: float) -> tuple[int, float] | None:
+    """(N, F_N / F_1) from the Pong study of N bundles, against one bundle's `frames_1`; None where the
+    study is missing or its bundles never reached the score."""
+    path = folder / PONG_PRICE_STUDY / "results.json"
+    if not path.is_file():
+        return None
+    row = json.loads(path.read_text())["by_bundles"].get(str(PONG_PRICE_BUNDLES), {})
+    return (PONG_PRICE_BUNDLES, row["frames_to_score"] / frames_1) if row.get("frames_to_score") else None
 
 
 def atari_studies(folder: Path, capacity: dict) -> dict:
@@ -106,17 +126,25 @@ def atari_studies(folder: Path, capacity: dict) -> dict:
     reached = pong["first_reached"]["+18"]
     fps_1 = reached["frames"] / reached["wall_s"]
     per_frame = pong["updates"] / pong["frames"]
-    common = {"commit": study.get("commit"), "machine": study.get("machine"), "price": "1 (not yet measured)"}
+    price = pong_price(folder, reached["frames"])
+    said = f"price {price[1]:.2f} at {price[0]} bundles" if price else "frames at one bundle's, price 1"
+    common = {
+        "commit": study.get("commit"),
+        "machine": study.get("machine"),
+        "price": f"{price[1]:.3f} (measured at {price[0]} bundles)" if price else "1 (not yet measured)",
+    }
+    price = price or (1, 1.0)
     return {
         "pong-atari-fast": {
             **common,
-            "what": "DQN (atari-fast), Pong, training mean +18 (frames at one bundle's, price 1)",
-            "rows": budget_rows(reached["frames"], fps_1, fps_n, per_frame, capacity[ATARI_NETWORK]),
+            "what": f"DQN (atari-fast), Pong, training mean +18 ({said})",
+            "rows": budget_rows(reached["frames"], fps_1, fps_n, per_frame, capacity[ATARI_NETWORK], price),
         },
         "atari-49-games": {
             **common,
-            "what": f"DQN (atari-fast), the paper's {SUITE_GAMES} games, {SUITE_FRAMES / 1e6:.0f}M frames each",
-            "rows": budget_rows(SUITE_GAMES * SUITE_FRAMES, fps_1, fps_n, per_frame, capacity[ATARI_NETWORK]),
+            "what": f"DQN (atari-fast), the paper's {SUITE_GAMES} games, {SUITE_FRAMES / 1e6:.0f}M frames each"
+            + (" (Pong's price)" if price[0] > 1 else ""),
+            "rows": budget_rows(SUITE_GAMES * SUITE_FRAMES, fps_1, fps_n, per_frame, capacity[ATARI_NETWORK], price),
         },
     }
 
