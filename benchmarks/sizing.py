@@ -126,14 +126,14 @@ def atari_studies(folder: Path, capacity: dict) -> dict:
     reached = pong["first_reached"]["+18"]
     fps_1 = reached["frames"] / reached["wall_s"]
     per_frame = pong["updates"] / pong["frames"]
-    price = pong_price(folder, reached["frames"])
-    said = f"price {price[1]:.2f} at {price[0]} bundles" if price else "frames at one bundle's, price 1"
+    measured = pong_price(folder, reached["frames"])
+    price = measured or (1, 1.0)
+    said = f"price {price[1]:.2f} at {price[0]} bundles" if measured else "frames at one bundle's, price 1"
     common = {
         "commit": study.get("commit"),
         "machine": study.get("machine"),
-        "price": f"{price[1]:.3f} (measured at {price[0]} bundles)" if price else "1 (not yet measured)",
+        "price": f"{price[1]:.3f} (measured at {price[0]} bundles)" if measured else "1 (not yet measured)",
     }
-    price = price or (1, 1.0)
     return {
         "pong-atari-fast": {
             **common,
@@ -143,7 +143,7 @@ def atari_studies(folder: Path, capacity: dict) -> dict:
         "atari-49-games": {
             **common,
             "what": f"DQN (atari-fast), the paper's {SUITE_GAMES} games, {SUITE_FRAMES / 1e6:.0f}M frames each"
-            + (" (Pong's price)" if price[0] > 1 else ""),
+            + (" (Pong's price)" if measured else ""),
             "rows": budget_rows(SUITE_GAMES * SUITE_FRAMES, fps_1, fps_n, per_frame, capacity[ATARI_NETWORK], price),
         },
     }
