@@ -84,7 +84,7 @@ def test_a_component_that_stops_answering_is_restarted_and_the_run_finishes(tmp_
     run_dir = tmp_path / "run"
     # far above a healthy call's time on a busy 2-core machine (with 5 s unscaled, a CPU-bound process
     # beside the test made bundle 1's healthy calls pass the limit: seven faults where one was due)
-    call_timeout = 30 * slowdown()
+    call_timeout = 15 * slowdown()
     config = build_config(
         overrides=dict(
             env="CartPole-v1",
@@ -150,11 +150,11 @@ def test_a_run_that_stands_still_is_a_fault_and_the_workers_holding_it_up_are_re
             eval_every_frames=0,
             eval_episodes=2,
             checkpoint_every_frames=0,
-            stall_seconds=15 * slowdown(),  # far above a healthy run's pause; the stall itself is for ever
+            stall_seconds=10 * slowdown(),  # far above a healthy run's pause; the stall itself is for ever
             # the stopped learner's call is ended by the watchdog, never by its call timeout (the
-            # default 300 s, which 15 s times a load above 20 per core would pass: faults of learner 0
+            # default 300 s, which 10 s times a load above 30 per core would pass: faults of learner 0
             # and its shard then, and none of the run)
-            call_timeout_seconds=10 * 15 * slowdown(),
+            call_timeout_seconds=10 * 10 * slowdown(),
             log_every_seconds=0.5,
             run_dir=str(run_dir),
         )
