@@ -105,14 +105,21 @@ def budget_rows(
     return out
 
 
-def pong_price(folder: Path, frames_1: float) -> tuple[int, float] | None:
-    """(N, F_N / F_1) from the Pong study of N bundles, against one bundle's `frames_1`; None where the
-    study is missing or its bundles never reached the score."""
+def pong_price(folder: Path, frames_1: float) -> tuple[int, float, bool] | None:
+    """(N, F_N / F_1, at_least) from the Pong study of N bundles, against one bundle's `frames_1`: where
+    its runs spent their budget without reaching the score, the budget's frames over `frames_1`, a price
+    of at least that (`at_least` True); None where the study is missing or was stopped short of both."""
     path = folder / PONG_PRICE_STUDY / "results.json"
     if not path.is_file():
         return None
-    row = json.loads(path.read_text())["by_bundles"].get(str(PONG_PRICE_BUNDLES), {})
-    return (PONG_PRICE_BUNDLES, row["frames_to_score"] / frames_1) if row.get("frames_to_score") else None
+    study = json.loads(path.read_text())
+    row = study["by_bundles"].get(str(PONG_PRICE_BUNDLES), {})
+    if row.get("frames_to_score"):
+        return PONG_PRICE_BUNDLES, row["frames_to_score"] / frames_1, False
+    runs = [run for run in study.get("runs", {}).values() if run.get("bundles") == PONG_PRICE_BUNDLES]
+    if runs and all(run.get("stop_reason") == "budget" for run in runs):
+        return PONG_PRICE_BUNDLES, min(run["frames"] for run in runs) / frames_1, True
+    return None
 
 
 def atari_studies(folder: Path, capacity: dict) -> dict:
@@ -127,12 +134,13 @@ def atari_studies(folder: Path, capacity: dict) -> dict:
     fps_1 = reached["frames"] / reached["wall_s"]
     per_frame = pong["updates"] / pong["frames"]
     measured = pong_price(folder, reached["frames"])
-    price = measured or (1, 1.0)
-    said = f"price {price[1]:.2f} at {price[0]} bundles" if measured else "frames at one bundle's, price 1"
+    price = measured[:2] if measured else (1, 1.0)
+    at_least = "at least " if measured and measured[2] else ""
+    said = f"price {at_least}{price[1]:.2f} at {price[0]} bundles" if measured else "frames at one bundle's, price 1"
     common = {
         "commit": study.get("commit"),
         "machine": study.get("machine"),
-        "price": f"{price[1]:.3f} (measured at {price[0]} bundles)" if measured else "1 (not yet measured)",
+        "price": f"{at_least}{price[1]:.3f} (measured at {price[0]} bundles)" if measured else "1 (not yet measured)",
     }
     return {
         "pong-atari-fast": {

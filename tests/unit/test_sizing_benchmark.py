@@ -1,6 +1,7 @@
 """benchmarks/sizing.py's Atari rows: one bundle's frames times the price measured at N bundles, from
 N machines on (held past N: marked as extrapolated), over M machines' frames/s."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -31,11 +32,16 @@ def test_without_a_measured_price_the_rows_take_one_bundles_frames(sizing):
     assert eight["seconds"] == pytest.approx(4_000_000 / 8_000.0, abs=0.1) and eight["extrapolated_from"] is None
 
 
-def test_the_pong_price_is_the_studys_frames_over_one_bundles_or_none(sizing, tmp_path):
+def test_the_pong_price_is_the_studys_frames_over_one_bundles_at_least_its_budgets_or_none(sizing, tmp_path):
     assert sizing.pong_price(tmp_path, 4_000_000) is None  # no study compiled
     study = tmp_path / sizing.PONG_PRICE_STUDY
     study.mkdir()
-    (study / "results.json").write_text('{"by_bundles": {"4": {"frames_to_score": null}}}')
-    assert sizing.pong_price(tmp_path, 4_000_000) is None  # its bundles never reached the score
+    stopped = {"bundles": 4, "frames": 4_300_000, "stop_reason": "interrupted"}
+    spent = {"bundles": 4, "frames": 6_000_000, "stop_reason": "budget"}
+    never = lambda *runs: json.dumps({"by_bundles": {"4": {"frames_to_score": None}}, "runs": dict(enumerate(runs))})
+    (study / "results.json").write_text(never(stopped))
+    assert sizing.pong_price(tmp_path, 4_000_000) is None  # stopped short of the score and of its budget
+    (study / "results.json").write_text(never(spent))
+    assert sizing.pong_price(tmp_path, 4_000_000) == (4, 1.5, True)  # its budget spent: at least 1.5
     (study / "results.json").write_text('{"by_bundles": {"4": {"frames_to_score": 5000000}}}')
-    assert sizing.pong_price(tmp_path, 4_000_000) == (4, 1.25)
+    assert sizing.pong_price(tmp_path, 4_000_000) == (4, 1.25, False)
