@@ -77,7 +77,8 @@ def prediction(machines: int, measured: int, frames: float, fps: float, per_fram
 
 # Atari (atari-fast): one bundle's Pong run to +18 (frames, wall time and updates, on the local runtime,
 # which waits for nothing: as one bundle on Ray), 4 bundles' run on Ray from launch (`atari-fast-pong`,
-# whose frames to +18 over one bundle's are the price, held past 4) and a study whose fps_8 is one
+# whose frames to +18 over one bundle's are the price, held past 4; where it spent its budget short of
+# +18, the budget's frames over one bundle's, a price of at least that) and a study whose fps_8 is one
 # atari-fast bundle set up as each of 8. The 49 games take Pong's price and rates.
 PONG_RUN = Path(__file__).resolve().parent / "baselines" / "atari" / "pong-atari-fast-replay500k-seed0.json"
 PONG_PRICE_STUDY, PONG_PRICE_BUNDLES = "atari-fast-pong", 4
@@ -134,14 +135,15 @@ def atari_studies(folder: Path, capacity: dict) -> dict:
     fps_1 = reached["frames"] / reached["wall_s"]
     per_frame = pong["updates"] / pong["frames"]
     measured = pong_price(folder, reached["frames"])
-    price = measured[:2] if measured else (1, 1.0)
-    at_least = "at least " if measured and measured[2] else ""
-    said = f"price {at_least}{price[1]:.2f} at {price[0]} bundles" if measured else "frames at one bundle's, price 1"
+    bundles, factor, bound = measured or (1, 1.0, False)
+    at_least = "at least " if bound else ""
+    said = f"price {at_least}{factor:.2f} at {bundles} bundles" if measured else "frames at one bundle's, price 1"
     common = {
         "commit": study.get("commit"),
         "machine": study.get("machine"),
-        "price": f"{at_least}{price[1]:.3f} (measured at {price[0]} bundles)" if measured else "1 (not yet measured)",
+        "price": f"{at_least}{factor:.3f} (measured at {bundles} bundles)" if measured else "1 (not yet measured)",
     }
+    price = (bundles, factor)
     return {
         "pong-atari-fast": {
             **common,
