@@ -14,7 +14,7 @@ from gorila.records.metrics import read_metrics
 from tests.helpers import slowdown, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
-BUDGET = 16_000
+BUDGET = 40_000
 
 
 def command(out: Path, runs: Path) -> list[str]:
