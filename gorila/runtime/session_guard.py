@@ -44,6 +44,7 @@ def start(session_dir: str) -> None:
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            process_group=0,  # a stop sent to the run's process group is the driver's to act on, not the guard's
         )
     )
 

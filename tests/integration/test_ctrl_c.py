@@ -1,15 +1,15 @@
 """Ctrl-C as a terminal sends it: SIGINT to the whole process group of `gorila train`, once, or twice a
-second apart (a wrapper such as `timeout --foreground` passes it on once more). The run writes its
-final checkpoint at the frames it reached, exits with 130 and leaves no process behind, on the local
-runtime and on Ray.
+second apart (a wrapper such as `timeout --foreground` passes it on once more); and SIGTERM to the
+group, as a batch scheduler sends it. The run writes its final checkpoint at the frames it reached,
+exits with 130 and leaves no process behind, on the local runtime and on Ray.
 
 A second stop signal while the final checkpoint is written lets it finish: raised there, it once cut
 the checkpoint short, and when it landed as TensorBoard's writer queued the final train record (the
 record queued, its thread not told), closing the metrics then waited for that thread's next flush, up
 to two minutes with no CPU. A third stops at once, with a line naming the checkpoint a resume uses.
 
-The driver is started in a session of its own, as test_stop_during_start does (Ray starts none), so
-`os.killpg` reaches it and every process of its Ray, as a terminal's Ctrl-C would."""
+The driver is started in a session of its own, as test_stop_during_start does, so `os.killpg` reaches
+every process of its group, as a terminal's Ctrl-C would."""
 
 import json
 import os
@@ -49,9 +49,20 @@ def summary(run_dir: Path) -> dict:
     return summaries[-1]
 
 
-@pytest.mark.parametrize("runtime", ["local", "ray"])
-@pytest.mark.parametrize("presses", [1, 2], ids=["once", "twice-a-second-apart"])
-def test_sigint_to_the_process_group_writes_the_final_checkpoint(tmp_path, runtime, presses):
+STOPS = [
+    *(
+        pytest.param(runtime, signal.SIGINT, presses, id=f"{runtime}-sigint-{times}")
+        for runtime in ("local", "ray")
+        for presses, times in ((1, "once"), (2, "twice-a-second-apart"))
+    ),
+    # a batch scheduler's or `kill -TERM -- -PGID`'s: it once killed Ray's own processes too, and the
+    # driver waited 60 s for the GCS, then ended without its final checkpoint
+    pytest.param("ray", signal.SIGTERM, 1, id="ray-sigterm-once"),
+]
+
+
+@pytest.mark.parametrize(("runtime", "stop", "presses"), STOPS)
+def test_a_stop_to_the_process_group_writes_the_final_checkpoint(tmp_path, runtime, stop, presses):
     run_dir = tmp_path / "run"
     flags = [*CARTPOLE, "--runtime", runtime, "--set", f"checkpoint_every_frames={PERIODIC}"]
     driver = subprocess.Popen(
@@ -68,11 +79,11 @@ def test_sigint_to_the_process_group_writes_the_final_checkpoint(tmp_path, runti
         # training goes on past it (a fixed second's wait left a loaded machine's run at its frames)
         past = lambda: driver.poll() is not None or trained_past(run_dir, periodic)
         assert wait_for(past, 60, poll=0.1) and driver.poll() is None, "no training past the periodic checkpoint"
-        os.killpg(driver.pid, signal.SIGINT)
+        os.killpg(driver.pid, stop)
         for _ in range(presses - 1):
             time.sleep(1)
             try:
-                os.killpg(driver.pid, signal.SIGINT)
+                os.killpg(driver.pid, stop)
             except ProcessLookupError:  # the run had ended already
                 pass
         out, err = driver.communicate(timeout=EXIT_S * slowdown())

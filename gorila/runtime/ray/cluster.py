@@ -80,7 +80,7 @@ def _start_embedded_once(slots: float) -> None:
     # registered as the current cluster (joining it would share, or fail on, its resources)
     before = session_guard.children(os.getpid())
     try:
-        with stops_deferred():
+        with stops_deferred(), own_process_group():
             context = ray.init(
                 address="local",
                 num_cpus=max(os.cpu_count() or 1, int(slots + 0.999)),
@@ -96,6 +96,29 @@ def _start_embedded_once(slots: float) -> None:
         session_guard.end(started)  # its agents would outlive it by a minute (the guard is not started yet)
         raise
     session_guard.start(context.address_info["session_dir"])  # its processes end with this one, even on kill -9
+
+
+@contextmanager
+def own_process_group():
+    """Around ray.init: the processes it starts (the GCS, the raylet and Ray's other servers, and
+    through the raylet every worker) go in a process group of their own. A stop sent to the run's
+    process group (a terminal's Ctrl-C, `kill -TERM -- -PGID`, a batch scheduler's SIGTERM) then reaches
+    the driver alone, which writes its final checkpoint through them and then ends them; in the
+    driver's group, SIGTERM killed them first, and the driver, its checkpoint unwritten, waited 60 s
+    for the GCS before Ray ended it. They still die with the driver (Ray's PR_SET_PDEATHSIG and
+    `session_guard`). Ray starts them all through `services.ConsolePopen`, a private name of Ray 2.x."""
+    services = ray._private.services
+    popen = services.ConsolePopen
+
+    class InItsOwnGroup(popen):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, process_group=0, **kwargs)
+
+    services.ConsolePopen = InItsOwnGroup
+    try:
+        yield
+    finally:
+        services.ConsolePopen = popen
 
 
 @contextmanager
