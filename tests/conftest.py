@@ -111,3 +111,13 @@ def pytest_make_collect_report(collector):
 hypothesis.settings.register_profile("ci", derandomize=True, database=None, deadline=None, print_blob=True)
 if os.environ.get("GORILA_TEST_PROFILE"):
     hypothesis.settings.load_profile(os.environ["GORILA_TEST_PROFILE"])
+
+
+@pytest.fixture
+def benchmark(monkeypatch):
+    """`benchmark(name)`: the script benchmarks/NAME.py imported as a module (benchmarks/ is no package:
+    its scripts import each other by name), for the tests of its functions."""
+    import importlib
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    return importlib.import_module

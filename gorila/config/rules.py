@@ -6,7 +6,7 @@ from dataclasses import field
 from typing import Callable
 
 MAX_SEED = 2**30 - 1  # seeds derived by adding to the run's seed must stay 32-bit
-NETWORKS = ("auto", "mlp", "nature_cnn", "minatar_cnn")
+NETWORKS = ("auto", "mlp", "nature_cnn", "minatar_cnn", "impala_cnn")
 
 
 def checked(default, check: Callable[[object], bool], must: str):

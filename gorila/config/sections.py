@@ -104,7 +104,7 @@ class NetworkConfig:
         lambda v: callable(v) or v in NETWORKS or is_reference(v),
         f"be one of {', '.join(NETWORKS)}, a package.module:factory or a callable",
     )
-    """Q-network: auto, mlp, nature_cnn, minatar_cnn or your own (package.module:factory). Auto picks the Nature CNN for Atari, MinAtar's one-convolution CNN for MinAtar's 10x10 frames and an MLP otherwise; `package.module:factory` (or, from Python, the callable) is your own: `factory(obs_shape, num_actions)` returns a torch.nn.Module mapping a batch of observations, in their stored dtype (float32; uint8 Atari frames; bool MinAtar frames), to one Q-value per action (hidden_sizes and dueling are then not used)."""
+    """Q-network: auto, mlp, nature_cnn, minatar_cnn, impala_cnn (Espeholt et al. 2018's ResNet, for image frames) or your own (package.module:factory). Auto picks the Nature CNN for Atari, MinAtar's one-convolution CNN for MinAtar's 10x10 frames and an MLP otherwise; `package.module:factory` (or, from Python, the callable) is your own: `factory(obs_shape, num_actions)` returns a torch.nn.Module mapping a batch of observations, in their stored dtype (float32; uint8 Atari frames; bool MinAtar frames), to one Q-value per action (hidden_sizes and dueling are then not used)."""
     hidden_sizes: tuple[int, ...] = checked(
         (128, 128), lambda v: len(v) >= 1 and all(h > 0 for h in v), "be positive widths"
     )

@@ -10,11 +10,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def reference(monkeypatch):
-    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
-    import dopamine_reference
-
-    return dopamine_reference
+def reference(benchmark):
+    return benchmark("dopamine_reference")
 
 
 def test_each_iteration_is_the_mean_min_and_max_of_the_agents_runs_at_its_last_frame(reference):

@@ -10,11 +10,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def published(monkeypatch):
-    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
-    import published
-
-    return published
+def published(benchmark):
+    return benchmark("published")
 
 
 @pytest.fixture

@@ -1,19 +1,12 @@
 """benchmarks/scaling.py's fps_N run: one bundle set up as each of N is, with the shares of the preset
 that each of the N takes, in synchronous rounds too (the minibatch of one update shared)."""
 
-from pathlib import Path
-
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def scaling(monkeypatch):
-    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
-    import scaling
-
-    return scaling
+def scaling(benchmark):
+    return benchmark("scaling")
 
 
 @pytest.mark.parametrize(

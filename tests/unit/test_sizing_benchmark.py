@@ -2,20 +2,15 @@
 N machines on (held past N: marked as extrapolated), over M machines' frames/s."""
 
 import json
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
 CAPACITY = {"1": {"ray_applied_per_s": 1e9, "apply_per_s": 1e9}}  # a server that never sets the pace
 
 
 @pytest.fixture
-def sizing(monkeypatch):
-    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
-    import sizing
-
-    return sizing
+def sizing(benchmark):
+    return benchmark("sizing")
 
 
 def test_the_price_at_4_bundles_applies_from_4_machines_on_and_is_marked_held_past_them(sizing):

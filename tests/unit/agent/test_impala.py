@@ -62,3 +62,16 @@ def test_dueling_is_an_option_and_layer_norm_and_vectors_are_refused():
         build_q_network("impala_cnn", (4, 84, 84), 6, layer_norm=True)
     with pytest.raises(ValueError, match="image observations"):
         build_q_network("impala_cnn", (4,), 2)
+
+
+def test_a_run_can_choose_it_by_name(tmp_path):
+    """`--set network=impala_cnn` passes the config's checks and a short MinAtar run learns with it."""
+    from gorila.config import build_config
+    from gorila.system.driver import Driver
+
+    overrides = dict(env="MinAtar/Breakout", network="impala_cnn", runtime="local", total_frames=1_200)
+    overrides.update(learning_starts=400, batch_size=8, eval_every_frames=0, checkpoint_every_frames=0)
+    trainer = Driver(build_config("minatar", overrides=overrides), tmp_path / "run", live_progress=False)
+    result = trainer.run()
+    assert result["updates"] > 0 and result["env_frames"] >= 1_200
+    assert trainer.config.network == "impala_cnn"

@@ -601,7 +601,9 @@ def test_a_callable_env_and_network_are_saved_by_their_reference_and_read_back(t
     again = build_config(file=str(tmp_path / "config.yaml"))
     assert again.env == "tests.integration.test_user_code:make_signpost"
     assert again.network == "tests.integration.test_user_code:small_q_network" and again.env_kwargs == {"length": 7}
-    with pytest.raises(ConfigError, match=r"^network must be one of auto, mlp, nature_cnn, minatar_cnn, a package"):
+    with pytest.raises(
+        ConfigError, match=r"^network must be one of auto, mlp, nature_cnn, minatar_cnn, impala_cnn, a package"
+    ):
         build_config(overrides={"network": "resnet"})
     with pytest.raises(ConfigError, match=r"^env must be a name or a callable, got 3"):
         build_config(overrides={"env": 3})

@@ -1,0 +1,117 @@
+"""The long runs that the published results still wait for, one after another in RUNS_DIR, each on the
+local runtime. A run saves its replay with each checkpoint (every 1M frames), so that a run an
+interruption ended (the end of a working day) goes on with `gorila train --resume` from its latest
+checkpoint and its experience: run the script again and it resumes the run that was cut, passes over
+those that ended, and starts the next. Hours of two cores each; run it with nohup.
+
+- Atari breadth, the atari-fast preset from launch: Pong on seeds 1 and 2 (the preset was tuned on seed
+  0), each to a confirmed DQN-protocol evaluation of 18 or its 10M frames; Breakout, Space Invaders and
+  Seaquest for 10M frames with sticky actions 0.25, as Dopamine's published runs
+  (benchmarks/reference/dopamine_*.tsv) have them. About 3 hours for each 10M frames.
+- Rainbow: rainbow-minatar on the five MinAtar games, seed 1, 500k frames each, two at a time (a
+  `gorila suite`, which itself passes over the games it finished); rainbow-dopamine (Dopamine's Rainbow)
+  on Pong and Breakout for 5M frames, beside Dopamine's curves; the Impala network in atari-fast on
+  Pong, seed 0, against the Nature network's runs of benchmarks/baselines/atari/.
+
+Then `python benchmarks/atari_baseline.py RUN ...` compiles a run into benchmarks/baselines/atari/.
+
+Usage: python benchmarks/long_runs.py [RUNS_DIR] [--only NAME ...] [--list]"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+from gorila.records.metrics import read_metrics
+
+ENDED = ("budget", "solved")  # a training run whose summary says so is done; "interrupted" goes on
+KEPT = ["--runtime", "local", "--save-replay", "--set", "checkpoint_every_frames=1000000"]
+STICKY = ["--sticky-actions", "0.25"]
+PONG_TO_18 = ["--set", "stop_at_return=18"]
+MINATAR = "MinAtar/Asterix,MinAtar/Breakout,MinAtar/Freeway,MinAtar/Seaquest,MinAtar/SpaceInvaders"
+# name: (preset, game, seed, what else) of a training run; Breakout needs FIRE after a lost life (the
+# atari-fast preset's comment)
+RUNS = {
+    "pong-atari-fast-seed1": ("atari-fast", "Pong", 1, PONG_TO_18),
+    "pong-atari-fast-seed2": ("atari-fast", "Pong", 2, PONG_TO_18),
+    "breakout-atari-fast-sticky-seed0": ("atari-fast", "Breakout", 0, [*STICKY, "--set", "fire_reset=true"]),
+    "spaceinvaders-atari-fast-sticky-seed0": ("atari-fast", "SpaceInvaders", 0, STICKY),
+    "seaquest-atari-fast-sticky-seed0": ("atari-fast", "Seaquest", 0, STICKY),
+    "pong-rainbow-dopamine-seed0": ("rainbow-dopamine", "Pong", 0, ["--total-frames", "5000000"]),
+    "breakout-rainbow-dopamine-seed0": ("rainbow-dopamine", "Breakout", 0, ["--total-frames", "5000000"]),
+    "pong-atari-fast-impala-seed0": ("atari-fast", "Pong", 0, [*PONG_TO_18, "--set", "network=impala_cnn"]),
+}
+# name: the `gorila suite` arguments of a suite, which goes on with its games left when started again
+SUITES = {
+    "minatar-rainbow-500k-seed1": [
+        "--games", MINATAR, "--preset", "rainbow-minatar", "--seeds", "1", "--frames-per-game", "500000",
+        "--runtime", "local", "--parallel", "2", "--set", "torch_threads=1", "--set", "eval_every_frames=100000",
+        "--set", "stop_when_solved=false",
+    ],
+}  # fmt: skip
+ORDER = [*list(RUNS)[:1], *SUITES, *list(RUNS)[1:]]  # the cheapest unfinished measurement early
+
+
+def state(name: str, run_dir: Path) -> str:
+    """'new' (nothing run), 'cut' (to be resumed) or 'done': a training run whose summary says budget or
+    solved, a suite that once ended well (its DONE file)."""
+    if name in SUITES:
+        return "done" if (run_dir / "DONE").is_file() else "cut" if run_dir.is_dir() else "new"
+    if not (run_dir / "config.yaml").is_file():
+        return "new"
+    metrics = read_metrics(run_dir) if (run_dir / "metrics.jsonl").is_file() else []
+    summaries = [r for r in metrics if r["kind"] == "summary"]
+    return "done" if summaries and summaries[-1].get("stop_reason") in ENDED else "cut"
+
+
+def command(name: str, run_dir: Path, how: str) -> list[str]:
+    """The `gorila` command that starts `name` (how 'new') or goes on with it (how 'cut')."""
+    gorila = [sys.executable, "-m", "gorila"]
+    if name in SUITES:
+        return [*gorila, "suite", *SUITES[name], "--out", str(run_dir)]
+    preset, game, seed, extra = RUNS[name]
+    if how == "cut":  # its own settings again: a run started by hand before them gets them too
+        return [*gorila, "train", "--resume", str(run_dir), *extra]
+    return [
+        *gorila,
+        "train",
+        "--preset",
+        preset,
+        "--env",
+        game,
+        "--seed",
+        str(seed),
+        *KEPT,
+        *extra,
+        "--run-dir",
+        str(run_dir),
+    ]
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("runs", nargs="?", type=Path, default=Path("runs/long"))
+    parser.add_argument("--only", nargs="+", choices=ORDER, default=ORDER)
+    parser.add_argument("--list", action="store_true", help="say where each run stands and start nothing")
+    args = parser.parse_args(argv)
+    args.runs.mkdir(parents=True, exist_ok=True)
+    for name in args.only:
+        run_dir = args.runs / name
+        how = state(name, run_dir)
+        print(f"long_runs: {name}: {how}", flush=True)
+        if how == "done" or args.list:
+            continue
+        with open(args.runs / f"{name}.log", "a") as log:
+            code = subprocess.run(command(name, run_dir, how), stdout=log, stderr=subprocess.STDOUT).returncode
+        if code != 0:  # interrupted (130) or failed: the rest wait for the next call
+            print(f"long_runs: {name} ended with exit code {code}; run the script again to go on", flush=True)
+            return code
+        if name in SUITES:
+            (run_dir / "DONE").touch()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

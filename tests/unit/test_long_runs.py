@@ -1,0 +1,93 @@
+"""benchmarks/long_runs.py: each run's command is one `gorila train` or `gorila suite` accepts, and a run is
+started, resumed or passed over by what its directory holds."""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from gorila.cli.main import build_parser
+from gorila.cli.suite import suite_plan
+from gorila.cli.train import checked_train_config
+
+
+@pytest.fixture
+def long_runs(benchmark):
+    return benchmark("long_runs")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "pong-atari-fast-seed1",
+        "breakout-atari-fast-sticky-seed0",
+        "pong-rainbow-dopamine-seed0",
+        "pong-atari-fast-impala-seed0",
+    ],
+)
+def test_a_new_runs_command_passes_gorila_trains_checks(long_runs, name, tmp_path):
+    argv = long_runs.command(name, tmp_path / name, "new")
+    assert argv[:4] == [sys.executable, "-m", "gorila", "train"]
+    config, info = checked_train_config(build_parser(argv[3:]).parse_args(argv[3:]))
+    preset, game, seed, _ = long_runs.RUNS[name]
+    assert (config.env, config.seed, config.save_replay) == (game, seed, True)
+    assert config.checkpoint_every_frames == 1_000_000 and config.runtime == "local"
+    if preset == "atari-fast":
+        assert config.total_frames == 10_000_000
+        assert config.sticky_actions == (0 if game == "Pong" else 0.25)
+        assert config.stop_at_return == (18 if game == "Pong" else 0)
+    else:
+        assert (config.algorithm, config.total_frames, config.sticky_actions) == ("rainbow", 5_000_000, 0.25)
+    assert config.fire_reset == (game == "Breakout" and preset == "atari-fast")
+    assert config.network == ("impala_cnn" if "impala" in name else "nature_cnn")
+
+
+def test_the_suites_command_plans_the_five_minatar_games_at_seed_1(long_runs, tmp_path):
+    (name,) = long_runs.SUITES
+    argv = long_runs.command(name, tmp_path / name, "new")
+    assert argv[:4] == [sys.executable, "-m", "gorila", "suite"]
+    plan, address = suite_plan(build_parser(argv[3:]).parse_args(argv[3:]))
+    assert (
+        len(plan.games) == 5
+        and plan.frames_per_game == 500_000
+        and plan.seeds == (1,)
+        and plan.preset == "rainbow-minatar"
+    )
+    assert address == "" and plan.out == tmp_path / name
+
+
+def records(run_dir: Path, *lines: dict) -> None:
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.yaml").write_text("env: Pong\n")
+    (run_dir / "metrics.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+
+def test_a_training_run_is_new_cut_or_done_by_its_directory(long_runs, tmp_path):
+    run_dir, name = tmp_path / "run", "pong-atari-fast-seed2"
+    assert long_runs.state(name, run_dir) == "new"
+    records(run_dir, {"kind": "train", "env_frames": 1000})  # killed: no summary
+    assert long_runs.state(name, run_dir) == "cut"
+    resumed = long_runs.command(name, run_dir, "cut")
+    assert resumed[3:] == ["train", "--resume", str(run_dir), "--set", "stop_at_return=18"]
+    records(run_dir, {"kind": "summary", "stop_reason": "interrupted"})
+    assert long_runs.state(name, run_dir) == "cut"
+    records(run_dir, {"kind": "summary", "stop_reason": "interrupted"}, {"kind": "summary", "stop_reason": "solved"})
+    assert long_runs.state(name, run_dir) == "done"
+    records(run_dir, {"kind": "summary", "stop_reason": "budget"})
+    assert long_runs.state(name, run_dir) == "done"
+
+
+def test_a_suite_is_done_once_it_ended_well(long_runs, tmp_path, monkeypatch):
+    (name,) = long_runs.SUITES
+    out = tmp_path / name
+    assert long_runs.state(name, out) == "new"
+    out.mkdir()
+    assert long_runs.state(name, out) == "cut"  # started, never ended well: the same command goes on
+    ran = []
+    monkeypatch.setattr(
+        long_runs.subprocess, "run", lambda argv, **_: ran.append(argv) or type("R", (), {"returncode": 0})
+    )
+    assert long_runs.main([str(tmp_path), "--only", name]) == 0
+    assert ran and ran[0][3] == "suite" and long_runs.state(name, out) == "done"
+    assert long_runs.main([str(tmp_path), "--only", name]) == 0 and len(ran) == 1  # passed over
