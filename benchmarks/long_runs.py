@@ -24,9 +24,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gorila.records.metrics import read_metrics
+from gorila.experiments.suite.plan import training_done
 
-ENDED = ("budget", "solved")  # a training run whose summary says so is done; "interrupted" goes on
 KEPT = ["--runtime", "local", "--save-replay", "--set", "checkpoint_every_frames=1000000"]
 STICKY = ["--sticky-actions", "0.25"]
 PONG_TO_18 = ["--set", "stop_at_return=18"]
@@ -61,9 +60,7 @@ def state(name: str, run_dir: Path) -> str:
         return "done" if (run_dir / "DONE").is_file() else "cut" if run_dir.is_dir() else "new"
     if not (run_dir / "config.yaml").is_file():
         return "new"
-    metrics = read_metrics(run_dir) if (run_dir / "metrics.jsonl").is_file() else []
-    summaries = [r for r in metrics if r["kind"] == "summary"]
-    return "done" if summaries and summaries[-1].get("stop_reason") in ENDED else "cut"
+    return "done" if training_done(run_dir, frames=0) else "cut"  # budget or solved, as a suite's game
 
 
 def command(name: str, run_dir: Path, how: str) -> list[str]:

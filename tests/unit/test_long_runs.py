@@ -10,6 +10,7 @@ import pytest
 from gorila.cli.main import build_parser
 from gorila.cli.suite import suite_plan
 from gorila.cli.train import checked_train_config
+from gorila.records.checkpoints import LATEST
 
 
 @pytest.fixture
@@ -60,6 +61,8 @@ def test_the_suites_command_plans_the_five_minatar_games_at_seed_1(long_runs, tm
 def records(run_dir: Path, *lines: dict) -> None:
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text("env: Pong\n")
+    (run_dir / "checkpoints").mkdir(exist_ok=True)
+    (run_dir / "checkpoints" / LATEST).touch()
     (run_dir / "metrics.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
 
 
@@ -74,7 +77,7 @@ def test_a_training_run_is_new_cut_or_done_by_its_directory(long_runs, tmp_path)
     assert long_runs.state(name, run_dir) == "cut"
     records(run_dir, {"kind": "summary", "stop_reason": "interrupted"}, {"kind": "summary", "stop_reason": "solved"})
     assert long_runs.state(name, run_dir) == "done"
-    records(run_dir, {"kind": "summary", "stop_reason": "budget"})
+    records(run_dir, {"kind": "summary", "stop_reason": "budget", "env_frames": 10_000_000})
     assert long_runs.state(name, run_dir) == "done"
 
 
