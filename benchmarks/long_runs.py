@@ -13,7 +13,10 @@ those that ended, and starts the next. Hours of two cores each; run it with nohu
   on Pong and Breakout for 5M frames, beside Dopamine's curves; the Impala network in atari-fast on
   Pong, seed 0, against the Nature network's runs of benchmarks/baselines/atari/.
 
-Then `python benchmarks/atari_baseline.py RUN ...` compiles a run into benchmarks/baselines/atari/.
+A training run that ended is then compiled: `gorila evaluate` scores its best.pt on 100 episodes (DQN's
+protocol, or Machado's where it trained with sticky actions) and `benchmarks/atari_baseline.py` writes
+its curve, marks, evaluations and figure, beside Dopamine's, into benchmarks/baselines/atari/NAME.*.
+A suite's results are compiled by hand (benchmarks/baselines/rainbow/README.md says how).
 
 Usage: python benchmarks/long_runs.py [RUNS_DIR] [--only NAME ...] [--list]"""
 
@@ -25,6 +28,10 @@ import sys
 from pathlib import Path
 
 from gorila.experiments.suite.plan import training_done
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "baselines" / "atari"
+REFERENCE = HERE / "reference"
 
 KEPT = ["--runtime", "local", "--save-replay", "--set", "checkpoint_every_frames=1000000"]
 STICKY = ["--sticky-actions", "0.25"]
@@ -50,6 +57,12 @@ SUITES = {
         "--set", "stop_when_solved=false",
     ],
 }  # fmt: skip
+# name: the command as it was typed, for a run started by hand before this queue took it over
+AS_TYPED = {
+    "pong-atari-fast-seed1": "gorila train --preset atari-fast --env Pong --seed 1 --save-replay --run-dir RUN; "
+    "gorila train --resume RUN after each stop, from 0.78M frames with --set stop_at_return=18 "
+    "checkpoint_every_frames=1000000",
+}
 ORDER = [*list(RUNS)[:1], *SUITES, *list(RUNS)[1:]]  # the cheapest unfinished measurement early
 
 
@@ -87,6 +100,41 @@ def command(name: str, run_dir: Path, how: str) -> list[str]:
     ]
 
 
+def as_typed(name: str) -> str:
+    """The command that made `name`, as a user types it, with RUN for its run directory."""
+    if name in AS_TYPED:
+        return AS_TYPED[name]
+    argv = ["gorila", *command(name, Path("RUN"), "new")[3:]]
+    return " ".join(argv) + "; gorila train --resume RUN after each stop"
+
+
+def compiled(name: str) -> Path:
+    """Where `name` is compiled: benchmarks/baselines/atari/NAME.json."""
+    return OUT / f"{name}.json"
+
+
+def compile_commands(name: str, run_dir: Path) -> list[list[str]]:
+    """`gorila evaluate` of the run's best.pt on 100 episodes (kept in the run directory), then
+    benchmarks/atari_baseline.py with Dopamine's DQN and Rainbow curves of its game where there are."""
+    game = RUNS[name][1].lower()
+    evaluation = run_dir / "best-100-episodes.json"
+    references = [f.name for f in sorted(REFERENCE.glob(f"dopamine_*_{game}.tsv"))]
+    return [
+        [sys.executable, "-m", "gorila", "evaluate", str(run_dir), "--episodes", "100", "--json", str(evaluation)],
+        [sys.executable, str(HERE / "atari_baseline.py"), str(run_dir), "--name", name, "--command", as_typed(name)]
+        + ["--evaluation", str(evaluation), *(["--reference", *references] if references else [])],
+    ]
+
+
+def compile_run(name: str, run_dir: Path, log) -> int:
+    """Evaluate and compile a training run that ended; 0 when both steps did."""
+    for argv in compile_commands(name, run_dir):
+        code = subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT).returncode
+        if code != 0:
+            return code
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("runs", nargs="?", type=Path, default=Path("runs/long"))
@@ -98,10 +146,15 @@ def main(argv=None) -> int:
         run_dir = args.runs / name
         how = state(name, run_dir)
         print(f"long_runs: {name}: {how}", flush=True)
-        if how == "done" or args.list:
+        if args.list or (how == "done" and (name in SUITES or compiled(name).is_file())):
             continue
         with open(args.runs / f"{name}.log", "a") as log:
-            code = subprocess.run(command(name, run_dir, how), stdout=log, stderr=subprocess.STDOUT).returncode
+            code = 0
+            if how != "done":
+                code = subprocess.run(command(name, run_dir, how), stdout=log, stderr=subprocess.STDOUT).returncode
+            if code == 0 and name in RUNS:
+                print(f"long_runs: {name}: evaluating best.pt and compiling {compiled(name)}", flush=True)
+                code = compile_run(name, run_dir, log)
         if code != 0:  # interrupted (130) or failed: the rest wait for the next call
             print(f"long_runs: {name} ended with exit code {code}; run the script again to go on", flush=True)
             return code

@@ -94,3 +94,41 @@ def test_a_suite_is_done_once_it_ended_well(long_runs, tmp_path, monkeypatch):
     assert long_runs.main([str(tmp_path), "--only", name]) == 0
     assert ran and ran[0][3] == "suite" and long_runs.state(name, out) == "done"
     assert long_runs.main([str(tmp_path), "--only", name]) == 0 and len(ran) == 1  # passed over
+
+
+def test_an_ended_run_is_compiled_once_with_its_games_dopamine_curves(long_runs, tmp_path, monkeypatch):
+    name = "breakout-atari-fast-sticky-seed0"
+    monkeypatch.setattr(long_runs, "OUT", tmp_path / "baselines")
+    evaluate, compile_ = long_runs.compile_commands(name, tmp_path / name)
+    args = build_parser(evaluate[3:]).parse_args(evaluate[3:])
+    assert (args.command, args.episodes, args.path) == ("evaluate", 100, str(tmp_path / name))
+    references = compile_[compile_.index("--reference") + 1 :]
+    assert references == ["dopamine_dqn_breakout.tsv", "dopamine_rainbow_breakout.tsv"]
+    assert all((long_runs.REFERENCE / f).is_file() for f in references)
+    typed = compile_[compile_.index("--command") + 1]
+    assert typed.startswith("gorila train --preset atari-fast --env Breakout --seed 0") and "--run-dir RUN" in typed
+    records(tmp_path / name, {"kind": "summary", "stop_reason": "budget", "env_frames": 10_000_000})
+    ran = []
+
+    def run(argv, **_):
+        ran.append(argv)
+        if "atari_baseline.py" in argv[1]:
+            long_runs.compiled(name).parent.mkdir(parents=True, exist_ok=True)
+            long_runs.compiled(name).write_text("{}")
+        return type("R", (), {"returncode": 0})
+
+    monkeypatch.setattr(long_runs.subprocess, "run", run)
+    assert long_runs.main([str(tmp_path), "--only", name]) == 0
+    assert [argv[3] if argv[1] == "-m" else "compile" for argv in ran] == ["evaluate", "compile"]
+    assert long_runs.main([str(tmp_path), "--only", name]) == 0 and len(ran) == 2  # compiled: passed over
+
+
+def test_a_run_cut_short_is_resumed_and_not_compiled(long_runs, tmp_path, monkeypatch):
+    name = "pong-atari-fast-seed2"
+    records(tmp_path / name, {"kind": "train", "env_frames": 1000})
+    ran = []
+    monkeypatch.setattr(
+        long_runs.subprocess, "run", lambda argv, **_: ran.append(argv) or type("R", (), {"returncode": 130})
+    )
+    assert long_runs.main([str(tmp_path), "--only", name]) == 130
+    assert len(ran) == 1 and ran[0][3:5] == ["train", "--resume"]
