@@ -31,6 +31,7 @@ BLOCKS = {  # a block's name in the pages: the function that writes it, given th
     "pqn-reference": minatar.pqn_reference,
     "pong": atari.pong,
     "pong-replay500k": atari.pong_replay500k,
+    "pong-seeds": atari.pong_seeds,
     "pong-ladder-marks": atari.pong_ladder_marks,
     "pong-first-marks": atari.pong_first_marks,
     "h200": atari.h200,

@@ -19,6 +19,7 @@ PONG_FIRST = f"{ATARI}/pong-atari-fast-seed0"
 PONG_H200 = f"{ATARI}/pong-atari-fast-h200-seed0"
 H200_BUNDLES = "benchmarks/results/h200-pong-2026-12-04.json"
 OUTLIER_FILTER = f"{ATARI}/outlier-filter-1m.md"
+PONG_SEEDS = [PONG, f"{ATARI}/pong-atari-fast-seed1", f"{ATARI}/pong-atari-fast-seed2"]  # one preset, three seeds
 
 
 def ladder(config: dict) -> list[float]:
@@ -108,6 +109,51 @@ def pong_ladder_marks(root: Path) -> str:
 def pong_first_marks(root: Path) -> str:
     """docs/results.md: the marks of the first atari-fast run."""
     return marks_table(load(root, f"{PONG_FIRST}.json"))
+
+
+def at(reached: dict | None) -> str:
+    """A mark's first time from launch and frames, or that it was not reached."""
+    return f"{minutes(reached['wall_s'])} min, {millions(reached['frames'])}" if reached else "not reached"
+
+
+def pong_seeds(root: Path) -> str:
+    """README and docs/results.md: the atari-fast preset on Pong, one row per seed compiled: the training
+    mean's time to +18, the first evaluation during training at DQN's protocol >= 18, and best.pt by
+    `gorila evaluate`."""
+    head = [
+        "seed",
+        "training mean +18 first at",
+        "evaluation during training >= 18 first at",
+        "best evaluation during training",
+        "`gorila evaluate` of best.pt",
+        "frames, time in all",
+    ]
+    rows = []
+    for name in PONG_SEEDS:
+        if not (root / f"{name}.json").is_file():
+            continue
+        run = load(root, f"{name}.json")
+        evaluation, during = run["evaluation"], run.get("evaluations")
+        best = max(during, key=lambda e: e["mean"]) if during else None
+        rows.append(
+            [
+                str(run["config"]["seed"]),
+                at(run["first_reached"]["+18"]),
+                at(run["protocol_first_reached"]["+18"]) if "protocol_first_reached" in run else "not recorded",
+                f"{best['mean']:.1f} at {millions(best['frames'])}" if best else "not recorded",
+                f"{evaluation['return_mean']:.2f} +/- {evaluation['return_std']:.2f} over {evaluation['episodes']} "
+                f"(lowest {min(evaluation['returns']):.0f}; {millions(evaluation['env_frames'])} frames)",
+                f"{millions(run['frames'])}, {minutes(run['wall_s'])} min",
+            ]
+        )
+    lead = (
+        "The `atari-fast` preset on Pong from launch, one row per seed (the preset was tuned on seed 0), one "
+        "bundle on the local runtime; evaluations during training by DQN's protocol (null-op starts, epsilon "
+        "0.05, 30 episodes every 500k frames); best.pt, the parameters of the best of them, scored again by "
+        "`gorila evaluate` on seeds no training evaluation played. Times are the run's recorded training time "
+        "from launch, over its resumes."
+    )
+    return "\n".join([lead, "", *table_lines(head, rows)])
 
 
 def h200(root: Path) -> str:
