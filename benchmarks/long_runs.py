@@ -27,11 +27,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from atari_baseline import HERE, OUT
+
 from gorila.experiments.suite.plan import training_done
 
-HERE = Path(__file__).resolve().parent
-OUT = HERE / "baselines" / "atari"
-REFERENCE = HERE / "reference"
+REFERENCE = HERE / "reference"  # the published curves atari_baseline.py draws beside a run
 
 KEPT = ["--runtime", "local", "--save-replay", "--set", "checkpoint_every_frames=1000000"]
 STICKY = ["--sticky-actions", "0.25"]
