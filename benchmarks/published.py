@@ -29,6 +29,7 @@ BLOCKS = {  # a block's name in the pages: the function that writes it, given th
     "minatar-dqn": minatar.minatar_dqn,
     "pqn": minatar.pqn,
     "pqn-reference": minatar.pqn_reference,
+    "rainbow-minatar": minatar.rainbow_minatar,
     "pong": atari.pong,
     "pong-replay500k": atari.pong_replay500k,
     "pong-seeds": atari.pong_seeds,

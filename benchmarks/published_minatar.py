@@ -153,3 +153,71 @@ def pqn_reference(root: Path) -> str:
         rows[-1] += (f"{pair['ours']['seconds']:.0f}",)
     head = ["", f"training return at {pair['steps'] / 1e3:,.0f}k", "seconds from launch"]
     return "\n".join(table_lines(head, rows, right={1, 2}))
+
+
+# Rainbow (the rainbow-minatar preset)
+
+RAINBOW = "benchmarks/baselines/rainbow"
+# a compiled suite of rainbow-minatar: the seed its rows are (the seed-0 suites were started with seeds
+# 0,1 and stopped within seed 0, so their rows name no seed)
+RAINBOW_MINATAR = {
+    f"{RAINBOW}/minatar-500k-seed0-partial/results.json": 0,
+    f"{RAINBOW}/minatar-500k-seed0-other-three/results.json": 0,
+    f"{RAINBOW}/minatar-500k-seed1/results.json": 1,
+}
+
+
+def rainbow_returns(root: Path) -> dict[str, dict[int, float]]:
+    """game -> seed -> rainbow-minatar's training mean at 500k frames, over the compiled suites there are."""
+    returns: dict[str, dict[int, float]] = {}
+    for path, seed in RAINBOW_MINATAR.items():
+        if not (root / path).is_file():
+            continue
+        for row in load(root, path)["rows"]:
+            if row.get("seeds", [seed]) != [seed]:
+                raise ValueError(f"{path}: {row['game']} ran seeds {row['seeds']}, not seed {seed}")
+            returns.setdefault(row["game"], {})[seed] = row["ours_training_return"]
+    return returns
+
+
+def rainbow_minatar(root: Path) -> str:
+    """README and docs/results.md: rainbow-minatar beside the minatar (DQN) preset, game by game and seed
+    by seed, at the DQN table's 500k frames."""
+    rainbow, dqn = rainbow_returns(root), load(root, DQN_MINATAR)
+    rows, above, judged = [], 0, 0
+    for row in dqn["rows"]:
+        runs = rainbow.get(row["game"], {})
+        seeds = [runs.get(seed) for seed in row["seeds"]]
+        cells = ", ".join("to run" if value is None else f"{value:.2f}" for value in seeds)
+        dqn_mean = sum(row["seed_returns"]) / len(row["seed_returns"])
+        ratio = ""
+        if None not in seeds:
+            mean = sum(seeds) / len(seeds)
+            judged, above = judged + 1, above + (mean >= dqn_mean)
+            ratio = f"{mean / dqn_mean:.2f}"
+            cells = f"{mean:.2f} ({cells})"
+        game = row["game"].split("/")[1].removesuffix("-v0").replace("SpaceInvaders", "Space Invaders")
+        dqn_cell = f"{dqn_mean:.2f} ({', '.join(f'{r:.2f}' for r in row['seed_returns'])})"
+        rows.append((game, cells, dqn_cell, ratio, f"{row['published_dqn']:.2f}"))
+    seeds = ", ".join(map(str, dqn["rows"][0]["seeds"]))
+    verdict = (
+        f"at or above it on {above} of the {judged} games where both seeds ran"
+        if judged
+        else "no game has both seeds yet"
+    )
+    head = [
+        "game",
+        f"Rainbow: mean (seeds {seeds})",
+        f"minatar preset (DQN): mean (seeds {seeds})",
+        "Rainbow / DQN",
+        "MinAtar's published DQN",
+    ]
+    return "\n".join(
+        [
+            f"- **Rainbow on MinAtar** (`--preset rainbow-minatar`, 500k frames each, local runtime, seeds {seeds}): "
+            "the training mean of the last 100 episodes (noisy layers on, epsilon 0) beside the minatar preset's "
+            f"DQN at the same frames; {verdict} (`{RAINBOW}/`).",
+            "",
+            *indented(table_lines(head, rows, right={1, 2, 3, 4})),
+        ]
+    )

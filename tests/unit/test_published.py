@@ -1,6 +1,7 @@
 """The published results (benchmarks/published.py): the pages' blocks agree with their files, and a
 number typed over in a block fails the check that CI runs (`bash scripts/results.sh --check`)."""
 
+import json
 import shutil
 from pathlib import Path
 
@@ -62,3 +63,43 @@ def test_a_block_without_a_function_is_an_error(published, copy):
     readme.write_text(readme.read_text() + "\n<!-- results:begin nothing -->\n<!-- results:end nothing -->\n")
     with pytest.raises(KeyError, match="nothing"):
         published.check(copy)
+
+
+def rainbow_suite(root: Path, folder: str, returns: dict[str, float], seeds=None) -> None:
+    """A compiled rainbow-minatar suite's results.json under root, with a row per game."""
+    rows = [{"game": f"MinAtar/{game}-v0", "ours_training_return": value} for game, value in returns.items()]
+    if seeds is not None:
+        rows = [{**row, "seeds": seeds} for row in rows]
+    path = root / "benchmarks/baselines/rainbow" / folder / "results.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"rows": rows}))
+
+
+@pytest.fixture
+def rainbow_root(tmp_path):
+    """A root holding the repository's minatar (DQN) table and no Rainbow suite yet."""
+    dqn = tmp_path / "benchmarks/baselines/minatar/dqn-500k-b256-seeds01"
+    dqn.mkdir(parents=True)
+    shutil.copy(ROOT / "benchmarks/baselines/minatar/dqn-500k-b256-seeds01/results.json", dqn)
+    return tmp_path
+
+
+def test_rainbow_is_judged_against_dqn_only_on_games_where_both_seeds_ran(benchmark, rainbow_root):
+    minatar = benchmark("published_minatar")
+    rainbow_suite(rainbow_root, "minatar-500k-seed0-partial", {"Asterix": 8.0, "Breakout": 2.0})
+    rainbow_suite(rainbow_root, "minatar-500k-seed1", {"Asterix": 10.0, "Breakout": 4.0}, seeds=[1])
+    rainbow_suite(rainbow_root, "minatar-500k-seed0-other-three", {"Freeway": 50.0})
+
+    text = minatar.rainbow_minatar(rainbow_root)
+
+    assert "at or above it on 1 of the 2 games where both seeds ran" in text  # Breakout's 3.00 < 8.45
+    assert "| Asterix | 9.00 (8.00, 10.00) |" in text
+    assert "| Freeway | 50.00, to run |" in text
+    assert "| Seaquest | to run, to run |" in text
+
+
+def test_a_rainbow_suite_of_another_seed_than_its_folder_says_is_refused(benchmark, rainbow_root):
+    minatar = benchmark("published_minatar")
+    rainbow_suite(rainbow_root, "minatar-500k-seed1", {"Asterix": 10.0}, seeds=[0])
+    with pytest.raises(ValueError, match="not seed 1"):
+        minatar.rainbow_minatar(rainbow_root)
