@@ -63,7 +63,7 @@ SUITES = {
 AS_TYPED = {
     "pong-atari-fast-seed1": "gorila train --preset atari-fast --env Pong --seed 1 --save-replay --run-dir RUN; "
     "gorila train --resume RUN after each stop, from 0.78M frames with --set stop_at_return=18 "
-    "checkpoint_every_frames=1000000",
+    "--set checkpoint_every_frames=1000000",
 }
 # the test of seed 1's stall first (the preset's ladder, issue 53), then the cheapest unfinished measurement
 ORDER = ["pong-atari-fast-apex-ladder-seed1", *list(RUNS)[:1], *SUITES, *(n for n in list(RUNS)[1:] if "apex" not in n)]
