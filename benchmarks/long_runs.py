@@ -5,7 +5,9 @@ checkpoint and its experience: run the script again and it resumes the run that 
 those that ended, and starts the next. Hours of two cores each; run it with nohup.
 
 - Atari breadth, the atari-fast preset from launch: Pong on seeds 1 and 2 (the preset was tuned on seed
-  0), each to a confirmed DQN-protocol evaluation of 18 or its 10M frames; Breakout, Space Invaders and
+  0), each to a confirmed DQN-protocol evaluation of 18 or its 10M frames, and seed 1 again with Ape-X's
+  epsilon ladder over the copies (0.4 ** (1 + 7 i / 31), mean 0.067, where the preset's averages 0.016),
+  the lead on why its policy held below 18 at DQN's epsilon 0.05; Breakout, Space Invaders and
   Seaquest for 10M frames with sticky actions 0.25, as Dopamine's published runs
   (benchmarks/reference/dopamine_*.tsv) have them. About 3 hours for each 10M frames.
 - Rainbow: rainbow-minatar on the five MinAtar games, seed 1, 500k frames each, two at a time (a
