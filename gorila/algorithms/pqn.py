@@ -76,5 +76,6 @@ class PQN:
             dqn_config=config.section(DQNConfig),
             seed=parts.learner_seed(index),
             device=parts.device,
+            precision=config.learner_precision,
         )
         return RolloutBundle(actor, learner, parts.hosted)

@@ -26,11 +26,11 @@ class DistributionalLearner(Learner):
         atoms = self.online.atoms
         obs, next_obs, actions = self.tensor(batch.obs), self.tensor(batch.next_obs), self.tensor(batch.actions)
         with torch.no_grad():
-            next_target = self.target.logits(next_obs)
-            next_online = self.online.logits(next_obs) if self.rule.double_dqn else None
+            next_target = self.target.logits(next_obs).float()  # float32 after a bfloat16 forward (`precision`)
+            next_online = self.online.logits(next_obs).float() if self.rule.double_dqn else None
             returns, discounts = self.tensor(batch.returns), self.tensor(batch.discounts)
             targets = distributional.categorical_targets(returns, discounts, next_target, atoms, next_online)
-        taken = distributional.taken_logits(self.online.logits(obs), actions)
+        taken = distributional.taken_logits(self.online.logits(obs).float(), actions)
         losses = distributional.cross_entropies(taken, targets)
         weighted = losses if batch.weights is None else losses * self.tensor(batch.weights)
         loss = weighted.sum() if self.rule.loss_reduction == "sum" else weighted.mean()

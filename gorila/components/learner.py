@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from gorila.agent import dqn
-from gorila.agent.networks import flat_gradients, load_flat_parameters
+from gorila.agent.networks import computing_in, flat_gradients, load_flat_parameters
 from gorila.config.sections import DQNConfig, ParameterServerConfig
 from gorila.core import MinibatchSource, ParameterSource
 from gorila.messages import Minibatch, Report
@@ -87,12 +87,14 @@ class Learner:
         server_config: ParameterServerConfig,
         device: str = "cpu",
         hosted_shards: dict | None = None,
+        precision: str = "float32",
     ):
         self.hosted_shards = hosted_shards or {}  # index -> ParameterShard held in this process
         self.params, self.replay, self.rule = params, replay, dqn_config
         self.sync_every, self.push_every = server_config.learner_sync_every, server_config.push_every
         self.outliers = LossOutlierFilter(server_config.outlier_k, server_config.outlier_warmup)
         self.device = torch.device(device)
+        self.precision = precision  # of the forward passes (`computing_in`)
         self.online = network.to(self.device)
         self.target = copy.deepcopy(self.online).requires_grad_(False)
         # Kept as lists: walking a module for its parameters on every update costs more than a small
@@ -141,13 +143,13 @@ class Learner:
         theta- fixed, and each transition's |delta| = |y - Q(s, a)|. An algorithm with another loss
         (Rainbow's `DistributionalLearner`) gives its own terms here; the rest of the update is shared."""
         obs, next_obs = self.tensor(batch.obs), self.tensor(batch.next_obs)
-        with torch.no_grad():
-            next_q_target = self.target(next_obs)
-            next_q_online = self.online(next_obs) if self.rule.double_dqn else None
+        with torch.no_grad():  # .float(): a bfloat16 forward pass's outputs back to float32 (`precision`)
+            next_q_target = self.target(next_obs).float()
+            next_q_online = self.online(next_obs).float() if self.rule.double_dqn else None
             targets = dqn.td_targets(
                 self.tensor(batch.returns), self.tensor(batch.discounts), next_q_target, next_q_online
             )
-        q_online, actions = self.online(obs), self.tensor(batch.actions)
+        q_online, actions = self.online(obs).float(), self.tensor(batch.actions)
         q_taken = dqn.taken_q(q_online, actions)
         weights = None if batch.weights is None else self.tensor(batch.weights)
         loss = dqn.taken_q_loss(q_taken, targets, self.rule.huber_delta, self.rule.loss_reduction, weights)
@@ -160,7 +162,8 @@ class Learner:
         prioritised minibatch's loss is weighted by its importance-sampling weights, and its entries' new
         priorities go back to the replay as soon as they are known. The minibatch's Q(s, a) are added
         up for the report."""
-        terms = self.loss(batch)
+        with computing_in(self.precision, self.device):
+            terms = self.loss(batch)
         self.q_sum += terms.q_taken.sum()
         self.q_count += len(batch)
         for parameter in self.online_parameters:

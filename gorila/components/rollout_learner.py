@@ -15,7 +15,7 @@ import numpy as np
 import torch
 
 from gorila.agent import dqn
-from gorila.agent.networks import flat_gradients, load_flat_parameters
+from gorila.agent.networks import computing_in, flat_gradients, load_flat_parameters
 from gorila.agent.q_lambda import q_lambda_targets
 from gorila.components.rollouts import Rollout
 from gorila.config.sections import DQNConfig, PQNConfig
@@ -35,10 +35,12 @@ class RolloutLearner:
         dqn_config: DQNConfig,
         seed: int,
         device: str = "cpu",
+        precision: str = "float32",
     ):
         self.params, self.rollouts, self.rule = params, pqn_config, dqn_config
         self.rng = np.random.default_rng(seed)  # the minibatches' order
         self.device = torch.device(device)
+        self.precision = precision  # of the forward passes (`computing_in`)
         self.online = network.to(self.device)
         self.online_parameters = list(self.online.parameters())
         self.losses: list[float] = []
@@ -74,9 +76,9 @@ class RolloutLearner:
             return torch.from_numpy(rollout.next_max_q)
         steps, copies = rollout.next_max_q.shape
         following = rollout.obs[1:].reshape(-1, *rollout.obs.shape[2:])  # s_{t+1} of all steps but the last
-        with torch.no_grad():
+        with torch.no_grad(), computing_in(self.precision, self.device):
             ahead = [
-                self.online(torch.as_tensor(part, device=self.device)).max(dim=1).values
+                self.online(torch.as_tensor(part, device=self.device)).float().max(dim=1).values
                 for part in (following, rollout.last_obs)
             ]
         return torch.cat(ahead).reshape(steps, copies).cpu()
@@ -102,7 +104,8 @@ class RolloutLearner:
 
     def update(self, obs: torch.Tensor, actions: torch.Tensor, targets: torch.Tensor) -> None:
         """One gradient of the loss of Q(s, a) against the fixed targets, to the shards and back."""
-        q_taken = dqn.taken_q(self.online(obs), actions)
+        with computing_in(self.precision, self.device):
+            q_taken = dqn.taken_q(self.online(obs).float(), actions)
         loss = dqn.huber_loss(q_taken, targets, self.rule.huber_delta)
         for parameter in self.online_parameters:
             parameter.grad = None

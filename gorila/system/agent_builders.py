@@ -145,6 +145,7 @@ def learner_for(
         server_config=config.section(ParameterServerConfig),
         device=device or learner_device(config),
         hosted_shards=hosted_shards,
+        precision=config.learner_precision,
     )
 
 

@@ -71,7 +71,7 @@ def make_replay(reward: float, seed: int = 0) -> ReplayMemory:
 
 
 def make_learner(replay, **overrides):
-    config = Config(
+    settings = dict(
         hidden_sizes=(8,),
         batch_size=8,
         optimizer="sgd",
@@ -83,8 +83,8 @@ def make_learner(replay, **overrides):
         learner_sync_every=1,
         target_update_every=1000,
         seed=3,
-        **overrides,
     )
+    config = Config(**{**settings, **overrides})
     theta = builders.initial_parameters(config, CARTPOLE_INFO)
     bounds = builders.parameter_bounds(config, theta.size)
     plan = plan_run(config, CARTPOLE_INFO)
@@ -215,3 +215,21 @@ def test_the_outlier_test_reads_the_absolute_dqn_loss():
     loss, abs_error, _ = learner.gradient(batch)
     assert abs_error == pytest.approx(float((y - q).abs().mean()), rel=1e-5)
     assert abs_error > 1.0 and loss == pytest.approx(abs_error - 0.5, rel=0.05)  # Huber's linear arm, not |e|
+
+
+@pytest.mark.parametrize("algorithm", ["dqn", "rainbow"])
+def test_a_bfloat16_learner_sends_a_float32_gradient_near_the_float32_one_but_not_it(algorithm):
+    batch = make_replay(1.0).sample(8)
+    settings = dict(hidden_sizes=(64, 64), max_grad_norm=0.0, algorithm=algorithm)
+    exact, _ = make_learner(make_replay(1.0), **settings)
+    rounded, _ = make_learner(make_replay(1.0), **settings, learner_precision="bfloat16")
+    assert rounded.precision == "bfloat16"  # the builder hands the config's precision over
+    for learner in (exact, rounded):
+        learner.sync()
+    exact_loss, _, exact_gradient = exact.gradient(batch)
+    rounded_loss, _, rounded_gradient = rounded.gradient(batch)
+    assert rounded_gradient.dtype == torch.float32 and isinstance(rounded_loss, float)
+    assert not torch.equal(rounded_gradient, exact_gradient)  # bfloat16 products round: autocast was on
+    cosine = torch.nn.functional.cosine_similarity(rounded_gradient, exact_gradient, dim=0)
+    assert float(cosine) > 0.99
+    assert rounded_loss == pytest.approx(exact_loss, rel=0.05)

@@ -87,10 +87,12 @@ def test_targets_bootstrap_from_the_theta_the_learner_starts_with_once_another_b
     bundle.close()
 
 
-def test_learning_from_a_rollout_brings_q_towards_its_targets():
-    _, bundle, _ = pqn_bundle(learning_rate=1e-3, learning_rate_decay=False)
+@pytest.mark.parametrize("precision", ["float32", "bfloat16"])
+def test_learning_from_a_rollout_brings_q_towards_its_targets(precision):
+    _, bundle, _ = pqn_bundle(learning_rate=1e-3, learning_rate_decay=False, learner_precision=precision)
     rollout = bundle.actor.rollout()
     learner = bundle.learner
+    assert learner.precision == precision
     targets = learner.targets(rollout).reshape(rollout.acted.shape)[torch.from_numpy(rollout.acted)]
 
     def error() -> float:
