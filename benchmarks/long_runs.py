@@ -7,7 +7,8 @@ those that ended, and starts the next. Hours of two cores each; run it with nohu
 - Atari breadth, the atari-fast preset from launch: Pong on seeds 1 and 2 (the preset was tuned on seed
   0), each to a confirmed DQN-protocol evaluation of 18 or its 10M frames, and seed 1 again with Ape-X's
   epsilon ladder over the copies (0.4 ** (1 + 7 i / 31), mean 0.067, where the preset's averages 0.016),
-  the lead on why its policy held below 18 at DQN's epsilon 0.05; Breakout, Space Invaders and
+  the lead on why its policy held below 18 at DQN's epsilon 0.05, then once more with its learner in
+  bfloat16 (`learner_precision`: learns it as well per frame? how much sooner?); Breakout, Space Invaders and
   Seaquest for 10M frames with sticky actions 0.25, as Dopamine's published runs
   (benchmarks/reference/dopamine_*.tsv) have them. About 3 hours for each 10M frames.
 - Rainbow: rainbow-minatar on the five MinAtar games, seed 1, 500k frames each, two at a time (a
@@ -39,6 +40,7 @@ KEPT = ["--runtime", "local", "--save-replay", "--set", "checkpoint_every_frames
 STICKY = ["--sticky-actions", "0.25"]
 PONG_TO_18 = ["--set", "stop_at_return=18"]
 APEX_LADDER = ["--ladder-base", "0.4", "--ladder-alpha", "7"]  # Ape-X's rungs over the copies: mean 0.067
+BF16 = ["--learner-precision", "bfloat16"]  # the learner's forward passes in bfloat16 (AVX-512 BF16 here)
 MINATAR = "MinAtar/Asterix,MinAtar/Breakout,MinAtar/Freeway,MinAtar/Seaquest,MinAtar/SpaceInvaders"
 # name: (preset, game, seed, what else) of a training run; Breakout needs FIRE after a lost life (the
 # atari-fast preset's comment)
@@ -46,6 +48,7 @@ RUNS = {
     "pong-atari-fast-seed1": ("atari-fast", "Pong", 1, PONG_TO_18),
     "pong-atari-fast-seed2": ("atari-fast", "Pong", 2, PONG_TO_18),
     "pong-atari-fast-apex-ladder-seed1": ("atari-fast", "Pong", 1, [*PONG_TO_18, *APEX_LADDER]),
+    "pong-atari-fast-apex-ladder-bf16-seed1": ("atari-fast", "Pong", 1, [*PONG_TO_18, *APEX_LADDER, *BF16]),
     "breakout-atari-fast-sticky-seed0": ("atari-fast", "Breakout", 0, [*STICKY, "--set", "fire_reset=true"]),
     "spaceinvaders-atari-fast-sticky-seed0": ("atari-fast", "SpaceInvaders", 0, STICKY),
     "seaquest-atari-fast-sticky-seed0": ("atari-fast", "Seaquest", 0, STICKY),
@@ -67,8 +70,15 @@ AS_TYPED = {
     "gorila train --resume RUN after each stop, from 0.78M frames with --set stop_at_return=18 "
     "--set checkpoint_every_frames=1000000",
 }
-# the test of seed 1's stall first (the preset's ladder, issue 53), then the cheapest unfinished measurement
-ORDER = ["pong-atari-fast-apex-ladder-seed1", *list(RUNS)[:1], *SUITES, *(n for n in list(RUNS)[1:] if "apex" not in n)]
+# the test of seed 1's stall first (the preset's ladder), then the cheapest unfinished measurement, then
+# the same ladder with a bfloat16 learner (as fast per frame? faster per second?), then the rest
+FIRST = [
+    "pong-atari-fast-apex-ladder-seed1",
+    "pong-atari-fast-seed1",
+    *SUITES,
+    "pong-atari-fast-apex-ladder-bf16-seed1",
+]
+ORDER = [*FIRST, *(name for name in RUNS if name not in FIRST)]
 
 
 def state(name: str, run_dir: Path) -> str:
