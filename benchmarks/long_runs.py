@@ -8,7 +8,8 @@ those that ended, and starts the next. Hours of two cores each; run it with nohu
   0), each to a confirmed DQN-protocol evaluation of 18 or its 10M frames, and seed 1 again with Ape-X's
   epsilon ladder over the copies (0.4 ** (1 + 7 i / 31), mean 0.067, where the preset's averages 0.016),
   the lead on why its policy held below 18 at DQN's epsilon 0.05, then once more with its learner in
-  bfloat16 (`learner_precision`: learns it as well per frame? how much sooner?); Breakout, Space Invaders and
+  bfloat16 (`learner_precision`: learns it as well per frame? how much sooner?), and so on seeds 0 and
+  2; Breakout, Space Invaders and
   Seaquest for 10M frames with sticky actions 0.25, as Dopamine's published runs
   (benchmarks/reference/dopamine_*.tsv) have them. About 3 hours for each 10M frames.
 - Rainbow: rainbow-minatar on the five MinAtar games, seed 1, 500k frames each, two at a time (a
@@ -49,6 +50,8 @@ RUNS = {
     "pong-atari-fast-seed2": ("atari-fast", "Pong", 2, PONG_TO_18),
     "pong-atari-fast-apex-ladder-seed1": ("atari-fast", "Pong", 1, [*PONG_TO_18, *APEX_LADDER]),
     "pong-atari-fast-apex-ladder-bf16-seed1": ("atari-fast", "Pong", 1, [*PONG_TO_18, *APEX_LADDER, *BF16]),
+    "pong-atari-fast-apex-ladder-bf16-seed0": ("atari-fast", "Pong", 0, [*PONG_TO_18, *APEX_LADDER, *BF16]),
+    "pong-atari-fast-apex-ladder-bf16-seed2": ("atari-fast", "Pong", 2, [*PONG_TO_18, *APEX_LADDER, *BF16]),
     "breakout-atari-fast-sticky-seed0": ("atari-fast", "Breakout", 0, [*STICKY, "--set", "fire_reset=true"]),
     "spaceinvaders-atari-fast-sticky-seed0": ("atari-fast", "SpaceInvaders", 0, STICKY),
     "seaquest-atari-fast-sticky-seed0": ("atari-fast", "Seaquest", 0, STICKY),
@@ -71,13 +74,10 @@ AS_TYPED = {
     "--set checkpoint_every_frames=1000000",
 }
 # the test of seed 1's stall first (the preset's ladder), then the cheapest unfinished measurement, then
-# the same ladder with a bfloat16 learner (as fast per frame? faster per second?), then the rest
-FIRST = [
-    "pong-atari-fast-apex-ladder-seed1",
-    "pong-atari-fast-seed1",
-    *SUITES,
-    "pong-atari-fast-apex-ladder-bf16-seed1",
-]
+# the same ladder with a bfloat16 learner (as good per frame? sooner?) on seed 1, then on seeds 0 and 2
+# (the preset's successor if seed 1 holds), then the rest
+FIRST = ["pong-atari-fast-apex-ladder-seed1", "pong-atari-fast-seed1", *SUITES]
+FIRST += [f"pong-atari-fast-apex-ladder-bf16-seed{seed}" for seed in (1, 0, 2)]
 ORDER = [*FIRST, *(name for name in RUNS if name not in FIRST)]
 
 
