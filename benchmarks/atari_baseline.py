@@ -117,7 +117,11 @@ def reference(name: str) -> np.ndarray:
     return np.loadtxt(HERE / "reference" / name, comments="#", delimiter="\t", ndmin=2)
 
 
-def figure(rows: list[dict], references: list[str], marks: tuple, title: str, path: Path) -> None:
+def figure(
+    rows: list[dict], references: list[str], marks: tuple, title: str, path: Path, evaluated=(), protocol: str = ""
+) -> None:
+    """The training mean by frames beside the published curves, and by wall time with its first marks;
+    the evaluations during training (`evaluation_rows`, by `protocol`) as squares on both."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -127,7 +131,13 @@ def figure(rows: list[dict], references: list[str], marks: tuple, title: str, pa
     returns = np.array([r["return_mean"] for r in rows])
     minutes = np.array([r["wall_time"] for r in rows]) / 60
     fig, (by_frames, by_time) = plt.subplots(1, 2, figsize=(11, 4))
-    by_frames.plot(frames, returns, color="C0", label="gorila (this run)")
+    by_frames.plot(frames, returns, color="C0", label=f"gorila (this run), training mean of the last {WINDOW} episodes")
+    if evaluated:
+        for axes, x in (
+            (by_frames, [e["frames"] / 1e6 for e in evaluated]),
+            (by_time, [e["wall_s"] / 60 for e in evaluated]),
+        ):
+            axes.plot(x, [e["mean"] for e in evaluated], "s", color="C0", mfc="none", ms=4, label=f"gorila, {protocol}")
     end = frames.max() if len(frames) else 1
     for index, name in enumerate(references):
         curve = reference(name)
@@ -136,7 +146,7 @@ def figure(rows: list[dict], references: list[str], marks: tuple, title: str, pa
         label = f"Dopamine {'Rainbow' if agent == 'rainbow' else agent.upper()}, sticky actions"
         by_frames.plot(curve[:, 0] / 1e6, curve[:, 1], color=f"C{index + 1}", label=f"{label} (mean of 5)")
         by_frames.fill_between(curve[:, 0] / 1e6, curve[:, 2], curve[:, 3], color=f"C{index + 1}", alpha=0.15)
-    by_frames.set(xlabel="frames (millions)", ylabel=f"training return (last {WINDOW} episodes)", title=title)
+    by_frames.set(xlabel="frames (millions)", ylabel="return", title=title)
     by_frames.legend(fontsize=8)
     by_time.plot(minutes, returns, color="C0")
     for mark in marks:
@@ -151,6 +161,8 @@ def figure(rows: list[dict], references: list[str], marks: tuple, title: str, pa
                 fontsize=8,
             )
     by_time.set(xlabel="wall time from launch (minutes)", title="the same run by wall time")
+    if evaluated:
+        by_time.legend(fontsize=8)
     for axes in (by_frames, by_time):
         axes.grid(alpha=0.3)
     fig.tight_layout()
@@ -207,7 +219,8 @@ def main() -> None:
         "config": config,
     }
     (OUT / f"{args.name}.json").write_text(json.dumps(summary, indent=1) + "\n")
-    figure(rows, args.reference, marks, f"{config['env']}: {args.name}", OUT / f"{args.name}.png")
+    title, protocol = f"{config['env']}: {args.name}", f"{evaluation_name(config)}s during training"
+    figure(rows, args.reference, marks, title, OUT / f"{args.name}.png", summary["evaluations"], protocol)
     shown = ("frames", "wall_s", "final_return_100", "first_reached", "evaluation_protocol", "protocol_first_reached")
     print(json.dumps({k: summary[k] for k in shown}, indent=1))
 
