@@ -21,15 +21,15 @@ import argparse
 import datetime
 import json
 import shlex
-import statistics
 import sys
-import time
+from functools import partial
 from pathlib import Path
 
 import torch
 
 sys.path.insert(0, str(Path(__file__).parent))
 from atari_baseline import head_commit, machine  # noqa: E402
+from network_costs import take_turns, timings  # noqa: E402
 
 from gorila.config import build_config  # noqa: E402
 from gorila.envs import make_vector_env_for  # noqa: E402
@@ -66,15 +66,12 @@ def measure(repeats: int, warmup: int, threads: int) -> dict[str, list[float]]:
         for name, (preset, overrides) in SETUPS.items()
         for precision in PRECISIONS
     }
-    times = {name: [] for name in learners}
-    for round_ in range(warmup + repeats):
-        for name, each in learners.items():
-            start = time.perf_counter()
-            if each.update() != 1:
-                raise RuntimeError(f"{name}: the replay gave no minibatch")
-            if round_ >= warmup:
-                times[name].append(time.perf_counter() - start)
-    return times
+    return take_turns({name: partial(update, name, each) for name, each in learners.items()}, repeats, warmup)
+
+
+def update(name: str, each) -> None:
+    if each.update() != 1:
+        raise RuntimeError(f"{name}: the replay gave no minibatch")
 
 
 def main() -> None:
@@ -86,7 +83,7 @@ def main() -> None:
     parser.add_argument("--note", default="")
     args = parser.parse_args()
     times = measure(args.repeats, args.warmup, args.threads)
-    medians = {name: 1000 * statistics.median(seconds) for name, seconds in times.items()}
+    medians, shown = timings(times)
     result = {
         "command": "python " + shlex.join(["benchmarks/learner_precision.py", *sys.argv[1:]]),
         "commit": head_commit(),
@@ -96,11 +93,7 @@ def main() -> None:
         "threads": args.threads,
         "timed_updates": args.repeats,
         "note": args.note,
-        "median_ms": {name: round(ms, 1) for name, ms in medians.items()},
-        "quartiles_ms": {
-            name: [round(1000 * q, 1) for q in statistics.quantiles(seconds, n=4)[::2]]
-            for name, seconds in times.items()
-        },
+        **shown,
         "float32_over_bfloat16": {
             name: round(medians[f"{name} float32"] / medians[f"{name} bfloat16"], 2) for name in SETUPS
         },

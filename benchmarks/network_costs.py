@@ -77,7 +77,14 @@ def c51_step(network: str):
 def measure(repeats: int, warmup: int) -> dict[str, list[float]]:
     """The seconds of each setup's timed updates, the setups taking turns."""
     makers = (("dqn", dqn_step), ("c51", c51_step))
-    steps = {f"{kind} {network}": make(network) for kind, make in makers for network in NETWORKS}
+    return take_turns(
+        {f"{kind} {network}": make(network) for kind, make in makers for network in NETWORKS}, repeats, warmup
+    )
+
+
+def take_turns(steps: dict, repeats: int, warmup: int) -> dict[str, list[float]]:
+    """The seconds of each of `steps`' timed calls, one call of each in turn (after `warmup` rounds), so
+    that a load coming and going on the machine falls on all alike."""
     times = {name: [] for name in steps}
     for round_ in range(warmup + repeats):
         for name, step in steps.items():
@@ -86,6 +93,19 @@ def measure(repeats: int, warmup: int) -> dict[str, list[float]]:
             if round_ >= warmup:
                 times[name].append(time.perf_counter() - start)
     return times
+
+
+def timings(times: dict[str, list[float]]) -> tuple[dict, dict]:
+    """Each setup's median and quartiles in ms: the medians unrounded, and both as a result file shows them."""
+    medians = {name: 1000 * statistics.median(seconds) for name, seconds in times.items()}
+    shown = {
+        "median_ms": {name: round(ms, 1) for name, ms in medians.items()},
+        "quartiles_ms": {
+            name: [round(1000 * q, 1) for q in statistics.quantiles(seconds, n=4)[::2]]
+            for name, seconds in times.items()
+        },
+    }
+    return medians, shown
 
 
 def main() -> None:
@@ -98,7 +118,7 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     times = measure(args.repeats, args.warmup)
-    medians = {name: 1000 * statistics.median(seconds) for name, seconds in times.items()}
+    medians, shown = timings(times)
     result = {
         "command": "nice -n 19 python " + shlex.join(["benchmarks/network_costs.py", *sys.argv[1:]]),
         "commit": head_commit(),
@@ -116,11 +136,7 @@ def main() -> None:
             }
             for network in NETWORKS
         },
-        "median_ms": {name: round(ms, 1) for name, ms in medians.items()},
-        "quartiles_ms": {
-            name: [round(1000 * q, 1) for q in statistics.quantiles(seconds, n=4)[::2]]
-            for name, seconds in times.items()
-        },
+        **shown,
         "impala_over_nature": {
             kind: round(medians[f"{kind} impala_cnn"] / medians[f"{kind} nature_cnn"], 2) for kind in ("dqn", "c51")
         },

@@ -302,8 +302,8 @@ def num_parameters(model: nn.Module) -> int:
 def computing_in(precision: str, device: torch.device | str):
     """The context a learner's forward passes run in. `bfloat16`: the networks' convolutions and matrix
     products compute in bfloat16 under torch.autocast (on a CPU with AVX-512 BF16 an atari-fast update
-    takes 0.74 of its float32 time, 0.55 with the Impala network; benchmarks/NOTES.md), while parameters, gradients and the
-    optimizer's state stay float32; the learners cast the networks' outputs back to float32 before any
-    target or loss arithmetic. `float32`: no change."""
+    takes 0.74 of its float32 time, 0.55 with the Impala network; benchmarks/NOTES.md), while
+    parameters, gradients and the optimizer's state stay float32; the learners cast the networks'
+    outputs back to float32 before any target or loss arithmetic. `float32`: no change."""
     device_type = torch.device(device).type
     return torch.autocast(device_type, dtype=torch.bfloat16, enabled=precision == "bfloat16")
