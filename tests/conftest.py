@@ -5,6 +5,7 @@ from pathlib import Path
 
 import hypothesis
 import pytest
+import pytest_timeout
 
 # Every Ray server in the tests stays on 127.0.0.1 (Ray 2.x binds to all interfaces otherwise); set before Ray is imported.
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
@@ -41,7 +42,13 @@ def pytest_unconfigure(config):
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_timeout_set_timer(item, settings):
+    # The limits are an idle machine's; a loaded one stretches them as the tests' own waits stretch
+    # (tests/helpers.py's slowdown, taken when the test starts), so that load alone fails no test by time.
+    from tests.helpers import slowdown  # here: helpers imports gorila, and Ray must see the setting above first
+
+    settings = settings._replace(timeout=settings.timeout * slowdown())
     faulthandler.dump_traceback_later(settings.timeout + BACKSTOP_S, exit=True, file=item.config.stash[BACKSTOP_STDERR])
+    return pytest_timeout.pytest_timeout_set_timer(item, settings)
 
 
 @pytest.hookimpl(optionalhook=True)
