@@ -6,8 +6,9 @@ Reads a run directory (metrics.jsonl, config.yaml) and writes, under benchmarks/
 - NAME.json: what made it (the command, the commit, the machine), the frames and wall time at which
   that mean first reached each mark (-10, 0, +10, +18 on Pong, and --target), the same for the
   evaluations during training (`protocol_first_reached`: DQN's protocol under the atari presets, named
-  in `evaluation_protocol`), each evaluation's frames, wall time and mean, a `gorila evaluate` result
-  and the processes' memory over the run when given;
+  in `evaluation_protocol`), each evaluation's frames, wall time and mean, each resume from a checkpoint
+  (`resumes`: frames, wall time, what the replay held), a `gorila evaluate` result and the processes'
+  memory over the run when given;
 - NAME.png: the curve by frames beside Dopamine's published agents (benchmarks/reference/), and by
   wall time.
 The run directory itself stays where it is: what is kept in the repository is this compiled form.
@@ -68,6 +69,15 @@ def evaluation_rows(records: list[dict]) -> list[dict]:
     return [
         {"frames": r["env_frames"], "wall_s": r["wall_time"], "mean": r["eval_return_mean"]}
         for r in evaluations(records)
+    ]
+
+
+def resume_rows(records: list[dict]) -> list[dict]:
+    """Each resume of the run from a checkpoint: frames, wall seconds from launch, what its replay held."""
+    return [
+        {"frames": r["env_frames"], "wall_s": r["wall_time"], "replay": r["replay"]}
+        for r in records
+        if r["kind"] == "resume"
     ]
 
 
@@ -214,6 +224,7 @@ def main() -> None:
         "evaluation_protocol": f"{evaluation_name(config)} ({evaluation_settings(config)})",
         "protocol_first_reached": protocol_first_reached(records, marks),
         "evaluations": evaluation_rows(records),
+        "resumes": resume_rows(records),
         "evaluation": load_evaluation(args.evaluation) if args.evaluation else None,
         "memory": memory_summary(args.memory) if args.memory else None,
         "config": config,

@@ -31,9 +31,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from atari_baseline import HERE, OUT
+from atari_baseline import HERE, OUT, head_commit
 
 from gorila.experiments.suite.plan import training_done
+from gorila.records.metrics import read_metrics
 
 REFERENCE = HERE / "reference"  # the published curves atari_baseline.py draws beside a run
 
@@ -115,12 +116,34 @@ def command(name: str, run_dir: Path, how: str) -> list[str]:
     ]
 
 
-def as_typed(name: str) -> str:
-    """The command that made `name`, as a user types it, with RUN for its run directory."""
+def as_typed(name: str, run_dir: Path) -> str:
+    """The command that made `name`, as a user types it, with RUN for its run directory, and the
+    resumes its metrics record."""
     if name in AS_TYPED:
         return AS_TYPED[name]
-    argv = ["gorila", *command(name, Path("RUN"), "new")[3:]]
-    return " ".join(argv) + "; gorila train --resume RUN after each stop"
+    typed = " ".join(["gorila", *command(name, Path("RUN"), "new")[3:]])
+    for resume in resumes(run_dir):
+        typed += f"; gorila train --resume RUN {' '.join(RUNS[name][3])} at {resume['env_frames']:,} frames"
+    return typed
+
+
+def resumes(run_dir: Path) -> list[dict]:
+    """The run's resume records (gorila writes one each time it goes on from a checkpoint); none before
+    it has metrics."""
+    if not (run_dir / "metrics.jsonl").is_file():
+        return []
+    return [r for r in read_metrics(run_dir) if r["kind"] == "resume"]
+
+
+STARTED = "long_runs: started at commit "  # the line that NAME.log gets as each command of a run starts
+
+
+def started(log: Path) -> str:
+    """The commits the run's commands ran (its NAME.log's lines), in order, each once: what the compiled
+    file names as the run's commit, rather than the commit it is compiled at."""
+    lines = log.read_text().splitlines() if log.is_file() else []
+    commits = [line.removeprefix(STARTED).split()[0] for line in lines if line.startswith(STARTED)]
+    return ", then ".join(dict.fromkeys(commits)) or head_commit()
 
 
 def compiled(name: str) -> Path:
@@ -136,7 +159,8 @@ def compile_commands(name: str, run_dir: Path) -> list[list[str]]:
     references = [f.name for f in sorted(REFERENCE.glob(f"dopamine_*_{game}.tsv"))]
     return [
         [sys.executable, "-m", "gorila", "evaluate", str(run_dir), "--episodes", "100", "--json", str(evaluation)],
-        [sys.executable, str(HERE / "atari_baseline.py"), str(run_dir), "--name", name, "--command", as_typed(name)]
+        [sys.executable, str(HERE / "atari_baseline.py"), str(run_dir), "--name", name]
+        + ["--command", as_typed(name, run_dir), "--commit", started(run_dir.parent / f"{name}.log")]
         + ["--evaluation", str(evaluation), *(["--reference", *references] if references else [])],
     ]
 
@@ -166,6 +190,7 @@ def main(argv=None) -> int:
         with open(args.runs / f"{name}.log", "a") as log:
             code = 0
             if how != "done":
+                print(f"{STARTED}{head_commit()} ({how})", file=log, flush=True)
                 code = subprocess.run(command(name, run_dir, how), stdout=log, stderr=subprocess.STDOUT).returncode
             if code == 0 and name in RUNS:
                 print(f"long_runs: {name}: evaluating best.pt and compiling {compiled(name)}", flush=True)

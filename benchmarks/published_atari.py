@@ -148,7 +148,7 @@ def pong_seeds(root: Path) -> str:
                 f"{best['mean']:.1f} at {millions(best['frames'])}" if best else "not recorded",
                 f"{evaluation['return_mean']:.2f} +/- {evaluation['return_std']:.2f} over {evaluation['episodes']} "
                 f"(lowest {min(evaluation['returns']):.0f}; {millions(evaluation['env_frames'])} frames)",
-                f"{millions(run['frames'])}, {minutes(run['wall_s'])} min",
+                f"{millions(run['frames'])}, {minutes(run['wall_s'])} min{resumed(run)}",
             ]
         )
     lead = (
@@ -160,6 +160,20 @@ def pong_seeds(root: Path) -> str:
         "from launch, over its resumes."
     )
     return "\n".join([lead, "", *table_lines(head, rows)])
+
+
+def resumed(run: dict) -> str:
+    """Where a compiled run records its resumes (`resumes`, compiled from gorila's resume records): none, or
+    each one's frames and whether its replay was restored; nothing where the file predates them."""
+    if "resumes" not in run:
+        return ""
+    if not run["resumes"]:
+        return ", no stop"
+    each = ", ".join(
+        f"{millions(r['frames'])} ({'replay restored' if 'restored' in r['replay'] else 'replay empty'})"
+        for r in run["resumes"]
+    )
+    return f", resumed at {each}"
 
 
 def h200(root: Path) -> str:

@@ -265,8 +265,11 @@ class Driver:
         ended = False
         try:
             self.records.opening(self.runtime.name, self.run_dir, self.info.frames(self.steps) if self.resume else None)
-            if self.resume and (replay := self.keeping.resumed_replay(self.restored_replays)):
-                self.records.say(replay)
+            if self.resume:
+                replay = self.keeping.resumed_replay(self.restored_replays)
+                if replay:
+                    self.records.say(replay)
+                self.records.resumed(self.info.frames(self.steps), replay)
             try:
                 self.loop()
             except KeyboardInterrupt:

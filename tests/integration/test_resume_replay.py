@@ -8,6 +8,7 @@ Driver resumes it to a larger budget, as `gorila train --resume RUN --total-fram
 from gorila.config import build_config
 from gorila.placement import WorkerId
 from gorila.records.checkpoints import load_latest_good, replay_file
+from gorila.records.metrics import read_metrics
 from gorila.system.driver import Driver
 
 CONFIG = dict(
@@ -25,6 +26,10 @@ CONFIG = dict(
     log_every_seconds=0.5,
     seed=3,
 )
+
+
+def resumes(run_dir) -> list[dict]:
+    return [r for r in read_metrics(run_dir) if r["kind"] == "resume"]
 
 
 def replay_of(trainer: Driver):
@@ -50,7 +55,10 @@ def test_a_resume_restores_the_saved_replay_and_says_so(tmp_path, capsys):
     assert len(replay_of(second)) == len(replay_of(first))
     second.run()
     printed = capsys.readouterr().out.splitlines()
-    assert f"replay: {held:,} transitions restored from {replay_file(tmp_path / 'run', 0)}" in printed
+    line = f"replay: {held:,} transitions restored from {replay_file(tmp_path / 'run', 0)}"
+    assert line in printed
+    [resume] = resumes(tmp_path / "run")  # the metrics keep it: a compiled result names its resumes
+    assert resume["env_frames"] == first.info.frames(first.steps) and resume["replay"] == line
 
 
 def test_a_resume_without_a_saved_replay_says_it_starts_empty(tmp_path, capsys):
@@ -63,8 +71,10 @@ def test_a_resume_without_a_saved_replay_says_it_starts_empty(tmp_path, capsys):
         "500 transitions again (about 500 frames), and refills to its 20,000 in about 20,000 frames"
     ) in printed
     assert len([line for line in printed if line.startswith("replay:")]) == 1
+    assert [r["replay"].startswith("replay: empty") for r in resumes(tmp_path / "run")] == [True]
 
 
 def test_a_fresh_run_says_nothing_of_a_replay(tmp_path, capsys):
     Driver(build_config(overrides=CONFIG), tmp_path / "run", live_progress=False).run()
     assert not any(line.startswith("replay:") for line in capsys.readouterr().out.splitlines())
+    assert resumes(tmp_path / "run") == []

@@ -15,7 +15,8 @@ def test_the_compiled_file_holds_both_times_to_each_mark(tmp_path, monkeypatch):
     import atari_baseline
 
     (tmp_path / "run").mkdir()
-    run = run_dir(tmp_path / "run", RECORDS)
+    resume = {"kind": "resume", "wall_time": 2_500.0, "env_frames": 2_000_000, "replay": "replay: empty (...)"}
+    run = run_dir(tmp_path / "run", [*RECORDS[:3], resume, *RECORDS[3:]])
     monkeypatch.setattr(atari_baseline, "OUT", tmp_path / "out")
     argv = ["atari_baseline.py", str(run), "--name", "pong-test", "--command", "gorila train ...", "--target", "17"]
     monkeypatch.setattr(sys, "argv", [*argv, "--commit", "abc1234", "--machine", "here"])
@@ -27,3 +28,4 @@ def test_the_compiled_file_holds_both_times_to_each_mark(tmp_path, monkeypatch):
     assert compiled["protocol_first_reached"]["+10"] == {"frames": 3_000_000, "wall_s": 3_650.0}
     assert compiled["evaluation_protocol"].startswith("DQN-protocol evaluation (null-op starts, epsilon 0.05")
     assert [e["mean"] for e in compiled["evaluations"]] == [5.0, 16.3, 18.2]  # no confirmation
+    assert compiled["resumes"] == [{"frames": 2_000_000, "wall_s": 2_500.0, "replay": "replay: empty (...)"}]

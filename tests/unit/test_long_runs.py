@@ -14,8 +14,10 @@ from gorila.records.checkpoints import LATEST
 
 
 @pytest.fixture
-def long_runs(benchmark):
-    return benchmark("long_runs")
+def long_runs(benchmark, monkeypatch):
+    module = benchmark("long_runs")
+    monkeypatch.setattr(module, "head_commit", lambda: "0123abc")  # git through the subprocess tests replace
+    return module
 
 
 @pytest.mark.parametrize(
@@ -132,3 +134,30 @@ def test_a_run_cut_short_is_resumed_and_not_compiled(long_runs, tmp_path, monkey
     )
     assert long_runs.main([str(tmp_path), "--only", name]) == 130
     assert len(ran) == 1 and ran[0][3:5] == ["train", "--resume"]
+
+
+def test_the_compiled_command_names_each_resume_and_the_commit_names_each_start(long_runs, tmp_path, monkeypatch):
+    name = "pong-atari-fast-seed2"
+    run_dir = tmp_path / name
+    records(
+        run_dir,
+        {"kind": "train", "env_frames": 1000},
+        {"kind": "resume", "env_frames": 2_000_000, "replay": "replay: 500,000 transitions restored from x"},
+        {"kind": "summary", "stop_reason": "solved", "env_frames": 5_000_000},
+    )
+    log = tmp_path / f"{name}.log"
+    log.write_text(f"{long_runs.STARTED}abc1234 (new)\nnoise\n{long_runs.STARTED}def5678 (cut)\n")
+    typed = long_runs.as_typed(name, run_dir)
+    assert typed.endswith("--run-dir RUN; gorila train --resume RUN --set stop_at_return=18 at 2,000,000 frames")
+    compile_ = long_runs.compile_commands(name, run_dir)[1]
+    assert compile_[compile_.index("--commit") + 1] == "abc1234, then def5678"
+    log.write_text(f"{long_runs.STARTED}abc1234 (new)\n")
+    records(run_dir, {"kind": "summary", "stop_reason": "solved", "env_frames": 5_000_000})  # no resume
+    assert "--resume" not in long_runs.as_typed(name, run_dir) and long_runs.started(log) == "abc1234"
+
+
+def test_each_command_of_a_run_leaves_its_commit_in_the_runs_log(long_runs, tmp_path, monkeypatch):
+    name = "pong-atari-fast-seed2"
+    monkeypatch.setattr(long_runs.subprocess, "run", lambda argv, **_: type("R", (), {"returncode": 130}))
+    assert long_runs.main([str(tmp_path), "--only", name]) == 130
+    assert long_runs.started(tmp_path / f"{name}.log") == "0123abc"

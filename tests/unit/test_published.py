@@ -103,3 +103,14 @@ def test_a_rainbow_suite_of_another_seed_than_its_folder_says_is_refused(benchma
     rainbow_suite(rainbow_root, "minatar-500k-seed1", {"Asterix": 10.0}, seeds=[0])
     with pytest.raises(ValueError, match="not seed 1"):
         minatar.rainbow_minatar(rainbow_root)
+
+
+def test_a_pong_row_names_its_resumes_where_its_file_records_them(benchmark):
+    atari = benchmark("published_atari")
+    restored = {"frames": 2_000_000, "wall_s": 3_000.0, "replay": "replay: 500,000 transitions restored from x"}
+    empty = {"frames": 4_500_000, "wall_s": 6_000.0, "replay": "replay: empty (this run saves none: ...)"}
+    assert atari.resumed({"resumes": [restored, empty]}) == (
+        ", resumed at 2.00M (replay restored), 4.50M (replay empty)"
+    )
+    assert atari.resumed({"resumes": []}) == ", no stop"
+    assert atari.resumed({}) == ""  # compiled before gorila recorded its resumes: nothing claimed

@@ -142,6 +142,11 @@ def summary_lines_of(run: RunSummary) -> list[str]:
     if run.last_train:
         t = run.last_train
         lines.append(f"trained {t['env_frames']:,} frames, {t.get('updates', 0):,} updates in {t['wall_time']:.1f} s")
+    lines += [
+        f"resumed at {r['env_frames']:,} frames ({r['wall_time']:.0f} s from launch); {r['replay']}"
+        for r in run.records
+        if r.get("kind") == "resume"
+    ]
     target = run_target(c, run.target)
     if target is None:
         lines.append(f"time to a target: no target known for {c.get('env', '?')} (gorila report --target T)")

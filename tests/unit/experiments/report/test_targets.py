@@ -63,6 +63,14 @@ def test_the_report_prints_both_times_under_their_names(tmp_path):
         "30 episodes, at most 18,000 frames; 3 evaluations during training, best 18.2 at 4,000,000 frames)"
     ) in lines
 
+    assert not any(line.startswith("resumed") for line in lines)
+
+
+def test_the_report_names_each_resume_and_what_its_replay_held(tmp_path):
+    resume = {"kind": "resume", "wall_time": 2_500.0, "env_frames": 2_000_000, "replay": "replay: empty (...)"}
+    lines = summary_lines_of(load_run(run_dir(tmp_path, [*RECORDS[:3], resume, *RECORDS[3:]])))
+    assert "resumed at 2,000,000 frames (2500 s from launch); replay: empty (...)" in lines
+
 
 def test_a_target_neither_reached_reads_not_reached_from_the_command_line(tmp_path, capsys):
     (tmp_path / "run").mkdir()
