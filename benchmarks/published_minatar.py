@@ -184,7 +184,7 @@ def rainbow_minatar(root: Path) -> str:
     """README and docs/results.md: rainbow-minatar beside the minatar (DQN) preset, game by game and seed
     by seed, at the DQN table's 500k frames."""
     rainbow, dqn = rainbow_returns(root), load(root, DQN_MINATAR)
-    rows, above, judged = [], 0, 0
+    rows, above, judged, below = [], 0, 0, []
     for row in dqn["rows"]:
         runs = rainbow.get(row["game"], {})
         seeds = [runs.get(seed) for seed in row["seeds"]]
@@ -197,11 +197,16 @@ def rainbow_minatar(root: Path) -> str:
             ratio = f"{mean / dqn_mean:.2f}"
             cells = f"{mean:.2f} ({cells})"
         game = row["game"].split("/")[1].removesuffix("-v0").replace("SpaceInvaders", "Space Invaders")
+        if None not in seeds:
+            below += [f"{game} seed {seed}" for seed, value in zip(row["seeds"], seeds) if value < dqn_mean]
         dqn_cell = f"{dqn_mean:.2f} ({', '.join(f'{r:.2f}' for r in row['seed_returns'])})"
         rows.append((game, cells, dqn_cell, ratio, f"{row['published_dqn']:.2f}"))
     seeds = ", ".join(map(str, dqn["rows"][0]["seeds"]))
+    runs = judged * len(dqn["rows"][0]["seeds"])
     verdict = (
-        f"at or above it on {above} of the {judged} games where both seeds ran"
+        f"by the mean of its seeds at or above it on {above} of the {judged} games where both seeds ran; "
+        f"seed by seed, {runs - len(below)} of those {runs} runs at or above the DQN preset's mean"
+        + (f" (below: {', '.join(below)})" if below else "")
         if judged
         else "no game has both seeds yet"
     )
