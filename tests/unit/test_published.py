@@ -93,7 +93,10 @@ def test_rainbow_is_judged_against_dqn_only_on_games_where_both_seeds_ran(benchm
     text = minatar.rainbow_minatar(rainbow_root)
 
     assert "at or above it on 1 of the 2 games where both seeds ran" in text  # Breakout's 3.00 < 8.45
-    assert "seed by seed, 2 of those 4 runs at or above the DQN preset's mean (below: Breakout seed 0, Breakout seed 1)" in text
+    assert (
+        "seed by seed, 2 of those 4 runs at or above the DQN preset's mean (below: Breakout seed 0, Breakout seed 1)"
+        in text
+    )
     assert "| Asterix | 9.00 (8.00, 10.00) |" in text
     assert "| Freeway | 50.00, to run |" in text
     assert "| Seaquest | to run, to run |" in text
