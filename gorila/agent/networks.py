@@ -11,6 +11,7 @@ Parameters and gradients travel between components as one flat float32 vector;
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -304,6 +305,34 @@ def computing_in(precision: str, device: torch.device | str):
     products compute in bfloat16 under torch.autocast (on a CPU with AVX-512 BF16 an atari-fast update
     takes 0.74 of its float32 time, 0.55 with the Impala network; benchmarks/NOTES.md), while
     parameters, gradients and the optimizer's state stay float32; the learners cast the networks'
-    outputs back to float32 before any target or loss arithmetic. `float32`: no change."""
-    device_type = torch.device(device).type
-    return torch.autocast(device_type, dtype=torch.bfloat16, enabled=precision == "bfloat16")
+    outputs back to float32 before any target or loss arithmetic. `float32`: no change. `auto`:
+    bfloat16 where `device` computes it in its own instructions (`bfloat16_native`), else float32."""
+    device = torch.device(device)
+    return torch.autocast(
+        device.type, dtype=torch.bfloat16, enabled=resolved_precision(precision, device) == "bfloat16"
+    )
+
+
+def resolved_precision(precision: str, device: torch.device | str) -> str:
+    """`precision` with `auto` made `bfloat16` or `float32` for `device` (`bfloat16_native`)."""
+    if precision != "auto":
+        return precision
+    return "bfloat16" if bfloat16_native(torch.device(device)) else "float32"
+
+
+def bfloat16_native(device: torch.device, cpu_flags: str | None = None) -> bool:
+    """Whether `device` computes bfloat16 products in its own instructions, where autocast pays: a CUDA
+    GPU that supports it (Ampere on), an x86 CPU with AVX-512 BF16 or AMX, an Arm CPU with BF16 (Linux's
+    /proc/cpuinfo flags, or `cpu_flags`). A CPU that only emulates bfloat16 (AVX-512 without BF16, or
+    none) computes it no faster than float32, and one whose flags cannot be read is taken as such."""
+    if device.type == "cuda":
+        return torch.cuda.is_available() and torch.cuda.is_bf16_supported()
+    if device.type != "cpu":
+        return False
+    if cpu_flags is None:
+        try:
+            cpu_flags = Path("/proc/cpuinfo").read_text()
+        except OSError:
+            return False
+    flags = set(cpu_flags.split())
+    return bool(flags & {"avx512_bf16", "amx_bf16", "bf16"})

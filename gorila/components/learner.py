@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from gorila.agent import dqn
-from gorila.agent.networks import computing_in, flat_gradients, load_flat_parameters
+from gorila.agent.networks import computing_in, flat_gradients, load_flat_parameters, resolved_precision
 from gorila.config.sections import DQNConfig, ParameterServerConfig
 from gorila.core import MinibatchSource, ParameterSource
 from gorila.messages import Minibatch, Report
@@ -94,7 +94,7 @@ class Learner:
         self.sync_every, self.push_every = server_config.learner_sync_every, server_config.push_every
         self.outliers = LossOutlierFilter(server_config.outlier_k, server_config.outlier_warmup)
         self.device = torch.device(device)
-        self.precision = precision  # of the forward passes (`computing_in`)
+        self.precision = resolved_precision(precision, self.device)  # of the forward passes (`computing_in`)
         self.online = network.to(self.device)
         self.target = copy.deepcopy(self.online).requires_grad_(False)
         # Kept as lists: walking a module for its parameters on every update costs more than a small

@@ -15,7 +15,7 @@ import numpy as np
 import torch
 
 from gorila.agent import dqn
-from gorila.agent.networks import computing_in, flat_gradients, load_flat_parameters
+from gorila.agent.networks import computing_in, flat_gradients, load_flat_parameters, resolved_precision
 from gorila.agent.q_lambda import q_lambda_targets
 from gorila.components.rollouts import Rollout
 from gorila.config.sections import DQNConfig, PQNConfig
@@ -40,7 +40,7 @@ class RolloutLearner:
         self.params, self.rollouts, self.rule = params, pqn_config, dqn_config
         self.rng = np.random.default_rng(seed)  # the minibatches' order
         self.device = torch.device(device)
-        self.precision = precision  # of the forward passes (`computing_in`)
+        self.precision = resolved_precision(precision, self.device)  # of the forward passes (`computing_in`)
         self.online = network.to(self.device)
         self.online_parameters = list(self.online.parameters())
         self.losses: list[float] = []

@@ -323,8 +323,8 @@ class ResourcesConfig:
     """CPUs Ray reserves for each parameter or replay shard."""
     device: Literal["auto", "cpu", "cuda"] = "auto"
     """Where learners compute: `auto` uses a GPU when torch sees one, `cuda` insists on it, `cpu` never uses one (actors and evaluation stay on the CPU)."""
-    learner_precision: Literal["float32", "bfloat16"] = "float32"
-    """The learners' forward passes: `bfloat16` computes the networks' convolutions and matrix products in bfloat16 (torch.autocast), while parameters, gradients, targets and losses stay float32; on a CPU with AVX-512 BF16 an atari-fast update takes 0.74 of its float32 time (0.55 with the Impala network); a CPU without bfloat16 instructions gains nothing. Actors and evaluation always compute in float32."""
+    learner_precision: Literal["float32", "bfloat16", "auto"] = "float32"
+    """The learners' forward passes: `bfloat16` computes the networks' convolutions and matrix products in bfloat16 (torch.autocast), while parameters, gradients, targets and losses stay float32; on a CPU with AVX-512 BF16 an atari-fast update takes 0.74 of its float32 time (0.55 with the Impala network); a CPU without bfloat16 instructions gains nothing. `auto`: bfloat16 where the learner's device has bfloat16 instructions (a CUDA GPU from Ampere on, an x86 CPU with AVX-512 BF16 or AMX, an Arm CPU with BF16), float32 elsewhere. Actors and evaluation always compute in float32."""
     learner_gpus: float = checked(
         0.0,
         lambda v: v >= 0 and (v <= 1 or float(v).is_integer()),

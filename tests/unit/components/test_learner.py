@@ -8,6 +8,7 @@ import pytest
 import torch
 
 from gorila.agent import dqn
+from gorila.agent.networks import bfloat16_native, resolved_precision
 from gorila.components.learner import LossOutlierFilter
 from gorila.components.replay import ReplayMemory
 from gorila.config import Config
@@ -233,3 +234,28 @@ def test_a_bfloat16_learner_sends_a_float32_gradient_near_the_float32_one_but_no
     cosine = torch.nn.functional.cosine_similarity(rounded_gradient, exact_gradient, dim=0)
     assert float(cosine) > 0.99
     assert rounded_loss == pytest.approx(exact_loss, rel=0.05)
+
+
+def test_an_auto_precision_learner_computes_in_what_this_machines_cpu_has_instructions_for():
+    expected = "bfloat16" if bfloat16_native(torch.device("cpu")) else "float32"
+    learner, _ = make_learner(make_replay(1.0), hidden_sizes=(64, 64), learner_precision="auto")
+    assert learner.precision == expected
+
+
+@pytest.mark.parametrize(
+    ("flags", "native"),
+    [
+        ("fpu sse2 avx2 avx512f avx512bw avx512_bf16 amx_tile", True),  # x86 with AVX-512 BF16
+        ("fpu avx512f amx_bf16 amx_tile", True),  # x86 with AMX
+        ("fp asimd sve i8mm bf16", True),  # Arm's Features line
+        ("fpu sse2 avx2 avx512f avx512bw avx512dq", False),  # AVX-512 without BF16: emulated
+        ("fpu sse2 avx2", False),
+    ],
+)
+def test_bfloat16_is_native_only_where_the_cpu_has_its_instructions(flags, native):
+    assert bfloat16_native(torch.device("cpu"), cpu_flags=flags) is native
+
+
+def test_a_precision_named_is_kept_whatever_the_device():
+    for precision in ("float32", "bfloat16"):
+        assert resolved_precision(precision, "cpu") == precision
