@@ -51,9 +51,9 @@ def pong(root: Path) -> str:
     return "\n".join(
         [
             f"- **Atari Pong** (ale-py's Pong, sticky actions {config['sticky_actions']:g}, a life loss terminal in "
-            f"training), the `atari-fast` preset, **one seed ({config['seed']})**, one bundle on the local runtime, "
-            "from launch:",
-            f"  - its **training mean** (the last 100 training episodes, played at the preset's epsilon ladder, "
+            f"training), the `atari-fast` preset before Ape-X's ladder (the seeds' table below), **one seed "
+            f"({config['seed']})**, one bundle on the local runtime, from launch:",
+            f"  - its **training mean** (the last 100 training episodes, played at the preset's ladder of then, "
             f"{min(rates):.4f}-{max(rates):.2f} over its {len(rates)} copies, {statistics.mean(rates):.3f} on "
             f"average) first reached +18 after **{minutes(reached['wall_s'])} minutes and "
             f"{millions(reached['frames'])} frames**;",
@@ -153,7 +153,8 @@ def pong_seeds(root: Path) -> str:
         )
     lead = (
         "The `atari-fast` preset on Pong from launch, one row per seed (the preset was tuned on seed 0) and "
-        "epsilon ladder (the preset's, or Ape-X's: `--ladder-base 0.4 --ladder-alpha 7`), one "
+        "epsilon ladder (the preset's first, 0.05 ** (1 + i / 31); or Ape-X's, `--ladder-base 0.4 --ladder-alpha 7`, "
+        "the preset's since seed 1 learned with it and not without), one "
         "bundle on the local runtime; evaluations during training by DQN's protocol (null-op starts, epsilon "
         "0.05, 30 episodes every 500k frames); best.pt, the parameters of the best of them, scored again by "
         "`gorila evaluate` on seeds no training evaluation played. Times are the run's recorded training time "

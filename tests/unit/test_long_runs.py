@@ -69,12 +69,12 @@ def records(run_dir: Path, *lines: dict) -> None:
 
 
 def test_a_training_run_is_new_cut_or_done_by_its_directory(long_runs, tmp_path):
-    run_dir, name = tmp_path / "run", "pong-atari-fast-seed2"
+    run_dir, name = tmp_path / "run", "pong-atari-fast-apex-ladder-seed2"
     assert long_runs.state(name, run_dir) == "new"
     records(run_dir, {"kind": "train", "env_frames": 1000})  # killed: no summary
     assert long_runs.state(name, run_dir) == "cut"
     resumed = long_runs.command(name, run_dir, "cut")
-    assert resumed[3:] == ["train", "--resume", str(run_dir), "--set", "stop_at_return=18"]
+    assert resumed[3:] == ["train", "--resume", str(run_dir), "--set", "stop_at_return=18", *long_runs.APEX_LADDER]
     records(run_dir, {"kind": "summary", "stop_reason": "interrupted"})
     assert long_runs.state(name, run_dir) == "cut"
     records(run_dir, {"kind": "summary", "stop_reason": "interrupted"}, {"kind": "summary", "stop_reason": "solved"})
@@ -126,7 +126,7 @@ def test_an_ended_run_is_compiled_once_with_its_games_dopamine_curves(long_runs,
 
 
 def test_a_run_cut_short_is_resumed_and_not_compiled(long_runs, tmp_path, monkeypatch):
-    name = "pong-atari-fast-seed2"
+    name = "pong-atari-fast-apex-ladder-seed2"
     records(tmp_path / name, {"kind": "train", "env_frames": 1000})
     ran = []
     monkeypatch.setattr(
@@ -137,7 +137,7 @@ def test_a_run_cut_short_is_resumed_and_not_compiled(long_runs, tmp_path, monkey
 
 
 def test_the_compiled_command_names_each_resume_and_the_commit_names_each_start(long_runs, tmp_path, monkeypatch):
-    name = "pong-atari-fast-seed2"
+    name = "pong-atari-fast-apex-ladder-seed2"
     run_dir = tmp_path / name
     records(
         run_dir,
@@ -148,7 +148,9 @@ def test_the_compiled_command_names_each_resume_and_the_commit_names_each_start(
     log = tmp_path / f"{name}.log"
     log.write_text(f"{long_runs.STARTED}abc1234 (new)\nnoise\n{long_runs.STARTED}def5678 (cut)\n")
     typed = long_runs.as_typed(name, run_dir)
-    assert typed.endswith("--run-dir RUN; gorila train --resume RUN --set stop_at_return=18 at 2,000,000 frames")
+    assert typed.endswith(
+        "--run-dir RUN; gorila train --resume RUN --set stop_at_return=18 --ladder-base 0.4 --ladder-alpha 7 at 2,000,000 frames"
+    )
     compile_ = long_runs.compile_commands(name, run_dir)[1]
     assert compile_[compile_.index("--commit") + 1] == "abc1234, then def5678"
     log.write_text(f"{long_runs.STARTED}abc1234 (new)\n")
@@ -157,7 +159,7 @@ def test_the_compiled_command_names_each_resume_and_the_commit_names_each_start(
 
 
 def test_each_command_of_a_run_leaves_its_commit_in_the_runs_log(long_runs, tmp_path, monkeypatch):
-    name = "pong-atari-fast-seed2"
+    name = "pong-atari-fast-apex-ladder-seed2"
     monkeypatch.setattr(long_runs.subprocess, "run", lambda argv, **_: type("R", (), {"returncode": 130}))
     assert long_runs.main([str(tmp_path), "--only", name]) == 130
     assert long_runs.started(tmp_path / f"{name}.log") == "0123abc"
