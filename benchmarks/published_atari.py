@@ -19,7 +19,6 @@ PONG_FIRST = f"{ATARI}/pong-atari-fast-seed0"
 PONG_H200 = f"{ATARI}/pong-atari-fast-h200-seed0"
 H200_BUNDLES = "benchmarks/results/h200-pong-2026-12-04.json"
 OUTLIER_FILTER = f"{ATARI}/outlier-filter-1m.md"
-# the preset on three seeds, then seed 1 again with Ape-X's epsilon ladder (its rates in the table)
 # the table's rows: the preset's first ladder on seeds 0 and 1, then Ape-X's (the preset's now) on 0, 1, 2
 PONG_SEEDS = [PONG, f"{ATARI}/pong-atari-fast-seed1"]
 PONG_SEEDS += [f"{ATARI}/pong-atari-fast-apex-ladder-seed{seed}" for seed in (0, 1, 2)]

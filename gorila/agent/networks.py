@@ -305,12 +305,9 @@ def computing_in(precision: str, device: torch.device | str):
     products compute in bfloat16 under torch.autocast (on a CPU with AVX-512 BF16 an atari-fast update
     takes 0.74 of its float32 time, 0.55 with the Impala network; benchmarks/NOTES.md), while
     parameters, gradients and the optimizer's state stay float32; the learners cast the networks'
-    outputs back to float32 before any target or loss arithmetic. `float32`: no change. `auto`:
-    bfloat16 where `device` computes it in its own instructions (`bfloat16_native`), else float32."""
-    device = torch.device(device)
-    return torch.autocast(
-        device.type, dtype=torch.bfloat16, enabled=resolved_precision(precision, device) == "bfloat16"
-    )
+    outputs back to float32 before any target or loss arithmetic. `float32`: no change. A learner
+    resolves `auto` once (`resolved_precision`) and passes what it resolved to."""
+    return torch.autocast(torch.device(device).type, dtype=torch.bfloat16, enabled=precision == "bfloat16")
 
 
 def resolved_precision(precision: str, device: torch.device | str) -> str:
