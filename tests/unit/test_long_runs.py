@@ -2,7 +2,9 @@
 started, resumed or passed over by what its directory holds."""
 
 import json
+import signal
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -90,9 +92,7 @@ def test_a_suite_is_done_once_it_ended_well(long_runs, tmp_path, monkeypatch):
     out.mkdir()
     assert long_runs.state(name, out) == "cut"  # started, never ended well: the same command goes on
     ran = []
-    monkeypatch.setattr(
-        long_runs.subprocess, "run", lambda argv, **_: ran.append(argv) or type("R", (), {"returncode": 0})
-    )
+    monkeypatch.setattr(long_runs, "run_until", lambda argv, log, stop_by: ran.append(argv) or (0, False))
     assert long_runs.main([str(tmp_path), "--only", name]) == 0
     assert ran and ran[0][3] == "suite" and long_runs.state(name, out) == "done"
     assert long_runs.main([str(tmp_path), "--only", name]) == 0 and len(ran) == 1  # passed over
@@ -129,9 +129,7 @@ def test_a_run_cut_short_is_resumed_and_not_compiled(long_runs, tmp_path, monkey
     name = "pong-atari-fast-apex-ladder-seed2"
     records(tmp_path / name, {"kind": "train", "env_frames": 1000})
     ran = []
-    monkeypatch.setattr(
-        long_runs.subprocess, "run", lambda argv, **_: ran.append(argv) or type("R", (), {"returncode": 130})
-    )
+    monkeypatch.setattr(long_runs, "run_until", lambda argv, log, stop_by: ran.append(argv) or (130, False))
     assert long_runs.main([str(tmp_path), "--only", name]) == 130
     assert len(ran) == 1 and ran[0][3:5] == ["train", "--resume"]
 
@@ -160,6 +158,98 @@ def test_the_compiled_command_names_each_resume_and_the_commit_names_each_start(
 
 def test_each_command_of_a_run_leaves_its_commit_in_the_runs_log(long_runs, tmp_path, monkeypatch):
     name = "pong-atari-fast-apex-ladder-seed2"
-    monkeypatch.setattr(long_runs.subprocess, "run", lambda argv, **_: type("R", (), {"returncode": 130}))
+    monkeypatch.setattr(long_runs, "run_until", lambda argv, log, stop_by: (130, False))
     assert long_runs.main([str(tmp_path), "--only", name]) == 130
     assert long_runs.started(tmp_path / f"{name}.log") == "0123abc"
+
+
+# A stand-in for gorila train that, as it does, saves on SIGTERM and exits 130; it writes what it did.
+# It starts with SIGTERM blocked (the mask its parent had) and unblocks it once its handler is there, so a
+# SIGTERM sent while it starts waits for the handler rather than killing it; "parent" sends its parent
+# SIGTERM once it can take the one passed back.
+TRAINING = """
+import os, signal, sys, time
+def stop(*_):
+    print("checkpoint saved", flush=True)
+    sys.exit(130)
+signal.signal(signal.SIGTERM, stop)
+signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+print("training", flush=True)
+if sys.argv[1] == "parent":
+    os.kill(os.getppid(), signal.SIGTERM)
+time.sleep(60 if sys.argv[1] == "parent" else float(sys.argv[1]))
+print("budget", flush=True)
+"""
+
+
+def test_a_training_run_past_stop_by_is_stopped_as_ctrl_c_stops_it(long_runs, tmp_path):
+    log_path = tmp_path / "run.log"
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+    try:
+        with open(log_path, "w") as log:
+            code, stopped = long_runs.run_until([sys.executable, "-c", TRAINING, "60"], log, time.time())
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+    assert (code, stopped) == (130, True)
+    assert log_path.read_text().split() == ["checkpoint", "saved"]  # at once: the deadline had passed
+    with open(log_path, "w") as log:  # one that ends first is left alone
+        assert long_runs.run_until([sys.executable, "-c", TRAINING, "0"], log, time.time() + 600) == (0, False)
+    assert log_path.read_text().split() == ["training", "budget"]
+
+
+def test_sigterm_to_the_script_reaches_its_training_run(long_runs, tmp_path):
+    before = signal.getsignal(signal.SIGTERM)
+    with open(tmp_path / "run.log", "w") as log:
+        code, stopped = long_runs.run_until([sys.executable, "-c", TRAINING, "parent"], log, None)
+    assert (code, stopped) == (130, False)
+    assert (tmp_path / "run.log").read_text().split() == ["training", "checkpoint", "saved"]
+    assert signal.getsignal(signal.SIGTERM) == before  # the script's own handler is back
+
+
+def test_a_run_stopped_by_stop_by_is_compiled_with_a_note_then_passed_over_once_its_directory_is_gone(
+    long_runs, tmp_path, monkeypatch
+):
+    name = "breakout-atari-fast-sticky-seed0"
+    monkeypatch.setattr(long_runs, "OUT", tmp_path / "baselines")
+    run_dir = tmp_path / "runs" / name
+
+    def stopped(argv, log, stop_by):
+        records(
+            run_dir,
+            {"kind": "train", "env_frames": 6_400_000},
+            {"kind": "eval", "env_frames": 6_000_000, "eval_return_mean": 41.5},
+        )
+        return 130, True
+
+    compiled = []
+
+    def run(argv, **_):
+        compiled.append(argv)
+        if "atari_baseline.py" in argv[1]:
+            long_runs.compiled(name).parent.mkdir(parents=True, exist_ok=True)
+            long_runs.compiled(name).write_text(json.dumps({"note": argv[argv.index("--note") + 1]}))
+        return type("R", (), {"returncode": 0})
+
+    monkeypatch.setattr(long_runs, "run_until", stopped)
+    monkeypatch.setattr(long_runs.subprocess, "run", run)
+    assert long_runs.main([str(tmp_path / "runs"), "--only", name, "--stop-by", "23:59"]) == 130
+    note = json.loads(long_runs.compiled(name).read_text())["note"]
+    assert note.startswith(
+        "stopped at 6.40M frames by long_runs --stop-by 23:59 (best evaluation during training 41.5)"
+    )
+    assert long_runs.state(name, run_dir) == "cut"  # its directory here: the next call resumes it
+    assert long_runs.passed_over(name, run_dir, "cut") is None
+    assert "its run directory is not here" in long_runs.passed_over(name, tmp_path / "gone", "new")
+    monkeypatch.setattr(long_runs, "run_until", lambda *a: pytest.fail("a compiled run started again from launch"))
+    assert long_runs.main([str(tmp_path / "elsewhere"), "--only", name]) == 0
+
+
+def test_nothing_starts_past_stop_by_and_a_bad_time_is_refused(long_runs, tmp_path, monkeypatch):
+    monkeypatch.setattr(long_runs, "deadline", lambda text: time.time() - 1)
+    monkeypatch.setattr(long_runs, "run_until", lambda *a: pytest.fail("started past --stop-by"))
+    assert long_runs.main([str(tmp_path), "--only", "pong-atari-fast-apex-ladder-seed2", "--stop-by", "00:00"]) == 0
+    monkeypatch.undo()
+    with pytest.raises(SystemExit) as exit_:
+        long_runs.main([str(tmp_path), "--stop-by", "late"])
+    assert exit_.value.code == 2
+    assert 0 < long_runs.deadline("00:00") - time.time() <= 86_400
