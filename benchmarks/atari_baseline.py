@@ -73,12 +73,15 @@ def evaluation_rows(records: list[dict]) -> list[dict]:
 
 
 def resume_rows(records: list[dict]) -> list[dict]:
-    """Each resume of the run from a checkpoint: frames, wall seconds from launch, what its replay held."""
-    return [
-        {"frames": r["env_frames"], "wall_s": r["wall_time"], "replay": r["replay"]}
-        for r in records
-        if r["kind"] == "resume"
-    ]
+    """Each resume of the run from a checkpoint: frames, wall seconds from launch, what its replay held
+    (the line the run said) and, where the record has it, whether saved replay files refilled it."""
+    rows = []
+    for r in (r for r in records if r["kind"] == "resume"):
+        row = {"frames": r["env_frames"], "wall_s": r["wall_time"], "replay": r["replay"]}
+        if "replay_files_restored" in r:  # records before it: the line alone
+            row["replay_restored"] = r["replay_files_restored"] > 0
+        rows.append(row)
+    return rows
 
 
 def machine() -> str:

@@ -171,10 +171,15 @@ def resumed(run: dict) -> str:
     if not run["resumes"]:
         return ", no stop"
     each = ", ".join(
-        f"{millions(r['frames'])} ({'replay restored' if 'restored' in r['replay'] else 'replay empty'})"
-        for r in run["resumes"]
+        f"{millions(r['frames'])} ({'replay restored' if restored(r) else 'replay empty'})" for r in run["resumes"]
     )
     return f", resumed at {each}"
+
+
+def restored(resume: dict) -> bool:
+    """Whether saved replay files refilled the replay at a compiled resume; a file compiled before the
+    resume record said so is read by its line."""
+    return resume["replay_restored"] if "replay_restored" in resume else "restored" in resume["replay"]
 
 
 def h200(root: Path) -> str:

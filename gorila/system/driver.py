@@ -269,7 +269,7 @@ class Driver:
                 replay = self.keeping.resumed_replay(self.restored_replays)
                 if replay:
                     self.records.say(replay)
-                self.records.resumed(self.info.frames(self.steps), replay)
+                self.records.resumed(self.info.frames(self.steps), replay, len(self.restored_replays))
             try:
                 self.loop()
             except KeyboardInterrupt:

@@ -66,10 +66,12 @@ class RunRecords:
             if line:
                 self.say(line)
 
-    def resumed(self, frames: int, replay: str | None) -> None:
-        """A resume record: where the run went on from and what its replay held (the line said), so that
-        whoever reads the metrics later knows the run was stopped and how it went on."""
-        self._write("resume", frames, {"replay": replay or "none kept (no replay memory)"})
+    def resumed(self, frames: int, replay: str | None, files_restored: int) -> None:
+        """A resume record: where the run went on from, what its replay held (the line said) and how many
+        saved replay files refilled it (0: it started empty), so that whoever reads the metrics later
+        knows the run was stopped and how it went on."""
+        line = replay or "none kept (no replay memory)"
+        self._write("resume", frames, {"replay": line, "replay_files_restored": files_restored})
 
     def fault(self, steps: int, component: str, what: str, failures: int) -> None:
         self._write("fault", self.info.frames(steps), {"component": component, "reason": what, "failures": failures})

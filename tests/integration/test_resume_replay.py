@@ -59,6 +59,7 @@ def test_a_resume_restores_the_saved_replay_and_says_so(tmp_path, capsys):
     assert line in printed
     [resume] = resumes(tmp_path / "run")  # the metrics keep it: a compiled result names its resumes
     assert resume["env_frames"] == first.info.frames(first.steps) and resume["replay"] == line
+    assert resume["replay_files_restored"] == 1
 
 
 def test_a_resume_without_a_saved_replay_says_it_starts_empty(tmp_path, capsys):
@@ -72,6 +73,7 @@ def test_a_resume_without_a_saved_replay_says_it_starts_empty(tmp_path, capsys):
     ) in printed
     assert len([line for line in printed if line.startswith("replay:")]) == 1
     assert [r["replay"].startswith("replay: empty") for r in resumes(tmp_path / "run")] == [True]
+    assert [r["replay_files_restored"] for r in resumes(tmp_path / "run")] == [0]
 
 
 def test_a_fresh_run_says_nothing_of_a_replay(tmp_path, capsys):

@@ -29,3 +29,8 @@ def test_the_compiled_file_holds_both_times_to_each_mark(tmp_path, monkeypatch):
     assert compiled["evaluation_protocol"].startswith("DQN-protocol evaluation (null-op starts, epsilon 0.05")
     assert [e["mean"] for e in compiled["evaluations"]] == [5.0, 16.3, 18.2]  # no confirmation
     assert compiled["resumes"] == [{"frames": 2_000_000, "wall_s": 2_500.0, "replay": "replay: empty (...)"}]
+    resume["replay_files_restored"] = 1  # a resume record that says how many saved files refilled it
+    run_dir(tmp_path / "run", [*RECORDS[:3], resume, *RECORDS[3:]])
+    atari_baseline.main()
+    compiled = json.loads((tmp_path / "out" / "pong-test.json").read_text())
+    assert [r["replay_restored"] for r in compiled["resumes"]] == [True]

@@ -116,5 +116,12 @@ def test_a_pong_row_names_its_resumes_where_its_file_records_them(benchmark):
     assert atari.resumed({"resumes": [restored, empty]}) == (
         ", resumed at 2.00M (replay restored), 4.50M (replay empty)"
     )
+    said = {
+        "frames": 6_000_000,
+        "wall_s": 9_000.0,
+        "replay": "replay: 9 transitions restored",
+        "replay_restored": False,
+    }
+    assert atari.resumed({"resumes": [said]}) == ", resumed at 6.00M (replay empty)"  # the record, not the words
     assert atari.resumed({"resumes": []}) == ", no stop"
     assert atari.resumed({}) == ""  # compiled before gorila recorded its resumes: nothing claimed
