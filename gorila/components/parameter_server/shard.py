@@ -216,7 +216,9 @@ class ParameterShard:
             self.version, self.target_version = state["version"], state["target_version"]
             self.discarded, self.staleness_sum = state["discarded"], state["staleness_sum"]
             counts = state.get("staleness_counts")  # none in checkpoints before it
-            self.staleness_counts = np.zeros(STALENESS_BINS, np.int64) if counts is None else np.array(counts, np.int64)
+            self.staleness_counts = (
+                np.zeros(STALENESS_BINS, np.int64) if counts is None else counts.numpy().astype(np.int64)
+            )
             self.recent_staleness = state.get("recent_staleness", 0.0)  # none in checkpoints before it
             self.optimizer.restore(state["optimizer"])
             if self.rounds is not None:
