@@ -148,7 +148,7 @@ def pong_seeds(root: Path) -> str:
                 f"{best['mean']:.1f} at {millions(best['frames'])}" if best else "not recorded",
                 f"{evaluation['return_mean']:.2f} +/- {evaluation['return_std']:.2f} over {evaluation['episodes']} "
                 f"(lowest {min(evaluation['returns']):.0f}; {millions(evaluation['env_frames'])} frames)",
-                f"{millions(run['frames'])}, {minutes(run['wall_s'])} min{resumed(run)}",
+                f"{millions(run['frames'])}, {minutes(run['wall_s'])} min{resumed(run)}{stopped(run)}",
             ]
         )
     lead = (
@@ -169,11 +169,16 @@ def resumed(run: dict) -> str:
     if "resumes" not in run:
         return ""
     if not run["resumes"]:
-        return ", no stop"
+        return ", not resumed"
     each = ", ".join(
         f"{millions(r['frames'])} ({'replay restored' if restored(r) else 'replay empty'})" for r in run["resumes"]
     )
     return f", resumed at {each}"
+
+
+def stopped(run: dict) -> str:
+    """', stopped before 18' for a run compiled as it stood when it was stopped (its note says so)."""
+    return ", stopped before 18" if run.get("note", "").startswith("stopped at") else ""
 
 
 def restored(resume: dict) -> bool:

@@ -16,9 +16,10 @@ from gorila.records.checkpoints import LATEST
 
 
 @pytest.fixture
-def long_runs(benchmark, monkeypatch):
+def long_runs(benchmark, monkeypatch, tmp_path):
     module = benchmark("long_runs")
     monkeypatch.setattr(module, "head_commit", lambda: "0123abc")  # git through the subprocess tests replace
+    monkeypatch.setattr(module, "OUT", tmp_path / "baselines")  # none of the repository's compiled runs
     return module
 
 

@@ -123,5 +123,7 @@ def test_a_pong_row_names_its_resumes_where_its_file_records_them(benchmark):
         "replay_restored": False,
     }
     assert atari.resumed({"resumes": [said]}) == ", resumed at 6.00M (replay empty)"  # the record, not the words
-    assert atari.resumed({"resumes": []}) == ", no stop"
+    assert atari.resumed({"resumes": []}) == ", not resumed"
+    assert atari.stopped({"note": "stopped at 6.50M frames by SIGTERM"}) == ", stopped before 18"
+    assert atari.stopped({"note": "solved"}) == atari.stopped({}) == ""
     assert atari.resumed({}) == ""  # compiled before gorila recorded its resumes: nothing claimed
