@@ -76,7 +76,9 @@ def resume_rows(records: list[dict]) -> list[dict]:
     """Each resume of the run from a checkpoint: frames, wall seconds from launch, what its replay held
     (the line the run said) and, where the record has it, whether saved replay files refilled it."""
     rows = []
-    for r in (r for r in records if r["kind"] == "resume"):
+    for r in records:
+        if r["kind"] != "resume":
+            continue
         row = {"frames": r["env_frames"], "wall_s": r["wall_time"], "replay": r["replay"]}
         if "replay_files_restored" in r:  # records before it: the line alone
             row["replay_restored"] = r["replay_files_restored"] > 0

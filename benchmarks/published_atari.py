@@ -177,8 +177,11 @@ def resumed(run: dict) -> str:
 
 
 def stopped(run: dict) -> str:
-    """', stopped before 18' for a run compiled as it stood when it was stopped (its note says so)."""
-    return ", stopped before 18" if run.get("note", "").startswith("stopped at") else ""
+    """', stopped before 18' for a run whose evaluations never reached 18 and whose frames fell short of its
+    budget (compiled as it stood when it was stopped); nothing where the file has no evaluations' marks."""
+    reached = run.get("protocol_first_reached", {"+18": "not recorded"})["+18"]
+    short = run["frames"] < run["config"]["total_frames"]
+    return ", stopped before 18" if reached is None and short else ""
 
 
 def restored(resume: dict) -> bool:

@@ -124,6 +124,10 @@ def test_a_pong_row_names_its_resumes_where_its_file_records_them(benchmark):
     }
     assert atari.resumed({"resumes": [said]}) == ", resumed at 6.00M (replay empty)"  # the record, not the words
     assert atari.resumed({"resumes": []}) == ", not resumed"
-    assert atari.stopped({"note": "stopped at 6.50M frames by SIGTERM"}) == ", stopped before 18"
-    assert atari.stopped({"note": "solved"}) == atari.stopped({}) == ""
+    budget = {"total_frames": 10_000_000}
+    short = {"frames": 6_495_188, "config": budget, "protocol_first_reached": {"+18": None}}
+    assert atari.stopped(short) == ", stopped before 18"
+    solved = dict(short, protocol_first_reached={"+18": {"frames": 6_000_000, "wall_s": 8_000.0}})
+    assert atari.stopped(solved) == atari.stopped(dict(short, frames=10_000_196)) == ""
+    assert atari.stopped({"frames": 7_522_848, "config": budget}) == ""  # compiled before the marks: nothing claimed
     assert atari.resumed({}) == ""  # compiled before gorila recorded its resumes: nothing claimed
